@@ -1,0 +1,3 @@
+from gpuenv.cli import main
+
+main()

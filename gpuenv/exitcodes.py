@@ -1,0 +1,14 @@
+"""Every exit status gpuenv returns, in one table (scripts and fleets depend on them)."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Exit(enum.IntEnum):
+    OK = 0
+    PROBLEMS = 1  # doctor found errors; no torch wheel fits; an applied step failed
+    USAGE = 2  # bad option, unreadable or malformed input (facts, plan, matrices)
+    REFUSED = 3  # a plan was refused before any change: blockers, stale plan, collateral removal, bad key
+    BUSY = 4  # another gpuenv apply, or dpkg/apt, holds the lock
+    INTERRUPTED = 130

@@ -1,0 +1,328 @@
+"""Facts: what the probes read from one machine (contract: gpuenv.facts/1).
+
+Frozen dataclasses mirror ``shared/contracts/facts.schema.json``. ``None`` always means
+"not known" (the probe could not tell); ``False`` or an empty tuple means "checked, and no".
+``to_dict``/``from_dict`` convert to and from the JSON document; ``from_dict`` rejects malformed
+input with a ``FactsError`` naming the offending path instead of half-loading it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+SCHEMA = "gpuenv.facts/1"
+GPU_VENDORS = ("nvidia", "amd", "intel", "other")
+_PCI_ID = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
+
+
+class FactsError(ValueError):
+    """A facts document that does not fit gpuenv.facts/1."""
+
+
+@dataclass(frozen=True)
+class Host:
+    arch: str
+    hostname: str | None = None
+    cpu_model: str | None = None
+    memory_mib: int | None = None
+
+
+@dataclass(frozen=True)
+class OS:
+    id: str
+    version_id: str | None
+    codename: str | None = None
+    id_like: tuple[str, ...] = ()
+    pretty_name: str | None = None
+
+
+@dataclass(frozen=True)
+class DkmsEntry:
+    module: str
+    version: str
+    kernel: str | None = None
+    status: str | None = None  # added | built | installed | broken
+
+
+@dataclass(frozen=True)
+class Kernel:
+    release: str
+    cmdline: str | None = None
+    headers_installed: bool | None = None
+    secure_boot: bool | None = None
+    modules_loaded: tuple[str, ...] | None = None
+    modules_blacklisted: tuple[str, ...] | None = None
+    tainted: int | None = None
+    dkms: tuple[DkmsEntry, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Platform:
+    container: str | None
+    wsl: bool
+    virtualization: str | None = None
+
+
+@dataclass(frozen=True)
+class Gpu:
+    vendor: str  # nvidia | amd | intel | other
+    pci_id: str  # "1002:7550"
+    subsystem_id: str | None = None
+    pci_slot: str | None = None
+    pci_class: str | None = None
+    name: str | None = None
+    kernel_driver: str | None = None
+    gfx_target: str | None = None
+    compute_capability: str | None = None
+    architecture: str | None = None
+    memory_mib: int | None = None
+    uuid: str | None = None
+    integrated: bool | None = None
+    sources: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.vendor not in GPU_VENDORS:
+            raise FactsError(f"gpu {self.pci_id}: vendor {self.vendor!r} is not one of {GPU_VENDORS}")
+        if not _PCI_ID.fullmatch(self.pci_id):
+            raise FactsError(f"gpu: pci_id {self.pci_id!r} is not vendor:device in lower-case hex")
+
+
+@dataclass(frozen=True)
+class Nvidia:
+    driver_version: str | None = None
+    cuda_driver_version: str | None = None
+    kernel_module: str | None = None  # open | proprietary
+    module_version: str | None = None
+    nvml: str | None = None  # ok | not_installed | driver_not_loaded | version_mismatch | no_permission | error: MSG
+
+
+@dataclass(frozen=True)
+class Amd:
+    driver_version: str | None = None
+    kfd: bool | None = None
+    amdsmi: str | None = None  # ok | not_installed | error: MSG
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    version: str
+    path: str | None = None
+    source: str | None = None  # package | runfile | pip
+
+
+@dataclass(frozen=True)
+class Toolkits:
+    cuda: tuple[Toolkit, ...] = ()
+    rocm: tuple[Toolkit, ...] = ()
+
+
+@dataclass(frozen=True)
+class Packages:
+    manager: str | None = None
+    installed: dict[str, str] = field(default_factory=dict)
+    unconfigured: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AptSource:
+    uri: str
+    file: str | None = None
+    suites: tuple[str, ...] = ()
+    components: tuple[str, ...] = ()
+    signed_by: str | None = None
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class User:
+    name: str | None = None
+    uid: int | None = None
+    groups: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class DeviceNode:
+    exists: bool = False
+    mode: str | None = None
+    group: str | None = None
+    accessible: bool | None = None
+
+
+@dataclass(frozen=True)
+class Torch:
+    version: str
+    cuda: str | None = None
+    hip: str | None = None
+    arch_list: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Python:
+    executable: str | None = None
+    version: str | None = None
+    packages: dict[str, str] = field(default_factory=dict)
+    torch: Torch | None = None
+
+
+@dataclass(frozen=True)
+class ProbeError:
+    probe: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Facts:
+    host: Host
+    os: OS
+    kernel: Kernel
+    platform: Platform
+    gpus: tuple[Gpu, ...]
+    collected_at: str | None = None
+    gpuenv_version: str | None = None
+    nvidia: Nvidia | None = None
+    amd: Amd | None = None
+    toolkits: Toolkits = field(default_factory=Toolkits)
+    packages: Packages | None = None
+    apt_sources: tuple[AptSource, ...] | None = None
+    user: User | None = None
+    device_nodes: dict[str, DeviceNode] | None = None
+    python: Python | None = None
+    environment: dict[str, str] | None = None
+    errors: tuple[ProbeError, ...] = ()
+
+    # -- conveniences used by checks and the planner (pure, derived from the fields) --
+    def gpus_of(self, vendor: str) -> tuple[Gpu, ...]:
+        return tuple(g for g in self.gpus if g.vendor == vendor)
+
+    def installed(self, package: str) -> str | None:
+        """Installed version of a dpkg/rpm package, or None."""
+        return self.packages.installed.get(package) if self.packages else None
+
+    def module_loaded(self, name: str) -> bool | None:
+        loaded = self.kernel.modules_loaded
+        return None if loaded is None else name in loaded
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_dict(self)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    def digest(self) -> str:
+        return digest(self)
+
+
+# --------------------------------------------------------------------------------------------
+# Conversion. One generic walker driven by the dataclass annotations, so that adding an optional
+# field to a dataclass is the whole change.
+
+# Fields that describe the moment of probing, not the machine: left out of the digest so that a
+# plan made from a facts file is not "stale" just because it was probed again a minute later.
+_VOLATILE = ("collected_at", "gpuenv_version", "errors")
+
+
+def to_dict(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj):
+        out: dict[str, Any] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
+        for f in dataclasses.fields(obj):
+            out[f.name] = to_dict(getattr(obj, f.name))
+        return out
+    if isinstance(obj, tuple | list):
+        return [to_dict(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: to_dict(v) for k, v in obj.items()}
+    return obj
+
+
+def digest(facts: Facts) -> str:
+    """sha256 of the canonical facts (volatile fields removed), as plans record it."""
+    doc = facts.to_dict()
+    for key in _VOLATILE:
+        doc.pop(key, None)
+    canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def from_dict(doc: Any) -> Facts:
+    if not isinstance(doc, dict):
+        raise FactsError("facts: expected a JSON object at the top level")
+    if doc.get("schema") != SCHEMA:
+        raise FactsError(f"facts: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+    return _build(Facts, doc, "facts")
+
+
+def loads(text: str) -> Facts:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FactsError(f"facts: not valid JSON: {exc}") from exc
+    return from_dict(doc)
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    cached = _HINTS.get(cls)
+    if cached is None:
+        cached = _HINTS[cls] = typing.get_type_hints(cls)
+    return cached
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _build(cls: type, doc: Any, path: str) -> Any:
+    if not isinstance(doc, dict):
+        raise FactsError(f"{path}: expected an object, got {type(doc).__name__}")
+    hints = _hints(cls)
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in doc:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise FactsError(f"{path}.{f.name}: required field missing")
+            continue
+        kwargs[f.name] = _convert(hints[f.name], doc[f.name], f"{path}.{f.name}")
+    # Unknown fields are ignored: the contract lets producers add optional fields.
+    return cls(**kwargs)
+
+
+def _convert(tp: Any, value: Any, path: str) -> Any:
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        if value is None:
+            if type(None) in args:
+                return None
+            raise FactsError(f"{path}: must not be null")
+        inner = [a for a in args if a is not type(None)]
+        return _convert(inner[0], value, path)
+    if value is None:
+        raise FactsError(f"{path}: must not be null")
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, path)
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise FactsError(f"{path}: expected a list, got {type(value).__name__}")
+        return tuple(_convert(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise FactsError(f"{path}: expected an object, got {type(value).__name__}")
+        return {str(k): _convert(args[1], v, f"{path}.{k}") for k, v in value.items()}
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise FactsError(f"{path}: expected true or false, got {value!r}")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise FactsError(f"{path}: expected an integer, got {value!r}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise FactsError(f"{path}: expected a string, got {value!r}")
+        return value
+    raise FactsError(f"{path}: unsupported type {tp!r}")  # pragma: no cover - a bug in this module

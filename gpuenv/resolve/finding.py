@@ -1,0 +1,63 @@
+"""Findings: what a doctor check reports (contract: shared/contracts/findings.md)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str  # stable public code, e.g. "nvidia.nouveau-loaded"
+    severity: Severity
+    title: str  # one line
+    detail: str  # what was seen: versions, paths, GPUs
+    fix: str  # what to do, with commands where they exist
+    gpus: tuple[str, ...] = ()  # PCI slots concerned
+    refs: tuple[str, ...] = ()  # source URLs
+
+    def to_dict(self) -> dict:
+        out = {
+            "code": self.code,
+            "severity": self.severity.value,
+            "title": self.title,
+            "detail": self.detail,
+            "fix": self.fix,
+        }
+        if self.gpus:
+            out["gpus"] = list(self.gpus)
+        if self.refs:
+            out["refs"] = list(self.refs)
+        return out
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the checks judge against: an install target, or the installed stack (stack=None)."""
+
+    stack: str | None = None  # "rocm" | "cuda" | None
+    version: str | None = None  # "7.2.4", "12.8"; None: the default for the stack
+    torch: str | None = None  # "2.7.0"
+    explicit: bool = False  # asked for by the user (--target), not inferred
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, text: str | None, torch: str | None = None) -> Target:
+        """'rocm', 'rocm@7.2.4', 'cuda@12.8' -> Target; raises ValueError on anything else."""
+        if not text:
+            return cls(torch=torch)
+        stack, _, version = text.partition("@")
+        stack = stack.strip().lower()
+        if stack not in ("rocm", "cuda"):
+            raise ValueError(f"target must be rocm[@VERSION] or cuda[@VERSION], not {text!r}")
+        return cls(stack=stack, version=version.strip() or None, torch=torch, explicit=True)

@@ -1,0 +1,25 @@
+"""Loads the JSON schemas that gpuenv's outputs claim (shipped copies in gpuenv/schemas)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "gpuenv" / "schemas"
+SHARED_CONTRACTS = Path(__file__).resolve().parent.parent.parent / "shared" / "contracts"
+
+
+@cache
+def load_schema(name: str) -> dict:
+    """``load_schema("facts")`` -> gpuenv/schemas/facts.schema.json."""
+    path = SCHEMAS / f"{name}.schema.json"
+    if not path.exists():
+        path = SCHEMAS / f"{name}.json"
+    return json.loads(path.read_text())
+
+
+def validate(doc: object, name: str) -> None:
+    import jsonschema
+
+    jsonschema.validate(doc, load_schema(name), cls=jsonschema.Draft202012Validator)

@@ -1,0 +1,141 @@
+"""The layering rules of STYLE.md, enforced: probe -> resolve -> plan -> execute, no back-edges;
+only render/ imports rich; only the runner (and the probe's live-command helper) run processes;
+no print in the cores; the shipped contract schemas are the shared ones."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.schemas import SCHEMAS, SHARED_CONTRACTS
+
+PKG = Path(__file__).resolve().parent.parent / "gpuenv"
+CORES = ("probe", "resolve", "plan")
+
+
+def _modules():
+    for path in sorted(PKG.rglob("*.py")):
+        yield path, ast.parse(path.read_text(), filename=str(path))
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _layer(path: Path) -> str:
+    rel = path.relative_to(PKG)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def test_only_render_imports_rich():
+    offenders = [
+        str(p.relative_to(PKG))
+        for p, tree in _modules()
+        if _layer(p) != "render" and any(n == "rich" or n.startswith("rich.") for n in _imports(tree))
+    ]
+    assert offenders == []
+
+
+# Which layers each layer may import (besides facts, matrices, exitcodes and the stdlib).
+ALLOWED = {
+    "probe": {"probe"},
+    "resolve": {"resolve"},
+    "plan": {"plan", "resolve"},
+    "execute": {"execute", "plan"},
+}
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_no_back_edges(layer):
+    bad = []
+    for path, tree in _modules():
+        if _layer(path) != layer:
+            continue
+        for name in _imports(tree):
+            parts = name.split(".")
+            if parts[0] != "gpuenv" or len(parts) < 2:
+                continue
+            if parts[1] in ("facts", "matrices", "exitcodes", "__init__") or parts[1] in ALLOWED[layer]:
+                continue
+            if parts[1] in ("commands", "render", "cli") or parts[1] in ALLOWED:
+                bad.append(f"{path.relative_to(PKG)} imports {name}")
+    assert bad == []
+
+
+def test_cores_do_not_print_or_spawn_processes():
+    bad = []
+    for path, tree in _modules():
+        rel = path.relative_to(PKG)
+        if _layer(path) not in CORES:
+            continue
+        if "subprocess" in _imports(tree) and rel.as_posix() != "probe/host.py":
+            bad.append(f"{rel} imports subprocess")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
+                bad.append(f"{rel}:{node.lineno} calls print")
+    assert bad == []
+
+
+def test_no_shell_strings_anywhere():
+    bad = []
+    for path, tree in _modules():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                for kw in node.keywords:
+                    if kw.arg == "shell" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):
+                        bad.append(f"{path.relative_to(PKG)}:{node.lineno}")
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr in ("system", "popen") and getattr(
+                    func.value, "id", None
+                ) == "os":
+                    bad.append(f"{path.relative_to(PKG)}:{node.lineno} os.{func.attr}")
+    assert bad == []
+
+
+@pytest.mark.parametrize("name", ["facts.schema.json", "plan.schema.json"])
+def test_shipped_contract_schemas_match_the_shared_contracts(name):
+    shared = SHARED_CONTRACTS / name
+    if not shared.exists():
+        pytest.skip(f"no shared contracts beside this checkout ({SHARED_CONTRACTS})")
+    ours = json.loads((SCHEMAS / name).read_text())
+    theirs = json.loads(shared.read_text())
+    # We may only add optional properties: every required field and declared property of the
+    # contract must still be there, unchanged.
+    _assert_superset(theirs, ours, name)
+
+
+def _assert_superset(contract, ours, where):
+    if isinstance(contract, dict):
+        assert isinstance(ours, dict), where
+        for key, value in contract.items():
+            if key in ("description", "title"):
+                continue
+            assert key in ours, f"{where}: {key} missing"
+            if key == "required":
+                assert ours[key] == value, f"{where}: required changed"
+            else:
+                _assert_superset(value, ours[key], f"{where}.{key}")
+    else:
+        assert contract == ours, where
+
+
+def test_startup_imports_no_heavy_modules():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gpuenv.cli, gpuenv.facts, gpuenv.probe;"
+        "heavy = [m for m in ('rich', 'requests', 'pynvml', 'psutil', 'jsonschema') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
