@@ -18,5 +18,5 @@ python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
 
-.venv/bin/ruff check gpuenv tests bench
+.venv/bin/ruff check .
 exec .venv/bin/python -m pytest -q "$@"
