@@ -22,6 +22,10 @@ GPU_VENDORS = ("nvidia", "amd", "intel", "other")
 _PCI_ID = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
 
 
+# The schema types these as plain strings: an unknown value is left out, not written as null.
+_NOT_NULL = {"omit_if_none": True}
+
+
 class FactsError(ValueError):
     """A facts document that does not fit gpuenv.facts/1."""
 
@@ -100,14 +104,15 @@ class Nvidia:
     cuda_driver_version: str | None = None
     kernel_module: str | None = None  # open | proprietary
     module_version: str | None = None
-    nvml: str | None = None  # ok | not_installed | driver_not_loaded | version_mismatch | no_permission | error: MSG
+    nvml: str | None = field(default=None, metadata=_NOT_NULL)  # ok | not_installed | driver_not_loaded | version_mismatch | no_permission | error: MSG
+    persistence_mode: bool | None = None  # NVML persistence mode of the GPUs (all on); None: unknown
 
 
 @dataclass(frozen=True)
 class Amd:
     driver_version: str | None = None
     kfd: bool | None = None
-    amdsmi: str | None = None  # ok | not_installed | error: MSG
+    amdsmi: str | None = field(default=None, metadata=_NOT_NULL)  # ok | not_installed | error: MSG
 
 
 @dataclass(frozen=True)
@@ -232,7 +237,10 @@ def to_dict(obj: Any) -> Any:
     if dataclasses.is_dataclass(obj):
         out: dict[str, Any] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
         for f in dataclasses.fields(obj):
-            out[f.name] = to_dict(getattr(obj, f.name))
+            value = getattr(obj, f.name)
+            if value is None and f.metadata.get("omit_if_none"):
+                continue
+            out[f.name] = to_dict(value)
         return out
     if isinstance(obj, tuple | list):
         return [to_dict(v) for v in obj]

@@ -1,0 +1,203 @@
+"""Installing, checking and removing a matrices bundle (``gpuenv matrix update|check|reset``).
+
+A bundle is a directory, or a .tar.gz of one, holding bundle.json and the subject files
+(amd_gpus, nvidia_gpus, rocm, cuda, torch). Integrity: the user passes the bundle's sha256
+(required; no signed manifest in this version). For a .tar.gz that is the sha256 of the archive
+file (what ``sha256sum`` prints); for a directory it is ``digest(dir)``, printed by
+``gpuenv matrix check DIR``. Nothing on disk changes until the bundle has been fetched, matched
+against the sha256, parsed, validated and found newer than both the installed and the shipped
+bundle; the swap into place is a rename.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuenv.exitcodes import Exit
+from gpuenv.matrices import FILES, MatrixError, bundled_dir, clear_cache, parse_dir, state_dir, vkey
+
+MAX_BYTES = 32 * 1024 * 1024  # a bundle is ~0.5 MB; anything this large is not one
+SCHEMAS = {
+    "bundle.json": "matrices-bundle.json",
+    "amd_gpus.json": "matrices-amd_gpus.json",
+    "nvidia_gpus.json": "matrices-nvidia_gpus.json",
+    "rocm.json": "matrices-rocm.json",
+    "cuda.json": "matrices-cuda.json",
+    "torch.json": "matrices-torch.json",
+}
+
+
+class BundleError(Exception):
+    """An update that was refused; ``exit`` says how (USAGE, REFUSED or PROBLEMS)."""
+
+    def __init__(self, message: str, exit: Exit) -> None:
+        super().__init__(message)
+        self.exit = exit
+
+
+@dataclass(frozen=True)
+class Installed:
+    version: str
+    previous: str  # the version that was in effect before
+    path: str
+
+
+def digest(directory: Path) -> str:
+    """sha256 of a bundle directory: of "name sha256(content)" lines, one per file, sorted."""
+    lines = []
+    for name in sorted(FILES):
+        path = directory / name
+        if path.is_file():
+            lines.append(f"{name} {hashlib.sha256(path.read_bytes()).hexdigest()}\n")
+    return hashlib.sha256("".join(lines).encode()).hexdigest()
+
+
+def check(directory: Path) -> list[str]:
+    """Problems with a bundle directory (empty when it is good): the loader's own parse, then
+    the JSON schemas when jsonschema is installed (it is a test dependency, not a runtime one)."""
+    problems = [f"{name}: missing" for name in FILES if not (directory / name).is_file()]
+    if problems:
+        return problems
+    try:
+        parse_dir(directory, "check")
+    except MatrixError as exc:
+        return [str(exc)]
+    try:
+        import jsonschema
+    except ImportError:
+        return []
+    import json
+
+    schemas = Path(__file__).resolve().parent / "schemas"
+    for name, schema_name in SCHEMAS.items():
+        schema = json.loads((schemas / schema_name).read_text())
+        doc = json.loads((directory / name).read_text())
+        validator = jsonschema.Draft202012Validator(schema)
+        for err in sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))[:5]:
+            where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
+            problems.append(f"{name}: {where}: {err.message}")
+    return problems
+
+
+def _fetch(url: str) -> bytes:
+    import requests
+
+    try:
+        with requests.get(url, timeout=30, stream=True) as resp:
+            resp.raise_for_status()
+            data = io.BytesIO()
+            for chunk in resp.iter_content(65536):
+                data.write(chunk)
+                if data.tell() > MAX_BYTES:
+                    raise BundleError(
+                        f"{url}: larger than {MAX_BYTES} bytes; not a matrices bundle", Exit.USAGE
+                    )
+            return data.getvalue()
+    except requests.RequestException as exc:
+        raise BundleError(f"{url}: download failed: {exc}", Exit.PROBLEMS) from exc
+
+
+def _unpack(data: bytes, dest: Path, label: str) -> None:
+    """Extract the bundle files of a .tar.gz into dest: regular files only, known names only
+    (at the top or under one directory), so a hostile archive cannot write anywhere else."""
+    try:
+        tar = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
+    except tarfile.TarError as exc:
+        raise BundleError(f"{label}: not a .tar.gz bundle: {exc}", Exit.USAGE) from exc
+    with tar:
+        for member in tar.getmembers():
+            name = Path(member.name).name
+            parts = Path(member.name).parts
+            if not member.isfile() or name not in FILES or len(parts) > 2 or member.name.startswith("/"):
+                continue
+            if ".." in parts:
+                continue
+            src = tar.extractfile(member)
+            if src is None:
+                continue
+            (dest / name).write_bytes(src.read(MAX_BYTES))
+
+
+def stage(source: str, sha256: str, workdir: Path) -> Path:
+    """Fetch or copy ``source`` into ``workdir`` after checking its sha256; returns the bundle dir."""
+    want = sha256.strip().lower()
+    if len(want) != 64 or any(c not in "0123456789abcdef" for c in want):
+        raise BundleError(f"--sha256 {sha256!r}: expected 64 hex digits", Exit.USAGE)
+    if source.startswith("http://"):
+        raise BundleError(f"{source}: refusing plain HTTP; use an https:// URL", Exit.USAGE)
+    if "://" in source and not source.startswith(("https://", "file://")):
+        raise BundleError(f"{source}: only https:// URLs or local paths are accepted", Exit.USAGE)
+    bundle = workdir / "bundle"
+    bundle.mkdir()
+    if source.startswith("https://"):
+        data = _fetch(source)
+    else:
+        path = Path(source[len("file://") :] if source.startswith("file://") else source)
+        if path.is_dir():
+            got = digest(path)
+            if got != want:
+                raise BundleError(f"{path}: sha256 {got} does not match --sha256 {want}", Exit.REFUSED)
+            for name in FILES:
+                if (path / name).is_file():
+                    shutil.copyfile(path / name, bundle / name)
+            return bundle
+        try:
+            if path.stat().st_size > MAX_BYTES:
+                raise BundleError(f"{path}: larger than {MAX_BYTES} bytes; not a matrices bundle", Exit.USAGE)
+            data = path.read_bytes()
+        except OSError as exc:
+            raise BundleError(f"{path}: cannot read: {exc.strerror or exc}", Exit.USAGE) from exc
+    got = hashlib.sha256(data).hexdigest()
+    if got != want:
+        raise BundleError(f"{source}: sha256 {got} does not match --sha256 {want}", Exit.REFUSED)
+    _unpack(data, bundle, source)
+    return bundle
+
+
+def current_version(state: Path) -> str:
+    """The newest of the shipped bundle and a valid installed one: what an update must beat."""
+    versions = [parse_dir(bundled_dir(), "bundled", lazy=True).bundle.version]
+    if (state / "bundle.json").is_file():
+        try:
+            versions.append(parse_dir(state, "installed", lazy=True).bundle.version)
+        except MatrixError:
+            pass  # a broken installed bundle may be replaced by any valid newer-than-shipped one
+    return max(versions, key=vkey)
+
+
+def install(source: str, sha256: str, state: Path | None = None) -> Installed:
+    state = state or state_dir()
+    state.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=".matrices-", dir=state.parent) as tmp:
+        bundle = stage(source, sha256, Path(tmp))
+        problems = check(bundle)
+        if problems:
+            raise BundleError("the bundle is not valid:\n  " + "\n  ".join(problems), Exit.USAGE)
+        new = parse_dir(bundle, "staged", lazy=True).bundle.version
+        old = current_version(state)
+        if vkey(new) <= vkey(old):
+            what = "the same version as" if vkey(new) == vkey(old) else "older than"
+            raise BundleError(f"bundle {new} is {what} the one in use ({old}); refusing", Exit.REFUSED)
+        retired = Path(tmp) / "retired"
+        if state.exists():
+            os.replace(state, retired)
+        os.replace(bundle, state)
+    clear_cache()
+    return Installed(version=new, previous=old, path=str(state))
+
+
+def reset(state: Path | None = None) -> bool:
+    """Remove the installed bundle; False when there was none."""
+    state = state or state_dir()
+    if not state.exists():
+        return False
+    shutil.rmtree(state)
+    clear_cache()
+    return True

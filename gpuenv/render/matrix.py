@@ -1,0 +1,117 @@
+"""Human rendering of the matrices (``gpuenv matrix show``): one table per subject.
+
+``tables(m, subject)`` is pure (title, columns, rows), so it is tested without a terminal."""
+
+from __future__ import annotations
+
+from gpuenv.matrices import Matrices
+
+SUBJECTS = ("rocm", "cuda", "torch", "gpus")
+Table = tuple[str, list[str], list[list[str]]]
+
+
+def _yes(flag: bool) -> str:
+    return "" if flag else "unconfirmed"
+
+
+def _rocm(m: Matrices) -> list[Table]:
+    rows = []
+    default = m.default_rocm().version
+    for r in m.rocm_releases():
+        oses = ", ".join(
+            f"{o.id} {'/'.join(o.point_releases) or o.version}"
+            + (f" ({'/'.join(o.kernels)})" if o.kernels else "")
+            for o in r.os
+        )
+        gpus = ", ".join(f"{g}{'' if lvl == 'full' else '*'}" for g, lvl in r.gpus.items())
+        version = r.version + (" (default)" if r.version == default else "")
+        rows.append([version, oses, gpus, ", ".join(r.torch), r.amdgpu_driver or "", _yes(r.confirmed)])
+    return [("ROCm releases (* = Radeon/Radeon PRO support level)",
+             ["ROCm", "OS (kernel series)", "GPUs", "PyTorch (AMD)", "amdgpu", ""], rows)]  # fmt: skip
+
+
+def _cuda(m: Matrices) -> list[Table]:
+    toolkits = [
+        [t.version, t.name, t.min_driver or "not found", t.minor_compat_driver or "",
+         f"{t.compute_capabilities[0]}-{t.compute_capabilities[-1]}" if t.compute_capabilities else "", _yes(t.confirmed)]
+        for t in m.cuda_toolkits()
+    ]  # fmt: skip
+    archs = [
+        [a.architecture, ", ".join(a.compute_capabilities), a.first_cuda or "", a.last_cuda or "current",
+         a.last_driver or "current", a.module]
+        for a in m.nvidia_archs()
+    ]  # fmt: skip
+    branches = [
+        [b.branch, b.designation or "", b.max_cuda or "", "yes" if b.legacy_gpus else "no",
+         "open" if b.open_default else "proprietary", _yes(b.confirmed)]
+        for b in m.driver_branches()
+    ]  # fmt: skip
+    return [
+        ("CUDA toolkits", ["version", "release", "min driver", "minor-compat floor", "compute cap.", ""], toolkits),
+        ("NVIDIA architectures", ["architecture", "compute cap.", "first CUDA", "last CUDA", "last driver", "kernel module"], archs),
+        ("NVIDIA driver branches", ["branch", "designation", "max CUDA", "Maxwell-Volta", "default module", ""], branches),
+    ]  # fmt: skip
+
+
+def _torch(m: Matrices) -> list[Table]:
+    rows = []
+    for version in m.torch_versions():
+        for v in m.torch_variants(version):
+            archs = ", ".join(v.archs + v.ptx) if v.archs else ""
+            rows.append([version, v.variant, v.index_url, archs, " ".join(v.python), _yes(v.confirmed)])
+    return [("PyTorch wheels", ["torch", "variant", "index URL", "compiled for", "Python", ""], rows)]
+
+
+def _gpus(m: Matrices) -> list[Table]:
+    amd = [
+        [
+            g.pci_id,
+            g.name,
+            g.gfx_target or "?",
+            g.architecture or "?",
+            "iGPU" if g.integrated else "",
+            _yes(g.confirmed),
+        ]
+        for g in m.amd_gpus()
+    ]
+    nvidia = [[g.pci_id, g.name, g.chip or "", g.architecture, g.compute_capability] for g in m.nvidia_gpus()]
+    return [
+        ("AMD GPUs", ["PCI id", "product", "gfx", "architecture", "", ""], amd),
+        ("NVIDIA GPUs", ["PCI id", "product", "chip", "architecture", "compute cap."], nvidia),
+    ]
+
+
+def tables(m: Matrices, subject: str) -> list[Table]:
+    return {"rocm": _rocm, "cuda": _cuda, "torch": _torch, "gpus": _gpus}[subject](m)
+
+
+def summary(m: Matrices) -> list[tuple[str, str]]:
+    b = m.bundle
+    torch = m.torch_versions()
+    rocm = m.rocm_releases()
+    cuda = m.cuda_toolkits()
+    return [
+        ("bundle", f"{b.version} ({b.origin}, {b.path})"),
+        *([("note", b.skipped)] if b.skipped else []),
+        ("ROCm", f"{rocm[0].version} .. {rocm[-1].version}, default {m.default_rocm().version}"),
+        ("CUDA", f"{cuda[0].version} .. {cuda[-1].version}"),
+        ("PyTorch", f"{torch[0]} .. {torch[-1]}"),
+        ("GPUs", f"{len(m.amd_gpus())} AMD, {len(m.nvidia_gpus())} NVIDIA PCI ids"),
+    ]
+
+
+def render_show(m: Matrices, subject: str | None, console) -> None:
+    from rich.table import Table as RichTable
+
+    if subject is None:
+        for label, value in summary(m):
+            console.print(f"[bold]{label:8}[/bold] {value}", highlight=False)
+        console.print("\ngpuenv matrix show rocm|cuda|torch|gpus prints the tables.")
+        return
+    for title, columns, rows in tables(m, subject):
+        table = RichTable(title=title, title_justify="left", show_lines=False)
+        for col in columns:
+            table.add_column(col, overflow="fold")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)

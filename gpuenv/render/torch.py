@@ -1,0 +1,33 @@
+"""Human rendering of the torch wheel choice (``gpuenv torch``)."""
+
+from __future__ import annotations
+
+from gpuenv.exitcodes import Exit
+from gpuenv.torchpick import Choice
+
+
+def lines(choice: Choice) -> list[tuple[str, str]]:
+    """(style, text) lines; pure, so it is tested without a terminal."""
+    out: list[tuple[str, str]] = []
+    if choice.exit == Exit.USAGE:
+        out.append(("bold yellow", "Say which GPUs PyTorch is for."))
+    elif choice.variant is None:
+        out.append(("bold red", "No official PyTorch wheel fits this machine."))
+    else:
+        out.append(("bold", f"PyTorch {choice.torch} ({choice.variant})"))
+        out.append(("", ""))
+        out.append(("green", f"  {choice.pip}"))
+        out.append(("green", f"  {choice.uv}"))
+        if choice.alternatives:
+            out.append(("dim", f"  also fits: {', '.join(choice.alternatives)}"))
+    out.append(("", ""))
+    out.append(("bold", "Why:"))
+    out.extend(("", f"  - {r}") for r in choice.reasons)
+    return out
+
+
+def render_choice(choice: Choice, console) -> None:
+    from rich.text import Text
+
+    for style, text in lines(choice):
+        console.print(Text(text, style=style or ""))

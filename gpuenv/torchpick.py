@@ -1,0 +1,345 @@
+"""Which official PyTorch wheel fits a machine: pure (facts + matrices -> a Choice), no I/O.
+
+A wheel fits every GPU of the chosen vendor when
+- NVIDIA: the GPU's compute capability is covered by the wheel's compiled code: an sm_XY cubin
+  runs on the same major version with an equal or higher minor (CUDA binary compatibility), and a
+  compute_XY PTX entry is JIT-compiled for any higher compute capability (both rules from
+  cuda.json ``binary_compatibility``). Only PTX the wheel's build list names is counted (cu129 and
+  later "+PTX"); a third-party sighting of compute_120 PTX in 2.7 cu128 is not.
+- NVIDIA: the driver runs the wheel's CUDA, at its full minimum or through minor-version
+  compatibility (the wheels bundle the CUDA runtime, so only the driver matters). With no driver
+  yet, the wheel is judged by architecture alone and the reasons say which driver it will need.
+- AMD: the GPU's gfx target is in the wheel's gfx list (no compatibility across gfx targets;
+  HSA_OVERRIDE_GFX_VERSION is unofficial and not counted).
+- the Python the facts name (if any) is one the release ships wheels for.
+Integrated AMD GPUs are set aside when a discrete one is present (PyTorch should run on the
+discrete card; the doctor reports the iGPU separately).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuenv.exitcodes import Exit
+from gpuenv.facts import Facts
+from gpuenv.matrices import Matrices, TorchVariant, vkey
+
+VENDORS = ("nvidia", "amd")
+LABEL = {"nvidia": "NVIDIA", "amd": "AMD"}
+
+
+@dataclass(frozen=True)
+class GpuArch:
+    """One GPU as the wheel choice sees it."""
+
+    vendor: str
+    pci_id: str
+    name: str
+    arch: str | None  # "sm_120", "gfx1201"; None when no source knows it
+    via: str  # where arch came from: "facts" (NVML/KFD) or "matrices" (PCI id)
+    integrated: bool = False
+
+
+@dataclass(frozen=True)
+class Choice:
+    torch: str | None
+    variant: str | None
+    index_url: str | None
+    reasons: tuple[str, ...]
+    exit: Exit = Exit.OK
+    vendor: str | None = None
+    gpus: tuple[GpuArch, ...] = ()
+    confirmed: bool = True  # False when the chosen wheel's arch list is not from a primary source
+    alternatives: tuple[str, ...] = field(default=())  # other variants of the same release that fit
+
+    @property
+    def pip(self) -> str | None:
+        if self.torch is None or self.index_url is None:
+            return None
+        return f"pip install torch=={self.torch} --index-url {self.index_url}"
+
+    @property
+    def uv(self) -> str | None:
+        if self.torch is None or self.index_url is None:
+            return None
+        return f"uv pip install torch=={self.torch} --index-url {self.index_url}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "torch": self.torch,
+            "variant": self.variant,
+            "index_url": self.index_url,
+            "pip": self.pip,
+            "uv": self.uv,
+            "reasons": list(self.reasons),
+            "vendor": self.vendor,
+            "confirmed": self.confirmed,
+            "alternatives": list(self.alternatives),
+            "gpus": [
+                {"vendor": g.vendor, "pci_id": g.pci_id, "name": g.name, "arch": g.arch, "via": g.via}
+                for g in self.gpus
+            ],
+        }
+
+
+class PickError(ValueError):
+    """Bad input to the choice (an unknown --version or --vendor): exit 2."""
+
+
+# -- architecture helpers ---------------------------------------------------------------------
+
+
+def sm_of(compute_capability: str) -> str:
+    """ "12.0" -> "sm_120"."""
+    major, _, minor = compute_capability.partition(".")
+    return f"sm_{major}{minor or '0'}"
+
+
+def _cc(code: str) -> tuple[int, int]:
+    """ "sm_120" / "compute_86" -> (12, 0) / (8, 6): the last digit is the minor."""
+    digits = code.split("_", 1)[1]
+    return int(digits[:-1]), int(digits[-1])
+
+
+def cuda_covers(variant: TorchVariant, sm: str) -> str | None:
+    """The wheel entry that runs on ``sm`` ("sm_86" for an sm_89 GPU, "compute_120" PTX), or None."""
+    gpu = _cc(sm)
+    if sm in variant.archs:
+        return sm
+    same_major = [a for a in variant.archs if _cc(a)[0] == gpu[0] and _cc(a)[1] <= gpu[1]]
+    if same_major:
+        return max(same_major, key=_cc)
+    ptx = [p for p in variant.ptx if _cc(p) <= gpu]
+    return max(ptx, key=_cc) if ptx else None
+
+
+def gpu_archs(facts: Facts, matrices: Matrices, vendor: str) -> list[GpuArch]:
+    out = []
+    for g in facts.gpus_of(vendor):
+        if vendor == "nvidia":
+            known = matrices.nvidia_gpu(g.pci_id)
+            name = g.name or (known.name if known else g.pci_id)
+            if g.compute_capability:
+                out.append(GpuArch(vendor, g.pci_id, name, sm_of(g.compute_capability), "facts"))
+            elif known:
+                out.append(GpuArch(vendor, g.pci_id, name, sm_of(known.compute_capability), "matrices"))
+            else:
+                out.append(GpuArch(vendor, g.pci_id, name, None, "unknown"))
+        else:
+            known = matrices.amd_gpu(g.pci_id)
+            name = g.name or (known.name if known else g.pci_id)
+            integrated = g.integrated if g.integrated is not None else bool(known and known.integrated)
+            if g.gfx_target:
+                out.append(GpuArch(vendor, g.pci_id, name, g.gfx_target, "facts", integrated))
+            elif known and known.gfx_target:
+                out.append(GpuArch(vendor, g.pci_id, name, known.gfx_target, "matrices", integrated))
+            else:
+                out.append(GpuArch(vendor, g.pci_id, name, None, "unknown", integrated))
+    return out
+
+
+# -- the choice -------------------------------------------------------------------------------
+
+
+def _python_minor(facts: Facts) -> str | None:
+    version = facts.python.version if facts.python else None
+    if not version:
+        return None
+    parts = version.split(".")
+    return ".".join(parts[:2]) if len(parts) >= 2 else None
+
+
+def _fit(
+    variant: TorchVariant, gpus: list[GpuArch], driver: str | None, python: str | None, matrices: Matrices
+) -> tuple[bool, str, str | None]:
+    """(fits, why, driver mode "full"/"minor"/None)."""
+    if python and python not in variant.python:
+        return False, f"no wheel for Python {python} (ships {', '.join(variant.python)})", None
+    for g in gpus:
+        assert g.arch is not None
+        if variant.stack == "cuda":
+            if cuda_covers(variant, g.arch) is None:
+                return False, f"no {g.arch} code (has {', '.join(variant.archs + variant.ptx)})", None
+        elif g.arch not in variant.archs:
+            return False, f"no {g.arch} code (has {', '.join(variant.archs)})", None
+    mode = None
+    if variant.stack == "cuda" and driver:
+        assert variant.stack_version is not None
+        mode = matrices.driver_runs_cuda(driver, variant.stack_version)
+        via_ptx = [g.arch for g in gpus if (cuda_covers(variant, g.arch or "") or "").startswith("compute_")]
+        if mode == "minor" and via_ptx:
+            # An older driver cannot JIT PTX produced by a newer toolkit: minor-version
+            # compatibility covers cubins only.
+            return (
+                False,
+                f"{', '.join(via_ptx)} would run through CUDA {variant.stack_version} PTX, which needs "
+                f"driver >= {matrices.min_driver(variant.stack_version) or '?'}; this one is {driver}",
+                None,
+            )
+        if mode is None:
+            need = matrices.min_driver(variant.stack_version)
+            floor = matrices.minor_compat_driver(variant.stack_version)
+            return (
+                False,
+                f"CUDA {variant.stack_version} needs driver >= {need or '?'} "
+                f"(or >= {floor or '?'} with minor-version compatibility); this one is {driver}",
+                None,
+            )
+    return True, "fits", mode
+
+
+def _rank(variant: TorchVariant, mode: str | None) -> tuple:
+    # The newest stack wins; between equal ones, the one the driver runs in full.
+    return (vkey(variant.stack_version or "0"), mode != "minor")
+
+
+def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: str | None = None) -> Choice:
+    """The newest official wheel (or the best variant of ``version``) that fits every GPU."""
+    if vendor is not None and vendor not in VENDORS:
+        raise PickError(f"--vendor {vendor!r}: expected nvidia or amd")
+    versions = matrices.torch_versions()
+    if version is not None:
+        if not matrices.torch_variants(version):
+            raise PickError(
+                f"--version {version}: not a bundled torch release (bundled: {versions[0]} .. {versions[-1]})"
+            )
+        wanted = [matrices.torch_variants(version)[0].torch]
+    else:
+        wanted = list(reversed(versions))
+
+    present = [v for v in VENDORS if facts.gpus_of(v)]
+    if vendor is None:
+        if len(present) > 1:
+            return Choice(
+                None,
+                None,
+                None,
+                ("both NVIDIA and AMD GPUs are present: pass --vendor nvidia or --vendor amd",),
+                Exit.USAGE,
+            )
+        if not present:
+            cpu = [v for v in matrices.torch_variants(wanted[0]) if v.stack == "cpu"]
+            reasons = ("no NVIDIA or AMD GPU found: the CPU-only build",)
+            if cpu:
+                return Choice(cpu[0].torch, cpu[0].variant, cpu[0].index_url, reasons, Exit.OK)
+            return Choice(None, None, None, reasons + ("no CPU wheel bundled",), Exit.PROBLEMS)
+        vendor = present[0]
+    elif vendor not in present:
+        return Choice(None, None, None, (f"no {LABEL[vendor]} GPU in the facts",), Exit.PROBLEMS, vendor)
+
+    label = LABEL[vendor]
+    gpus = gpu_archs(facts, matrices, vendor)
+    reasons: list[str] = []
+    if vendor == "amd" and any(not g.integrated for g in gpus):
+        for g in gpus:
+            if g.integrated:
+                reasons.append(f"{g.name} ({g.pci_id}, {g.arch or 'gfx unknown'}) is integrated: set aside")
+        gpus = [g for g in gpus if not g.integrated]
+    unknown = [g for g in gpus if g.arch is None]
+    if unknown:
+        what = "compute capability" if vendor == "nvidia" else "gfx target"
+        return Choice(
+            None,
+            None,
+            None,
+            tuple(
+                reasons
+                + [
+                    f"{g.name} ({g.pci_id}): {what} unknown (no driver and not in the matrices)"
+                    for g in unknown
+                ]
+            ),
+            Exit.PROBLEMS,
+            vendor,
+            tuple(gpus),
+        )
+    for g in gpus:
+        name = g.name if g.name.upper().startswith(label) else f"{label} {g.name}"
+        reasons.append(
+            f"{name} ({g.pci_id}): {g.arch} (from {'the driver' if g.via == 'facts' else 'its PCI id'})"
+        )
+
+    driver = facts.nvidia.driver_version if (vendor == "nvidia" and facts.nvidia) else None
+    python = _python_minor(facts)
+    if vendor == "nvidia":
+        reasons.append(
+            f"driver {driver}" if driver else "no NVIDIA driver found: judged by architecture only"
+        )
+    if python:
+        reasons.append(f"Python {python}")
+
+    stack = "cuda" if vendor == "nvidia" else "rocm"
+    rejected: list[str] = []
+    for ver in wanted:
+        fitting = []
+        for variant in matrices.torch_variants(ver):
+            if variant.stack != stack:
+                continue
+            ok, why, mode = _fit(variant, gpus, driver, python, matrices)
+            if ok:
+                fitting.append((variant, mode))
+            elif version is not None or ver == wanted[0]:
+                rejected.append(f"{ver} {variant.variant}: {why}")
+        if not fitting:
+            continue
+        fitting.sort(key=lambda vm: _rank(*vm), reverse=True)
+        best, mode = fitting[0]
+        reasons.extend(_explain(best, mode, gpus, driver, facts, matrices))
+        if version is None and ver != wanted[0]:
+            reasons.append(f"newer releases have no fitting wheel (e.g. {rejected[0]})" if rejected else "")
+        return Choice(
+            best.torch,
+            best.variant,
+            best.index_url,
+            tuple(r for r in reasons if r),
+            Exit.OK,
+            vendor,
+            tuple(gpus),
+            best.confirmed,
+            tuple(v.variant for v, _ in fitting[1:]),
+        )
+    scope = f"torch {wanted[0]}" if version is not None else f"torch {wanted[-1]} .. {wanted[0]}"
+    reasons.append(f"no official {'CUDA' if stack == 'cuda' else 'ROCm'} wheel of {scope} fits")
+    reasons.extend(rejected)
+    return Choice(None, None, None, tuple(reasons), Exit.PROBLEMS, vendor, tuple(gpus))
+
+
+def _explain(
+    variant: TorchVariant,
+    mode: str | None,
+    gpus: list[GpuArch],
+    driver: str | None,
+    facts: Facts,
+    m: Matrices,
+) -> list[str]:
+    out = []
+    if variant.stack == "cuda":
+        assert variant.stack_version is not None
+        covered = sorted({cuda_covers(variant, g.arch or "") or "" for g in gpus} - {""})
+        out.append(
+            f"{variant.variant} is built for {', '.join(covered)} (of {', '.join(variant.archs + variant.ptx)})"
+        )
+        need = m.min_driver(variant.stack_version)
+        floor = m.minor_compat_driver(variant.stack_version)
+        if mode == "full":
+            out.append(f"driver {driver} >= {need}, CUDA {variant.stack_version}'s minimum")
+        elif mode == "minor":
+            out.append(
+                f"driver {driver} runs CUDA {variant.stack_version} through minor-version compatibility "
+                f"(>= {floor}); {need or 'its minimum'} or newer gives full support"
+            )
+        else:
+            out.append(f"install an NVIDIA driver >= {need or floor or '?'} for CUDA {variant.stack_version}")
+    elif variant.stack == "rocm":
+        out.append(f"{variant.variant} is built for {', '.join(sorted({g.arch or '' for g in gpus}))}")
+        system = [t.version for t in facts.toolkits.rocm]
+        out.append(
+            f"the wheel bundles its own ROCm {variant.stack_version} runtime; it needs only the amdgpu kernel driver"
+            + (f" (system ROCm {', '.join(system)} is not used by it)" if system else "")
+        )
+    if not variant.confirmed:
+        out.append(
+            f"the arch list of torch {variant.torch} {variant.variant} is not confirmed by a primary source"
+        )
+    return out

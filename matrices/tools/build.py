@@ -1,0 +1,640 @@
+"""Regenerate matrices/*.json from the gathered reference (shared/reference/matrices.json).
+
+Run by hand when the reference changes: ``python3 matrices/tools/build.py [REFERENCE_DIR]``.
+The committed JSON files are the product; this script only spares retyping and records, in
+code, every place where errata.md overrides matrices.json (search for ERRATA). nvidia_gpus.json
+is written by ``nvidia_pci.py`` from pci.ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE.parent
+REF = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[2] / "shared" / "reference"
+
+BUNDLE_VERSION = "2026.12.02"
+
+ROCM_MIN = (6, 2)
+ERRATA = "shared/reference/errata.md"
+ROCM_724_SYSREQ = (
+    "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-7.2.4/reference/system-requirements.html"
+)
+ROCM_721_NOTES = "https://rocm.docs.amd.com/en/latest/about/release-notes.html (ROCm 7.2.1 section)"
+
+OS_IDS = {
+    "Ubuntu": "ubuntu",
+    "RHEL": "rhel",
+    "SLES": "sles",
+    "Oracle Linux": "ol",
+    "Debian": "debian",
+    "Azure Linux": "azurelinux",
+    "Rocky Linux": "rocky",
+}
+INSTINCT_ARCHS = ("CDNA", "CDNA2", "CDNA3", "CDNA4")
+
+
+def vtuple(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
+def dump(name: str, doc: dict) -> None:
+    path = OUT / name
+    path.write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    print(f"wrote {path.relative_to(OUT.parent)}")
+
+
+# ----------------------------------------------------------------------------------- ROCm
+
+
+def split_os(entry: str) -> tuple[str, list[str]]:
+    """'RHEL 10.1, 10.0, 9.7' -> ('rhel', ['10.1', '10.0', '9.7']); 'SLES 15 SP7, SP6' -> sles 15.7, 15.6."""
+    for name, os_id in OS_IDS.items():
+        if entry.startswith(name + " "):
+            rest = entry[len(name) + 1 :]
+            if os_id == "sles":
+                m = re.match(r"(\d+) (SP\d+(?:, SP\d+)*)", rest)
+                assert m, entry
+                return os_id, [f"{m.group(1)}.{sp[2:]}" for sp in m.group(2).split(", ")]
+            return os_id, [v.strip() for v in rest.split(",")]
+    raise ValueError(f"unknown OS in {entry!r}")
+
+
+def major_of(os_id: str, version: str) -> str:
+    # Ubuntu majors are "YY.MM"; the others are the first number (RHEL 9.4 -> 9, SLES 15.7 -> 15).
+    parts = version.split(".")
+    if os_id == "ubuntu":
+        return ".".join(parts[:2])
+    if os_id == "azurelinux":
+        return version
+    return parts[0]
+
+
+_KERNEL = re.compile(r"(\d+)\.(\d+)(?:\.\d+)?(?:-[\d.]+)?\+?(?:\s*\(UEK\))?(?:\s*\[(GA|HWE)\])?")
+
+
+def parse_kernels(text: str) -> tuple[list[str], list[str], list[str]]:
+    """'6.8 [GA], 6.14 [HWE] (glibc 2.39)' -> (series, ga, hwe)."""
+    text = re.sub(r"\(glibc [^)]*\)", "", text)
+    text = re.sub(r"\(as printed[^)]*\)", "", text)
+    series: list[str] = []
+    ga: list[str] = []
+    hwe: list[str] = []
+    for m in _KERNEL.finditer(text):
+        s = f"{m.group(1)}.{m.group(2)}"
+        if s not in series:
+            series.append(s)
+        if m.group(3) == "GA" and s not in ga:
+            ga.append(s)
+        if m.group(3) == "HWE" and s not in hwe:
+            hwe.append(s)
+    return series, ga, hwe
+
+
+def rocm_os(rel: dict) -> list[dict]:
+    entries: dict[tuple[str, str], dict] = {}
+    for item in rel["os_supported"]:
+        os_id, versions = split_os(item)
+        for v in versions:
+            major = major_of(os_id, v)
+            e = entries.setdefault(
+                (os_id, major),
+                {
+                    "id": os_id,
+                    "version": major,
+                    "point_releases": [],
+                    "kernels": [],
+                    "ga_kernels": [],
+                    "hwe_kernels": [],
+                    "kernels_as_printed": {},
+                },
+            )
+            if v != major and v not in e["point_releases"]:
+                e["point_releases"].append(v)
+    for label, text in (rel.get("kernels") or {}).items():
+        os_id, versions = split_os(label)
+        major = major_of(os_id, versions[0])
+        e = entries.get((os_id, major))
+        if e is None:
+            continue  # a kernel row for an OS the release does not list (e.g. 6.3.0 Debian 12)
+        series, ga, hwe = parse_kernels(text)
+        for key, vals in (("kernels", series), ("ga_kernels", ga), ("hwe_kernels", hwe)):
+            for s in vals:
+                if s not in e[key]:
+                    e[key].append(s)
+        e["kernels_as_printed"][label] = text
+    return list(entries.values())
+
+
+def gfx_arch(support: list[dict]) -> dict[str, str]:
+    return {g["gfx_target"]: g["architecture"] for g in support}
+
+
+def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
+    v = rel["version"]
+    out = {
+        "version": v,
+        "release_date": rel.get("release_date"),
+        "os": rocm_os(rel),
+        "gpus": {g: ("full" if archs.get(g) in INSTINCT_ARCHS else "radeon") for g in rel["gfx_targets"]},
+        "amdgpu_driver": None,
+        "amdgpu_driver_compat": [s.strip() for s in rel["amdgpu_driver_compat"].split(",")],
+        "torch": rel["pytorch_versions_amd_lists"],
+        "source": rel["source"],
+        "kernels_source": rel.get("kernels_source"),
+        "confirmed": bool(rel["confirmed"]),
+        "kernels_confirmed": rel.get("kernels_confirmed", True) is not False,
+        "notes": list(rel.get("notes") or []),
+    }
+    # The compat column lists every amdgpu driver AMD calls compatible, newest first. Up to 6.4
+    # the driver lines carry the ROCm numbers, so the pairing is the same-numbered line; from 7.0
+    # (30.x numbering) it is the newest one listed for the release's column.
+    same = f"{v.rsplit('.', 1)[0]}.x"
+    if same in out["amdgpu_driver_compat"]:
+        out["amdgpu_driver"] = same
+    else:
+        out["amdgpu_driver"] = out["amdgpu_driver_compat"][0]
+    if vtuple(v) >= (7, 2, 1):
+        # ERRATA item 3: 7.2.1 added Ubuntu 24.04.4 (6.8 GA / 6.17 HWE) and ended 24.04.3.
+        for e in out["os"]:
+            if e["id"] == "ubuntu" and e["version"] == "24.04":
+                e["point_releases"] = ["24.04.4"]
+                e["kernels"], e["ga_kernels"], e["hwe_kernels"] = ["6.8", "6.17"], ["6.8"], ["6.17"]
+                e["kernels_as_printed"] = {"Ubuntu 24.04.4": "6.8 [GA], 6.17 [HWE] (glibc 2.39)"}
+                e["source"] = f"{ROCM_724_SYSREQ}; {ROCM_721_NOTES} (via {ERRATA} item 3)"
+                e["confirmed"] = True
+        out["notes"] = [n for n in out["notes"] if "Treat the Ubuntu 24.04 point release" not in n]
+        out["notes"].append(
+            "errata.md item 3: ROCm 7.2.1 added Ubuntu 24.04.4 (kernel 6.8 GA, 6.17 HWE) and ended "
+            "support for 24.04.3; matrices.md's 24.04.3/6.14 row holds for 7.1.1/7.2.0 only."
+        )
+    if vtuple(v) >= (7, 2, 1):
+        out["kernels_source"] = (
+            "derived from the 7.1.1 OS/kernel lookup table; Ubuntu 24.04.4 kernels from errata.md item 3"
+        )
+    if v == "7.2.4":
+        for e in out["os"]:
+            # ERRATA item 3 read these rows from the 7.2.4 system requirements themselves.
+            if (e["id"], e["version"]) in (
+                ("ubuntu", "22.04"), ("debian", "12"), ("debian", "13"), ("rocky", "9"), ("ol", "10"), ("ol", "8"),
+            ):  # fmt: skip
+                e["source"] = f"{ROCM_724_SYSREQ} (via {ERRATA} item 3)"
+                e["confirmed"] = True
+            if (e["id"], e["version"]) == ("debian", "12"):
+                e["notes"] = [
+                    "Debian 12 is supported only on AMD Instinct MI325X, MI300X, MI300A, MI250X, MI250 "
+                    "and MI210 GPUs (system-requirements footnote)."
+                ]
+            if (e["id"], e["version"]) == ("ol", "9"):
+                # ERRATA item 3: AMD's two pages disagree; record both.
+                e["kernels"] = ["5.15", "6.12"]
+                e["kernels_as_printed"]["Oracle Linux 9 (7.2.4 system requirements)"] = "5.15.0 (UEK)"
+                e["notes"] = [
+                    "AMD disagrees with itself: 7.2.4 system requirements say 5.15.0 (UEK), the "
+                    "compatibility-matrix lookup table says 6.12.0 (UEK); both are listed."
+                ]
+    if vtuple(v) >= (7, 2, 0):
+        out["notes"].append(
+            "The product brief said ROCm 7.2.4 supports PyTorch 2.7.0; AMD lists 2.9.1, 2.8.0 and 2.7.1 "
+            "(seed check). The torch list follows AMD."
+            if v == "7.2.4"
+            else "AMD lists PyTorch 2.9.1, 2.8.0 and 2.7.1 for this release."
+        )
+    if vtuple(v) >= (6, 4, 1):
+        out["notes"].append(
+            "RDNA4 (gfx1200/gfx1201) is Supported from 6.4.1 in the production docs, not 'preview' "
+            "as the product brief said (seed check; ROCm 6.4.1 RELEASE.md)."
+        )
+    for e in out["os"]:
+        e.setdefault("source", rel.get("kernels_source") or rel["source"])
+        e.setdefault("confirmed", out["kernels_confirmed"] or not e["kernels"])
+        e.setdefault("notes", [])
+    return out
+
+
+def build_rocm(ref: dict) -> dict:
+    archs = gfx_arch(ref["rocm_gpu_support"])
+    releases = [rocm_release(r, archs) for r in ref["rocm_releases"] if vtuple(r["version"])[:2] >= ROCM_MIN]
+    products = []
+    for p in ref["rocm_gpu_support"]:
+        gfx = p["gfx_target"]
+        products.append(
+            {
+                "product": p["product"],
+                "gfx_target": gfx if gfx and not gfx.endswith("?") else None,
+                "architecture": p["architecture"],
+                "family": p["family"],
+                "first_rocm_listed": p["first_rocm_listed"],
+                "status_history": p["status_history"],
+                "os_limits": p["os_limits"],
+                "source": p["source"],
+                "confirmed": bool(p["confirmed"]),
+                "notes": p["notes"],
+            }
+        )
+    return {
+        "schema": "gpuenv.matrices.rocm/1",
+        "default": "7.2.4",
+        "levels": {
+            "full": "Instinct (CDNA) target: supported on every OS the release lists",
+            "radeon": "Radeon / Radeon PRO (RDNA) target: supported, on the narrower OS list AMD gives per GPU",
+            "preview": "technology-preview stream only (TheRock 7.9-7.12); no production release 6.2-7.2.4 uses it",
+        },
+        "levels_source": "ROCm system-requirements.rst per-GPU OS limits; shared/reference/matrices.md section 1c",
+        "releases": releases,
+        "products": products,
+    }
+
+
+# ----------------------------------------------------------------------------------- AMD GPUs
+
+
+def build_amd(ref: dict) -> dict:
+    gpus = []
+    for g in ref["amd_gpus"]:
+        gfx = g["gfx_target"]
+        arch = g["architecture"]
+        notes = [g["notes"]] if g.get("notes") else []
+        if gfx and gfx.endswith("?"):
+            notes.append(f"gfx target not established by any source (reference guessed {gfx})")
+            gfx = None
+        if arch and arch.endswith("?"):
+            notes.append(f"architecture not established (reference guessed {arch})")
+            arch = None
+        gpus.append(
+            {
+                "pci_id": f"1002:{g['device_id'][2:].lower()}",
+                "name": g["product"],
+                "codename": g.get("codename"),
+                "gfx_target": gfx,
+                "architecture": arch,
+                "integrated": g["kind"] == "APU",
+                "revisions": g.get("revisions"),
+                "source": g["source"],
+                "gfx_source": g.get("gfx_source"),
+                "confirmed": bool(g["confirmed"]),
+                "notes": notes,
+            }
+        )
+    return {"schema": "gpuenv.matrices.amd_gpus/1", "gpus": gpus}
+
+
+# ----------------------------------------------------------------------------------- CUDA
+
+CUDA_ARCH_URL = (
+    "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
+)
+BINARY_COMPAT_URL = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#binary-compatibility"
+OPEN_BLOG = (
+    "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"
+)
+KMOD_GUIDE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html"
+
+
+def driver_value(text: str | None) -> str | None:
+    if not text:
+        return None
+    m = re.fullmatch(r">=(\d+(?:\.\d+)*)", text.strip())
+    return m.group(1) if m else None
+
+
+MINOR_COMPAT = {"11": "450.80.02", "12": "525.60.13", "13": "580"}
+MINOR_COMPAT_SOURCE = (
+    "NVIDIA CUDA Toolkit release notes Table 2 (13.x >= 580; 12.x >= 525 and < 580; 11.x >= 450 and "
+    "< 525; patch levels 525.60.13 / 450.80.02 from the older 12.x/11.x notes and uv's "
+    "LINUX_CUDA_DRIVERS table), https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html"
+)
+
+
+def arch_table(ref: dict) -> list[dict]:
+    out = []
+    modules = {
+        "Blackwell": "open",
+        "Hopper": "either",
+        "Ada": "either",
+        "Ampere": "either",
+        "Turing": "either",
+        "Volta": "proprietary",
+        "Pascal": "proprietary",
+        "Maxwell": "proprietary",
+        "Kepler": "proprietary",
+    }
+    for a in ref["cuda_architecture_matrix"]:
+        name = a["architecture"]
+        first = a["first_cuda"]
+        notes = []
+        if "/" in first:
+            notes.append(f"NVIDIA's matrix prints two first toolkits: {first}")
+            first = first.split("/")[0].strip()
+        entry = {
+            "architecture": name,
+            "compute_capabilities": a["compute_capability"],
+            "first_cuda": first,
+            "last_cuda": None if a["last_cuda"] == "ongoing" else a["last_cuda"],
+            "last_driver": None if a["last_driver"] == "ongoing" else a["last_driver"],
+            "module": modules[name],
+            "source": a["source"],
+            "module_source": KMOD_GUIDE,
+            "confirmed": bool(a["confirmed"]),
+            "notes": notes,
+        }
+        if name == "Blackwell":
+            # ERRATA item 4: the requirement is stated in NVIDIA's blog, not in the install guide.
+            entry["module_source"] = (
+                f"NVIDIA Technical Blog '{OPEN_BLOG}' (July 2024): 'For cutting-edge platforms such as "
+                "NVIDIA Grace Hopper or NVIDIA Blackwell, you must use the open-source GPU kernel "
+                "modules.' Exact wording confirmed via a full-text copy (compspec.one/?p=300) and "
+                "multiple verbatim quotes; the driver-installation-guide Kernel Modules page does not "
+                f"state it ({ERRATA} item 4)"
+            )
+            entry["module_confirmed"] = False
+            notes.append("Grace Hopper also requires the open modules (same blog post).")
+        out.append(entry)
+    return out
+
+
+def ccs_for(series: str, archs: list[dict], min_cc: str) -> list[str]:
+    sv = vtuple(series)
+    ccs: list[str] = []
+    for a in archs:
+        first = vtuple(a["first_cuda"])
+        last = a["last_cuda"]
+        if sv < first:
+            continue
+        if last is not None and sv[0] > vtuple(last.replace("x", "99"))[0]:
+            continue
+        for cc in a["compute_capabilities"]:
+            if vtuple(cc) >= vtuple(min_cc):
+                ccs.append(cc)
+    return sorted(set(ccs), key=vtuple)
+
+
+def build_cuda(ref: dict) -> dict:
+    archs = arch_table(ref)
+    toolkits = []
+    for t in ref["cuda_toolkits"]:
+        version = t["version"]
+        series = ".".join(version.split(".")[:2])
+        notes = [t["notes"]] if t.get("notes") else []
+        min_driver = driver_value(t["min_driver_linux_x86_64"])
+        if min_driver is None and t["min_driver_linux_x86_64"]:
+            notes.append(f"minimum driver as printed: {t['min_driver_linux_x86_64']}")
+        if version == "13.5":
+            notes.append("released; its GA patch level and minimum driver were not found")
+        toolkits.append(
+            {
+                "version": version,
+                "name": t["toolkit"],
+                "min_driver": min_driver,
+                "minor_compat_driver": MINOR_COMPAT[series.split(".")[0]],
+                "runfile_driver": t.get("runfile_bundled_linux_driver"),
+                "compute_capabilities": ccs_for(series, archs, t["architecture"]["supported_min_cc"]),
+                "source": t["source"],
+                "arch_source": t.get("arch_source") or CUDA_ARCH_URL,
+                "confirmed": bool(t["confirmed"]) and min_driver is not None,
+                "notes": notes,
+            }
+        )
+    # ERRATA item 5: 13.4 GA is versioned 13.4.1, 13.4 Update 1 is 13.4.2; minimums not found.
+    insert_at = next(i for i, t in enumerate(toolkits) if t["version"] == "13.5")
+    for ver, name, url in (
+        (
+            "13.4.1",
+            "CUDA 13.4 GA",
+            "https://docs.nvidia.com/cuda/archive/13.4.1/cuda-toolkit-release-notes/index.html",
+        ),
+        (
+            "13.4.2",
+            "CUDA 13.4 Update 1",
+            "https://docs.nvidia.com/cuda/archive/13.4.2/cuda-toolkit-release-notes/index.html",
+        ),
+    ):
+        toolkits.insert(
+            insert_at,
+            {
+                "version": ver,
+                "name": name,
+                "min_driver": None,
+                "minor_compat_driver": "580",
+                "runfile_driver": None,
+                "compute_capabilities": ccs_for("13.4", archs, "7.5"),
+                "source": f"{url} (via {ERRATA} item 5)",
+                "arch_source": CUDA_ARCH_URL,
+                "confirmed": False,
+                "notes": ["minimum Linux driver not found (Table 3 not read)"],
+            },
+        )
+        insert_at += 1
+    branches = []
+    for b in ref["nvidia_driver_branches"]:
+        max_cuda = b["newest_cuda_supported_derived_from_table3"]
+        notes = [b["notes"]] if b.get("notes") else []
+        if max_cuda and " " in max_cuda:
+            notes.append(f"max CUDA as printed: {max_cuda}")
+            max_cuda = max_cuda.split(" ")[0]
+        branches.append(
+            {
+                "branch": b["branch"],
+                "designation": b["designation"],
+                "end_of_life": b["end_of_life"],
+                "max_cuda": max_cuda,
+                "legacy_gpus": bool(b["supports_maxwell_pascal_volta"]),
+                "open_available": bool(b["open_kernel_modules_available"]),
+                "open_default": bool(b["open_kernel_modules_default"]),
+                "source": b["source"],
+                "confirmed": bool(b["confirmed"]),
+                "notes": notes,
+            }
+        )
+    return {
+        "schema": "gpuenv.matrices.cuda/1",
+        "minor_version_compatibility": {
+            "drivers": MINOR_COMPAT,
+            "source": MINOR_COMPAT_SOURCE,
+            "note": "A CUDA X.y application runs on a driver at or above the family floor even when the "
+            "driver is older than X.y's own minimum (PTX JIT and some features need the full minimum).",
+        },
+        "binary_compatibility": {
+            "rule": "a cubin built for sm_XY runs on a GPU of the same major version X and minor >= Y; "
+            "PTX for compute_XY is JIT-compiled by the driver for any GPU of compute capability >= X.Y",
+            "source": BINARY_COMPAT_URL,
+        },
+        "toolkits": toolkits,
+        "architectures": archs,
+        "driver_branches": branches,
+        "kernel_module_facts": ref["nvidia_kernel_module_facts"],
+        "driver_distros": ref["nvidia_driver_install_distros"],
+    }
+
+
+# ----------------------------------------------------------------------------------- torch
+
+TORCH_PATCHES = {
+    "2.4": ["2.4.0", "2.4.1"],
+    "2.5": ["2.5.0", "2.5.1"],
+    "2.6": ["2.6.0"],
+    "2.7": ["2.7.0", "2.7.1"],
+    "2.8": ["2.8.0"],
+    "2.9": ["2.9.0", "2.9.1"],
+    "2.10": ["2.10.0"],
+    "2.11": ["2.11.0"],
+    "2.12": ["2.12.0", "2.12.1"],
+    "2.13": ["2.13.0"],
+}
+ROCM_14 = [
+    "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102",
+    "gfx1200", "gfx1201", "gfx950", "gfx1150", "gfx1151",
+]  # fmt: skip
+ROCM_15 = ROCM_14[:9] + ["gfx1103"] + ROCM_14[9:]
+
+
+def cuda_archs(text: str) -> tuple[list[str], list[str], list[str]]:
+    """'7.5;8.0;12.0+PTX (+PTX Linux only)' -> (['sm_75', ..., 'sm_120'], ['compute_120'], notes)."""
+    notes = []
+    m = re.search(r"\((.*)\)\s*$", text)
+    if m:
+        notes.append(m.group(1))
+        text = text[: m.start()].strip()
+    sms, ptx = [], []
+    for part in text.split(";"):
+        part = part.strip()
+        code = part.replace("+PTX", "").replace(".", "")
+        sms.append(f"sm_{code}")
+        if part.endswith("+PTX"):
+            ptx.append(f"compute_{code}")
+    return sms, ptx, notes
+
+
+def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool, str | None]:
+    """(archs, confirmed, note) with errata.md items 1 and 2 applied."""
+    if torch_minor == "2.7":
+        return (
+            listed,
+            True,
+            f"{ERRATA} item 1: list confirmed (hf-nix archs.nix quoting release/2.7 build.sh; uv#14086)",
+        )
+    if torch_minor == "2.10":
+        return (
+            ROCM_14,
+            True,
+            (
+                f"{ERRATA} item 2 corrects matrices.md: 14 targets incl. gfx950, gfx1150, gfx1151 "
+                "(pytorch/pytorch#167299 merged before the 2.10 branch cut, #170119)"
+            ),
+        )
+    if torch_minor == "2.11" and variant == "rocm7.1":
+        return (
+            ROCM_14,
+            False,
+            f"{ERRATA} item 2: inferred equal to 2.11 rocm7.2 (same build.sh list), not read",
+        )
+    if torch_minor == "2.12":
+        return (
+            ROCM_14,
+            False,
+            (
+                f"{ERRATA} item 2: most likely the 14-target list without gfx1103 (one third-party reading, "
+                "unslothai/unsloth#9829); unsettled"
+            ),
+        )
+    if torch_minor == "2.13":
+        return (
+            ROCM_15,
+            False,
+            (
+                f"{ERRATA} item 2: release/2.13 build.sh per a third-party reading + timing (gfx1103 landed "
+                "via pytorch/pytorch#179653 before the cut); not read from the branch"
+            ),
+        )
+    return listed, True, None
+
+
+def build_torch(ref: dict) -> dict:
+    releases = []
+    for w in ref["torch_wheels"]:
+        minor = w["torch"].split(" ")[0]
+        if minor not in TORCH_PATCHES:
+            continue  # 2.14 is a candidate, not a release
+        source = "; ".join(w["source"]) if isinstance(w["source"], list) else w["source"]
+        variants = []
+        for name in w["variants"]:
+            entry: dict = {
+                "variant": name,
+                "index_url": f"https://download.pytorch.org/whl/{name}",
+                "confirmed": True,
+                "notes": [],
+            }
+            if name == "cpu":
+                entry.update(stack="cpu", stack_version=None, archs=[], ptx=[])
+            elif name.startswith("cu"):
+                digits = name[2:]
+                entry.update(stack="cuda", stack_version=f"{digits[:-1]}.{digits[-1]}")
+                text = w["cuda_arch_list"][name]
+                sms, ptx, notes = cuda_archs(text)
+                entry.update(archs=sms, ptx=ptx)
+                entry["notes"] += notes
+                entry["archs_as_printed"] = text
+            else:
+                entry.update(stack="rocm", stack_version=name[4:], ptx=[])
+                archs, confirmed, note = rocm_archs(minor, name, w["rocm_arch_list"][name])
+                entry["archs"] = archs
+                entry["confirmed"] = confirmed
+                if note:
+                    entry["notes"].append(note)
+            variants.append(entry)
+        confirmed = bool(w["confirmed"]) or minor in ("2.7", "2.10")  # ERRATA items 1-2
+        releases.append(
+            {
+                "minor": minor,
+                "versions": TORCH_PATCHES[minor],
+                "released": w["release"],
+                "python": [p for p in w["python"]],
+                "pypi_default": w["pypi_default_linux_x86_64"],
+                "variants": variants,
+                "source": source,
+                "confirmed": confirmed,
+                "notes": [w["notes"]] if w.get("notes") else [],
+            }
+        )
+    for r in releases:
+        if r["minor"] == "2.10":
+            r["notes"] = [
+                f"{ERRATA} item 2: the ROCm lists have 14 targets (gfx950, gfx1150, gfx1151 included); "
+                "uv's 12-target rows were not a measurement."
+            ]
+        if r["minor"] == "2.7":
+            r["notes"].append(f"{ERRATA} item 1 confirms the 11-target ROCm list; row confirmed.")
+    return {
+        "schema": "gpuenv.matrices.torch/1",
+        "index_url_pattern": "https://download.pytorch.org/whl/<variant>",
+        "facts": ref["torch_wheel_facts"],
+        "releases": releases,
+    }
+
+
+def main() -> None:
+    ref = json.loads((REF / "matrices.json").read_text())
+    dump("rocm.json", build_rocm(ref))
+    dump("amd_gpus.json", build_amd(ref))
+    dump("cuda.json", build_cuda(ref))
+    dump("torch.json", build_torch(ref))
+    dump(
+        "bundle.json",
+        {
+            "schema": "gpuenv.matrices.bundle/1",
+            "version": BUNDLE_VERSION,
+            "material_dated_up_to": ref["meta"]["material_dated_up_to"],
+            "files": ["amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json"],
+            "source": "compiled from shared/reference/matrices.json with errata.md applied "
+            "(matrices/tools/build.py); NVIDIA PCI ids from pci.ids (matrices/tools/nvidia_pci.py)",
+            "seed_checks": ref["seed_checks"],
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

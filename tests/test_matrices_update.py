@@ -1,0 +1,182 @@
+"""`gpuenv matrix update|reset|check`: a newer, valid, sha256-matched bundle is installed; plain
+HTTP, a wrong sha256, an invalid bundle and a downgrade are refused and change nothing. All of it
+inside GPUENV_STATE_DIR under a temp dir."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import tarfile
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from gpuenv import matrices as M
+from gpuenv import matrixbundle as B
+from gpuenv.commands import matrix
+from gpuenv.exitcodes import Exit
+from tests.test_matrices import copy_bundle, edit
+
+runner = CliRunner()
+# Only this module's commands: the test does not depend on the rest of the CLI being importable.
+app = typer.Typer()
+matrix.register(app)
+
+
+@app.callback()
+def _group() -> None:
+    """Keep the app a command group."""
+
+
+@pytest.fixture
+def state(tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUENV_STATE_DIR", str(tmp_path / "state"))
+    M.clear_cache()
+    yield tmp_path / "state" / "matrices"
+    M.clear_cache()
+
+
+def tarball(directory: Path, dest: Path, extra: dict[str, bytes] | None = None) -> tuple[Path, str]:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name in M.FILES:
+            tar.add(directory / name, arcname=f"matrices/{name}")
+        for name, data in (extra or {}).items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    dest.write_bytes(buf.getvalue())
+    return dest, hashlib.sha256(buf.getvalue()).hexdigest()
+
+
+def snapshot(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.glob("*"))} if path.exists() else {}
+
+
+def test_update_from_a_tarball_installs_and_load_uses_it(tmp_path, state):
+    archive, sha = tarball(copy_bundle(tmp_path, "2099.01.01"), tmp_path / "b.tar.gz")
+    done = B.install(str(archive), sha)
+    assert (
+        done.version == "2099.01.01"
+        and done.previous == json.loads((M.bundled_dir() / "bundle.json").read_text())["version"]
+    )
+    assert sorted(p.name for p in state.iterdir()) == sorted(M.FILES)
+    m = M.load()
+    assert m.bundle.origin == "installed" and m.bundle.version == "2099.01.01"
+
+
+def test_update_from_a_directory_uses_its_digest(tmp_path, state):
+    bundle = copy_bundle(tmp_path, "2099.02.01")
+    B.install(str(bundle), B.digest(bundle))
+    assert M.load().bundle.version == "2099.02.01"
+
+
+def test_plain_http_is_refused(tmp_path, state):
+    with pytest.raises(B.BundleError) as err:
+        B.install("http://example.invalid/b.tar.gz", "0" * 64)
+    assert err.value.exit == Exit.USAGE and "HTTP" in str(err.value)
+    assert not state.exists()
+    result = runner.invoke(
+        app, ["matrix", "update", "--from", "http://example.invalid/b.tar.gz", "--sha256", "0" * 64]
+    )
+    assert result.exit_code == Exit.USAGE
+
+
+def test_sha256_is_required_and_checked(tmp_path, state):
+    archive, sha = tarball(copy_bundle(tmp_path, "2099.01.01"), tmp_path / "b.tar.gz")
+    result = runner.invoke(app, ["matrix", "update", "--from", str(archive)])
+    assert result.exit_code == Exit.USAGE
+    wrong = hashlib.sha256(b"something else").hexdigest()
+    with pytest.raises(B.BundleError) as err:
+        B.install(str(archive), wrong)
+    assert err.value.exit == Exit.REFUSED and sha in str(err.value)
+    with pytest.raises(B.BundleError):
+        B.install(str(archive), "not-hex")
+    assert not state.exists()
+
+
+def test_downgrade_and_same_version_are_refused_and_change_nothing(tmp_path, state):
+    newer, sha_newer = tarball(copy_bundle(tmp_path, "2099.01.01", "a"), tmp_path / "new.tar.gz")
+    B.install(str(newer), sha_newer)
+    before = snapshot(state)
+    older, sha_older = tarball(copy_bundle(tmp_path, "2098.12.31", "b"), tmp_path / "old.tar.gz")
+    with pytest.raises(B.BundleError) as err:
+        B.install(str(older), sha_older)
+    assert err.value.exit == Exit.REFUSED and "older" in str(err.value)
+    with pytest.raises(B.BundleError, match="same version"):
+        B.install(str(newer), sha_newer)
+    assert snapshot(state) == before
+    result = runner.invoke(app, ["matrix", "update", "--from", str(older), "--sha256", sha_older])
+    assert result.exit_code == Exit.REFUSED
+
+
+def test_a_bundle_older_than_the_shipped_one_is_a_downgrade(tmp_path, state):
+    archive, sha = tarball(copy_bundle(tmp_path, "2000.01.01"), tmp_path / "b.tar.gz")
+    with pytest.raises(B.BundleError, match="older"):
+        B.install(str(archive), sha)
+    assert not state.exists()
+
+
+def test_an_invalid_bundle_is_refused(tmp_path, state):
+    bundle = copy_bundle(tmp_path, "2099.01.01")
+    edit(bundle / "cuda.json", lambda d: d["toolkits"][0].update(min_driver=520))
+    archive, sha = tarball(bundle, tmp_path / "b.tar.gz")
+    with pytest.raises(B.BundleError) as err:
+        B.install(str(archive), sha)
+    assert err.value.exit == Exit.USAGE and "cuda.json" in str(err.value)
+    assert not state.exists()
+
+
+def test_archive_members_cannot_escape(tmp_path, state):
+    bundle = copy_bundle(tmp_path, "2099.01.01")
+    archive, sha = tarball(bundle, tmp_path / "b.tar.gz", {"../escape.json": b"{}", "/tmp/abs.json": b"{}"})
+    B.install(str(archive), sha)
+    assert not (tmp_path / "state" / "escape.json").exists() and not (tmp_path / "escape.json").exists()
+    assert sorted(p.name for p in state.iterdir()) == sorted(M.FILES)
+
+
+def test_reset_removes_the_installed_bundle(tmp_path, state):
+    bundle = copy_bundle(tmp_path, "2099.01.01")
+    B.install(str(bundle), B.digest(bundle))
+    assert M.load().bundle.origin == "installed"
+    result = runner.invoke(app, ["matrix", "reset"])
+    assert result.exit_code == 0 and "removed" in result.output
+    assert not state.exists()
+    assert M.load().bundle.origin == "bundled"
+    assert B.reset() is False
+
+
+def test_check_command(tmp_path):
+    good = copy_bundle(tmp_path, name="g")
+    result = runner.invoke(app, ["matrix", "check", str(good)])
+    assert result.exit_code == 0 and B.digest(good) in result.output
+    bad = copy_bundle(tmp_path, name="b")
+    edit(bad / "torch.json", lambda d: d["releases"][0]["variants"][0].update(index_url="http://insecure"))
+    result = runner.invoke(app, ["matrix", "check", str(bad)])
+    assert result.exit_code == Exit.USAGE and "torch.json" in result.output
+    assert runner.invoke(app, ["matrix", "check", str(tmp_path / "missing")]).exit_code == Exit.USAGE
+
+
+def test_show_command():
+    result = runner.invoke(app, ["matrix", "show"])
+    assert result.exit_code == 0 and "7.2.4" in result.output
+    result = runner.invoke(app, ["matrix", "show", "torch"])
+    assert result.exit_code == 0 and "cu128" in result.output and "rocm6.3" in result.output
+    assert runner.invoke(app, ["matrix", "show", "everything"]).exit_code == Exit.USAGE
+
+
+def test_show_tables_hold_the_data():
+    from gpuenv.render.matrix import SUBJECTS, tables
+
+    m = M.load(str(M.bundled_dir()))
+    rows = [row for _, _, rs in tables(m, "torch") for row in rs]
+    assert ["2.7.0", "cu128", "https://download.pytorch.org/whl/cu128"] == rows[
+        [r[:2] for r in rows].index(["2.7.0", "cu128"])
+    ][:3]
+    rocm = tables(m, "rocm")[0][2]
+    assert rocm[-1][0] == "7.2.4 (default)" and "gfx1201*" in rocm[-1][2]
+    for subject in SUBJECTS:
+        assert all(rows for _, _, rows in tables(m, subject))
