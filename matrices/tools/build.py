@@ -158,6 +158,23 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
         out["amdgpu_driver"] = same
     else:
         out["amdgpu_driver"] = out["amdgpu_driver_compat"][0]
+    if v in ("7.0.0", "7.0.1"):
+        out["notes"].append(
+            "amdgpu pairing inferred: 7.0.0 and 7.0.1 share one matrix column ('7.0.1/7.0.0'), whose "
+            "newest driver (30.10.1) is taken as the pairing for both; AMD does not pair them one to one."
+        )
+    if vtuple(v) >= (7, 2, 1):
+        out["notes"].append(
+            "amdgpu: AMD's matrix gives the driver line (30.30.x), not a point release. "
+            + (
+                "'ROCm 7.2.4 <-> amdgpu 30.30.4' is inferred (install page links docs-30.30.4; "
+                "third-party scripts use amdgpu/30.30.4 with amdgpu-install_7.2.4.70204-1), not stated "
+                "by AMD; AMD's 7.2.x quick start pins amdgpu/30.30.1 (shared/reference/installers.md B1 "
+                "'Version data'). repos.json carries 30.30.4 with confirmed=false."
+                if v == "7.2.4"
+                else "Which 30.30 point release pairs with it is not stated in the sources read."
+            )
+        )
     if vtuple(v) >= (7, 2, 1):
         # ERRATA item 3: 7.2.1 added Ubuntu 24.04.4 (6.8 GA / 6.17 HWE) and ended 24.04.3.
         for e in out["os"]:
@@ -240,7 +257,9 @@ def build_rocm(ref: dict) -> dict:
         "schema": "gpuenv.matrices.rocm/1",
         "default": "7.2.4",
         "levels": {
-            "full": "Instinct (CDNA) target: supported on every OS the release lists",
+            "full": "Instinct (CDNA) target: supported; AMD still limits some OS entries to particular "
+            "Instinct GPUs (footnotes, e.g. 7.2.4 Debian 12: MI325X/MI300X/MI300A/MI250X/MI250/MI210 only; "
+            "see the OS entry's notes and products[].os_limits)",
             "radeon": "Radeon / Radeon PRO (RDNA) target: supported, on the narrower OS list AMD gives per GPU",
             "preview": "technology-preview stream only (TheRock 7.9-7.12); no production release 6.2-7.2.4 uses it",
         },
@@ -342,6 +361,13 @@ def arch_table(ref: dict) -> list[dict]:
             "confirmed": bool(a["confirmed"]),
             "notes": notes,
         }
+        if name == "Hopper":
+            # ERRATA item 4: the blog names Grace Hopper, not Hopper as a whole.
+            notes.append(
+                "Grace Hopper (GH200, e.g. 10de:2342, 10de:2348) requires the open kernel modules "
+                f"(NVIDIA Technical Blog '{OPEN_BLOG}', via {ERRATA} item 4; confirmed=false as for "
+                "Blackwell); other Hopper parts (H100/H200/H800/H20) may use either flavor."
+            )
         if name == "Blackwell":
             # ERRATA item 4: the requirement is stated in NVIDIA's blog, not in the install guide.
             entry["module_source"] = (
@@ -466,7 +492,18 @@ def build_cuda(ref: dict) -> dict:
         "toolkits": toolkits,
         "architectures": archs,
         "driver_branches": branches,
-        "kernel_module_facts": ref["nvidia_kernel_module_facts"],
+        "kernel_module_facts": ref["nvidia_kernel_module_facts"]
+        + [
+            {
+                # ERRATA item 4: new in the R620 edition of the install guide.
+                "fact": "The R620 edition of the driver installation guide no longer describes a "
+                "proprietary flavor: 'The kernel modules are open source and dual licensed MIT/GPLv2.' "
+                "(consistent with R580 being the last branch for Maxwell/Pascal/Volta).",
+                "source": "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/620/kernel-modules.html "
+                f"(via {ERRATA} item 4)",
+                "confirmed": True,
+            }
+        ],
         "driver_distros": ref["nvidia_driver_install_distros"],
     }
 
@@ -490,6 +527,18 @@ ROCM_14 = [
     "gfx1200", "gfx1201", "gfx950", "gfx1150", "gfx1151",
 ]  # fmt: skip
 ROCM_15 = ROCM_14[:9] + ["gfx1103"] + ROCM_14[9:]
+
+
+# get_arch_list() outputs read in a public source; used only to confirm the lists above.
+_ISSUE_182250 = (
+    "get_arch_list() of this wheel printed in https://github.com/pytorch/pytorch/issues/182250 "
+    "(2026-05-03) matches"
+)
+MEASURED_CUDA = {
+    ("2.10", "cu128"): (["sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"], _ISSUE_182250),
+    ("2.11", "cu128"): (["sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120"], _ISSUE_182250),
+    ("2.11", "cu126"): (["sm_50", "sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_90"], _ISSUE_182250),
+}
 
 
 def cuda_archs(text: str) -> tuple[list[str], list[str], list[str]]:
@@ -518,12 +567,16 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
             f"{ERRATA} item 1: list confirmed (hf-nix archs.nix quoting release/2.7 build.sh; uv#14086)",
         )
     if torch_minor == "2.10":
+        # ERRATA item 2 corrects the list but reads no get_arch_list of a 2.10.0+rocm7.x wheel and,
+        # unlike item 1 for 2.7, does not call the row confirmed: the list rests on PR timing and
+        # third-party quotes of release/2.10 build.sh, so it stays confirmed=false.
         return (
             ROCM_14,
-            True,
+            False,
             (
                 f"{ERRATA} item 2 corrects matrices.md: 14 targets incl. gfx950, gfx1150, gfx1151 "
-                "(pytorch/pytorch#167299 merged before the 2.10 branch cut, #170119)"
+                "(pytorch/pytorch#167299 merged before the 2.10 branch cut, #170119; release/2.10 "
+                "build.sh quoted by huggingface/kernel-builder archs.nix). Not measured on a 2.10 wheel."
             ),
         )
     if torch_minor == "2.11" and variant == "rocm7.1":
@@ -578,6 +631,18 @@ def build_torch(ref: dict) -> dict:
                 entry.update(archs=sms, ptx=ptx)
                 entry["notes"] += notes
                 entry["archs_as_printed"] = text
+                if any("third-party" in n for n in notes):
+                    # The sources disagree (build script without +PTX, third-party get_arch_list
+                    # with compute_120): keep the script's value but do not call it confirmed.
+                    entry["confirmed"] = False
+                    entry["notes"].append(
+                        "sources disagree on a compute_120 PTX entry; ptx follows the release build "
+                        "script (kernel-builder quote), so the variant is confirmed=false"
+                    )
+                measured = MEASURED_CUDA.get((minor, name))
+                if measured is not None:
+                    assert measured[0] == sms, (minor, name)  # a check, not a source of values
+                    entry["notes"].append(measured[1])
             else:
                 entry.update(stack="rocm", stack_version=name[4:], ptx=[])
                 archs, confirmed, note = rocm_archs(minor, name, w["rocm_arch_list"][name])
@@ -586,7 +651,7 @@ def build_torch(ref: dict) -> dict:
                 if note:
                     entry["notes"].append(note)
             variants.append(entry)
-        confirmed = bool(w["confirmed"]) or minor in ("2.7", "2.10")  # ERRATA items 1-2
+        confirmed = bool(w["confirmed"]) or minor == "2.7"  # ERRATA item 1 (item 2 leaves 2.10 open)
         releases.append(
             {
                 "minor": minor,
@@ -604,10 +669,22 @@ def build_torch(ref: dict) -> dict:
         if r["minor"] == "2.10":
             r["notes"] = [
                 f"{ERRATA} item 2: the ROCm lists have 14 targets (gfx950, gfx1150, gfx1151 included); "
-                "uv's 12-target rows were not a measurement."
+                "uv's 12-target rows were not a measurement. No get_arch_list of a 2.10.0+rocm7.x wheel "
+                "was read, so the ROCm variants (and the row) stay confirmed=false."
             ]
         if r["minor"] == "2.7":
-            r["notes"].append(f"{ERRATA} item 1 confirms the 11-target ROCm list; row confirmed.")
+            # Drop matrices.md's "ROCm arch list inferred ... build.sh itself was not read": errata
+            # item 1 read the release/2.7 list (via hf-nix) and measured 2.7.1 wheels (uv#14086).
+            stale = (
+                " ROCm arch list inferred from PR merge dates (before the Mar 2025 branch cut) + uv's "
+                "empirical lists; the release/2.7 build.sh itself was not read."
+            )
+            r["notes"] = [n.replace(stale, "") for n in r["notes"]]
+            r["notes"].append(
+                f"{ERRATA} item 1 confirms the 11-target ROCm list (release/2.7 build.sh as quoted by hf-nix "
+                "archs.nix, pytorch commit 1341794745…#L100, plus get_arch_list of 2.7.1+rocm6.3/6.2.4 in "
+                "astral-sh/uv#14086); row confirmed."
+            )
     return {
         "schema": "gpuenv.matrices.torch/1",
         "index_url_pattern": "https://download.pytorch.org/whl/<variant>",
