@@ -1,0 +1,89 @@
+"""Human rendering of a doctor report: grouped by area, errors first, each finding with its fix;
+a healthy machine gets a short calm "all good" with its key facts."""
+
+from __future__ import annotations
+
+from gpuenv.facts import Facts
+from gpuenv.resolve.finding import Finding
+from gpuenv.resolve.registry import AREAS, area_of
+from gpuenv.resolve.report import Report
+
+_AREA_TITLES = {
+    "platform": "Platform and kernel",
+    "gpus": "GPUs",
+    "nvidia": "NVIDIA and CUDA",
+    "amd": "AMD and ROCm",
+    "stacks": "Packages and sources",
+    "torch": "PyTorch",
+    "doctor": "The doctor itself",
+}
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+_MARK = {"error": "✗", "warning": "!", "info": "i"}
+
+
+def grouped(findings: tuple[Finding, ...] | list[Finding]) -> list[tuple[str, list[Finding]]]:
+    """(area, findings) with the areas holding the worst findings first; pure, for tests."""
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(area_of(f.code), []).append(f)
+    order = sorted(groups, key=lambda a: (min(f.severity.rank for f in groups[a]), AREAS.index(a)))
+    return [(a, sorted(groups[a], key=lambda f: f.severity.rank)) for a in order]
+
+
+def target_line(report: Report) -> str:
+    t = report.target
+    basis = t.extra.get("basis", "none")
+    if not t.stack:
+        what = "no GPU stack (none installed, none needed)"
+    else:
+        label = "ROCm" if t.stack == "rocm" else "CUDA"
+        what = f"{label} {t.version or ''}".strip() + {
+            "explicit": " (--target)",
+            "installed": " (installed)",
+            "auto": " (what `gpuenv install auto` would install)",
+        }.get(basis, "")
+    if t.torch:
+        what += f", PyTorch {t.torch}"
+    return what
+
+
+def render_report(report: Report, facts: Facts, console, only=()) -> None:
+    from rich.markup import escape
+    from rich.text import Text
+
+    from gpuenv.render.facts import summary_rows
+
+    s = report.summary()
+    bundle = report.matrices or {}
+    if not s["error"] and not s["warning"]:
+        console.print(
+            Text("✓ All good", style="bold green") + Text(f"  — judged against {target_line(report)}")
+        )
+        if not only:
+            for label, value in summary_rows(facts):
+                console.print(f"  [dim]{escape(label):<10}[/dim] {escape(value)}")
+        for f in report.findings:
+            console.print(f"  [cyan]i[/cyan] {escape(f.title)} [dim]({f.code})[/dim]")
+        if bundle:
+            console.print(f"  [dim]matrices {bundle.get('version')} ({bundle.get('origin')})[/dim]")
+        return
+    parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
+    console.print(Text(", ".join(parts), style="bold") + Text(f" — judged against {target_line(report)}"))
+    for area, findings in grouped(report.findings):
+        console.print()
+        console.print(Text(_AREA_TITLES.get(area, area), style="bold underline"))
+        for f in findings:
+            sev = f.severity.value
+            console.print(
+                f"[{_STYLE[sev]}]{_MARK[sev]} {sev}[/{_STYLE[sev]}] {escape(f.title)} [dim]{f.code}[/dim]"
+            )
+            console.print(f"    {escape(f.detail)}")
+            lines = f.fix.splitlines()
+            console.print(f"    [green]fix:[/green] {escape(lines[0]) if lines else ''}")
+            for line in lines[1:]:
+                console.print(f"         {escape(line)}")
+    if bundle:
+        console.print()
+        console.print(
+            f"[dim]matrices {bundle.get('version')} ({bundle.get('origin')}); ignore a check with --ignore CODE[/dim]"
+        )

@@ -1,0 +1,143 @@
+"""APT sources of the GPU vendors, and dpkg's own state."""
+
+from __future__ import annotations
+
+import re
+
+from gpuenv.facts import AptSource, Facts
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import check
+
+KEYS_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/install-methods/package-manager/package-manager-ubuntu.html"
+_VENDORS = (
+    ("repo.radeon.com", "amd"),
+    ("developer.download.nvidia.com/compute", "nvidia"),
+    ("nvidia.github.io", "nvidia"),
+)
+_NVIDIA_DISTRO = re.compile(r"/repos/([a-z]+)(\d+)/")  # …/compute/cuda/repos/ubuntu2404/x86_64/
+# AMD builds for Ubuntu suites; Debian uses the matching Ubuntu suite (installers.md B3).
+_AMD_SUITE = {
+    ("ubuntu", "24.04"): "noble",
+    ("ubuntu", "22.04"): "jammy",
+    ("debian", "12"): "jammy",
+    ("debian", "13"): "noble",
+}
+
+
+def vendor_of(uri: str) -> str | None:
+    for needle, vendor in _VENDORS:
+        if needle in uri:
+            return vendor
+    return None
+
+
+def _where(src: AptSource) -> str:
+    return f"{src.file or '?'}: {src.uri} {' '.join(src.suites)}".rstrip()
+
+
+def _gpu_sources(facts: Facts) -> list[tuple[str, AptSource]]:
+    return [(v, s) for s in facts.apt_sources or () if s.enabled and (v := vendor_of(s.uri))]
+
+
+@check(code="apt.source-insecure", area="stacks", needs=("apt_sources",))
+def source_insecure(facts: Facts, matrices, target: Target):
+    for vendor, src in _gpu_sources(facts):
+        problems = []
+        if src.uri.startswith("http://"):
+            problems.append("plain http")
+        if not src.signed_by:
+            problems.append("no signed-by: it trusts every key in the legacy trusted.gpg keyring")
+        if not problems:
+            continue
+        yield Finding(
+            code="apt.source-insecure",
+            severity=Severity.ERROR,
+            title=f"GPU vendor source {src.file or src.uri} is not pinned to its signing key",
+            detail=f"{_where(src)}: {'; '.join(problems)}.",
+            fix="Rewrite it as\n  deb [signed-by=/etc/apt/keyrings/<vendor>.gpg] "
+            + src.uri.replace("http://", "https://", 1)
+            + f" {' '.join(src.suites)} {' '.join(src.components)}\n"
+            "(or the deb822 form with Signed-By:) with the vendor key in /etc/apt/keyrings"
+            + (
+                ", and delete NVIDIA's legacy key: sudo apt-key del 7fa2af80"
+                if vendor == "nvidia"
+                else ", and remove the vendor key from /etc/apt/trusted.gpg(.d)"
+            ),
+            refs=(KEYS_REF,),
+        )
+
+
+def _expected_suite(facts: Facts, vendor: str, src: AptSource) -> tuple[str | None, str | None]:
+    """(seen, expected) distro marker of a vendor source; (None, None) when it cannot be judged."""
+    os_id, version = facts.os.id, facts.os.version_id or ""
+    if vendor == "amd":
+        expected = _AMD_SUITE.get((os_id, ".".join(version.split(".")[:2])))
+        seen = src.suites[0] if src.suites else None
+        return (seen, expected) if expected and seen else (None, None)
+    m = _NVIDIA_DISTRO.search(src.uri)
+    if not m or "/compute/cuda/repos/" not in src.uri:
+        return None, None
+    seen = m.group(1) + m.group(2)
+    expected = f"{os_id}{version.replace('.', '')}"
+    return seen, expected
+
+
+def _stack_key(vendor: str, uri: str) -> str | None:
+    """What one stack may have only one of: the CUDA repository, the amdgpu driver repository."""
+    if vendor == "nvidia" and "/compute/cuda/repos/" in uri:
+        return "CUDA repository"
+    if vendor == "amd" and "/amdgpu/" in uri:
+        return "amdgpu driver repository"
+    return None
+
+
+@check(code="apt.source-mismatch", area="stacks", needs=("apt_sources",))
+def source_mismatch(facts: Facts, matrices, target: Target):
+    sources = _gpu_sources(facts)
+    for vendor, src in sources:
+        seen, expected = _expected_suite(facts, vendor, src)
+        if seen and expected and seen != expected:
+            yield Finding(
+                code="apt.source-mismatch",
+                severity=Severity.ERROR,
+                title=f"{src.file or src.uri} is for {seen}, this is {facts.os.pretty_name or facts.os.id}",
+                detail=f"{_where(src)}: built for {seen}, expected {expected}. Packages for another release pull in "
+                "the wrong libraries or fail to install.",
+                fix=f"Point it at {expected} (or remove it): sudo sed -i 's/{seen}/{expected}/' {src.file or '<file>'}\n"
+                "sudo apt-get update",
+            )
+    groups: dict[str, list[AptSource]] = {}
+    for vendor, src in sources:
+        key = _stack_key(vendor, src.uri)
+        if key:
+            groups.setdefault(key, []).append(src)
+    for key, srcs in groups.items():
+        distinct = {(s.uri.rstrip("/"), s.suites) for s in srcs}
+        if len(srcs) < 2:
+            continue
+        yield Finding(
+            code="apt.source-mismatch",
+            severity=Severity.ERROR,
+            title=f"Two sources for the {key}",
+            detail="; ".join(_where(s) for s in srcs)
+            + (" (the same repository listed twice)" if len(distinct) == 1 else "")
+            + ". apt mixes their packages and versions.",
+            fix="Keep one and delete the others: "
+            + " ".join(f"sudo rm {s.file};" for s in srcs[1:] if s.file)
+            + " sudo apt-get update",
+        )
+
+
+@check(code="dpkg.interrupted", area="stacks", needs=("packages",))
+def interrupted(facts: Facts, matrices, target: Target):
+    broken = facts.packages.unconfigured
+    if not broken:
+        return
+    yield Finding(
+        code="dpkg.interrupted",
+        severity=Severity.ERROR,
+        title="dpkg left packages half-installed or unconfigured",
+        detail=f"{len(broken)} package(s): {', '.join(broken[:12])}{' …' if len(broken) > 12 else ''}. "
+        "apt refuses to install anything until this is resolved.",
+        fix="sudo dpkg --configure -a\nsudo apt-get -f install  # if dependencies are still broken",
+    )

@@ -1,0 +1,108 @@
+"""The CUDA toolkit: more than one owner, forward-compatibility libraries on consumer GPUs, PATH."""
+
+from __future__ import annotations
+
+import re
+
+from gpuenv.facts import Facts
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import check
+
+MIXED_REF = "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/"
+COMPAT_REF = "https://docs.nvidia.com/deploy/cuda-compatibility/"
+
+_CANONICAL_DRIVER = re.compile(r"^nvidia-driver-\d+")  # Ubuntu archive: nvidia-driver-570(-server)(-open)
+_NVIDIA_REPO_DRIVER = re.compile(r"^(cuda-drivers(-\d+)?|nvidia-open(-\d+)?|nvidia-driver-cuda)$")
+_DEBIAN_DRIVER = re.compile(r"^nvidia-driver$")
+
+
+@check(code="cuda.mixed-install", area="nvidia", needs=("packages",))
+def mixed_install(facts: Facts, matrices, target: Target):
+    drivers = inv.nvidia_driver_packages(facts)
+    owners = {}
+    for pattern, owner in (
+        (_CANONICAL_DRIVER, "Ubuntu archive"),
+        (_NVIDIA_REPO_DRIVER, "NVIDIA CUDA repository"),
+        (_DEBIAN_DRIVER, "Debian archive"),
+    ):
+        hits = [n for n in drivers if pattern.match(n)]
+        if hits:
+            owners[owner] = hits
+    problems = []
+    if len(owners) > 1:
+        problems.append("driver from " + " and ".join(f"the {o} ({', '.join(p)})" for o, p in owners.items()))
+    runfile = [t for t in facts.toolkits.cuda if t.source == "runfile"]
+    packaged = inv.cuda_toolkit_packages(facts)
+    if runfile and (packaged or drivers):
+        problems.append(
+            "runfile toolkit "
+            + ", ".join(f"{t.version} at {t.path}" for t in runfile)
+            + " beside packages "
+            + ", ".join(list(packaged) + list(drivers))
+        )
+    if not problems:
+        return
+    fixes = []
+    for t in runfile:
+        fixes.append(f"sudo {t.path}/bin/cuda-uninstaller  # remove the runfile install first")
+    if len(owners) > 1:
+        keep = "NVIDIA CUDA repository" if "NVIDIA CUDA repository" in owners else next(iter(owners))
+        drop = [p for o, pkgs in owners.items() if o != keep for p in pkgs]
+        fixes.append(f"sudo apt-get purge {' '.join(drop)}  # keep one owner: the {keep}")
+    yield Finding(
+        code="cuda.mixed-install",
+        severity=Severity.ERROR,
+        title="The NVIDIA driver or CUDA toolkit has more than one owner",
+        detail="; ".join(problems) + ". Upgrades from one source break the other's files.",
+        fix="\n".join(fixes) + "\nthen reinstall from one source: gpuenv install cuda --dry-run",
+        refs=(MIXED_REF,),
+    )
+
+
+def _consumer(name: str) -> bool:
+    lowered = name.lower()
+    return "geforce" in lowered or "titan" in lowered
+
+
+@check(code="cuda.forward-compat-unsupported", area="nvidia")
+def forward_compat(facts: Facts, matrices, target: Target):
+    entries = inv.path_entries(facts, "LD_LIBRARY_PATH") or []
+    compat = [p for p in entries if re.search(r"/cuda[^/]*/compat$", p)]
+    if not compat:
+        return
+    consumer = [g for g in facts.gpus_of("nvidia") if _consumer(inv.gpu_name(g, matrices))]
+    if not consumer:
+        return
+    packages = ", ".join(inv.cuda_compat_packages(facts)) or "cuda-compat"
+    yield Finding(
+        code="cuda.forward-compat-unsupported",
+        severity=Severity.ERROR,
+        title="CUDA forward-compatibility libraries are loaded on a consumer GPU",
+        detail=f"LD_LIBRARY_PATH has {', '.join(compat)} ({packages}); GPUs: {inv.describe(consumer, matrices)}. "
+        "Forward compatibility supports data-centre and selected professional GPUs only: CUDA fails to initialise.",
+        fix=f"Remove {', '.join(compat)} from LD_LIBRARY_PATH (shell profile, /etc/environment), and "
+        "upgrade the driver instead if a newer CUDA is needed: gpuenv install cuda --dry-run",
+        gpus=inv.slots(consumer),
+        refs=(COMPAT_REF,),
+    )
+
+
+@check(code="cuda.not-on-path", area="nvidia")
+def not_on_path(facts: Facts, matrices, target: Target):
+    path = inv.path_entries(facts, "PATH")
+    if path is None or not facts.toolkits.cuda:
+        return
+    dirs = {f"{t.path}/bin" for t in facts.toolkits.cuda if t.path}
+    # /usr/local/cuda and /usr/local/cuda-12 are alternatives links to an installed tree.
+    if not dirs or dirs & set(path) or any(re.fullmatch(r"/usr/local/cuda(-\d+)?/bin", p) for p in path):
+        return
+    newest = max(facts.toolkits.cuda, key=lambda t: inv.version_tuple(t.version))
+    yield Finding(
+        code="cuda.not-on-path",
+        severity=Severity.INFO,
+        title=f"CUDA {newest.version} is installed but nvcc is not on PATH",
+        detail=f"toolkits: {', '.join(f'{t.version} at {t.path}' for t in facts.toolkits.cuda)}; PATH: {':'.join(path)}",
+        fix=f"echo 'export PATH={newest.path}/bin${{PATH:+:${{PATH}}}}' >> ~/.profile  # then log in again",
+        refs=(MIXED_REF,),
+    )

@@ -1,0 +1,157 @@
+"""The GPUs on the PCI bus: none, unknown, without a driver, two vendors, an AMD iGPU beside a dGPU."""
+
+from __future__ import annotations
+
+from gpuenv.facts import Facts
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import check
+from gpuenv.resolve.target import basis
+
+
+def nvidia_driver_absent(facts: Facts) -> bool:
+    """No NVIDIA driver at all (nvidia.driver-missing's condition)."""
+    if facts.nvidia and facts.nvidia.driver_version:
+        return False
+    if facts.module_loaded("nvidia"):
+        return False
+    return facts.packages is not None and not inv.nvidia_driver_packages(facts)
+
+
+def nvidia_driver_unloaded(facts: Facts) -> bool:
+    """Driver packages installed, module not loaded (nvidia.driver-not-loaded's condition)."""
+    return bool(inv.nvidia_driver_packages(facts)) and facts.module_loaded("nvidia") is False
+
+
+@check(code="gpu.none", area="gpus")
+def none(facts: Facts, matrices, target: Target):
+    asked = basis(target) == "explicit"
+    if asked and target.stack:
+        # An explicit target needs its own vendor's GPU: CUDA on an AMD-only box has nothing to run on.
+        vendor = "nvidia" if target.stack == "cuda" else "amd"
+        if facts.gpus_of(vendor) or facts.platform.wsl:
+            return
+        label = "NVIDIA" if vendor == "nvidia" else "AMD"
+        seen = ", ".join(f"{inv.gpu_name(g, matrices)} ({g.vendor})" for g in facts.gpus) or "no GPU at all"
+        yield Finding(
+            code="gpu.none",
+            severity=Severity.ERROR,
+            title=f"No {label} GPU for the {target.stack} target",
+            detail=f"found: {seen}. {target.stack} {target.version or ''} has nothing to run on here.".replace(
+                "  ", " "
+            ),
+            fix=f"Target the stack of the GPUs present (gpuenv doctor --target {'rocm' if vendor == 'nvidia' else 'cuda'}), "
+            "or check the GPU is seated, enabled in the firmware setup and passed through to this VM.",
+        )
+        return
+    if facts.gpus_of("nvidia") or facts.gpus_of("amd"):
+        return
+    if facts.platform.wsl:
+        return  # WSL shows no PCI GPU: the GPU is reached through /dev/dxg (platform.wsl says so)
+    others = (
+        ", ".join(f"{g.name or g.pci_id} ({g.vendor})" for g in facts.gpus)
+        or "no display or accelerator device"
+    )
+    yield Finding(
+        code="gpu.none",
+        severity=Severity.INFO,
+        title="No NVIDIA or AMD GPU on the PCI bus",
+        detail=f"found: {others}. PyTorch and friends run on the CPU here.",
+        fix="Nothing to install for a GPU stack here.",
+    )
+
+
+@check(code="gpu.unknown", area="gpus", needs=("matrices",))
+def unknown(facts: Facts, matrices, target: Target):
+    for g in facts.gpus:
+        if g.vendor == "nvidia" and matrices.nvidia_gpu(g.pci_id) is None:
+            pass
+        elif g.vendor == "amd" and matrices.amd_gpu(g.pci_id) is None:
+            pass
+        else:
+            continue
+        yield Finding(
+            code="gpu.unknown",
+            severity=Severity.WARNING,
+            title=f"GPU {g.pci_id} is in no bundled table",
+            detail=f"{inv.gpu_name(g, matrices)} at {g.pci_slot or '?'} (PCI id {g.pci_id}"
+            + (f", {g.gfx_target}" if g.gfx_target else "")
+            + (f", compute capability {g.compute_capability}" if g.compute_capability else "")
+            + f"); matrices bundle {matrices.bundle.version}. Support checks cannot judge it.",
+            fix="gpuenv matrix update --from URL  # a newer matrices bundle may know it",
+            gpus=inv.slots([g]),
+        )
+
+
+@check(code="gpu.no-driver", area="gpus")
+def no_driver(facts: Facts, matrices, target: Target):
+    # The vendor checks say more where they apply (nvidia.driver-missing / -not-loaded,
+    # amd.driver-missing); this one covers the rest: an NVIDIA GPU the loaded driver did not take,
+    # an AMD integrated GPU, a GPU whose vendor driver state is unknown.
+    bare = []
+    for g in facts.gpus:
+        if g.kernel_driver or g.vendor not in ("nvidia", "amd"):
+            continue
+        if g.vendor == "nvidia" and (nvidia_driver_absent(facts) or nvidia_driver_unloaded(facts)):
+            continue
+        if g.vendor == "amd" and not inv.is_integrated(g, matrices):
+            continue
+        bare.append(g)
+    if not bare:
+        return
+    loaded = facts.kernel.modules_loaded or ()
+    yield Finding(
+        code="gpu.no-driver",
+        severity=Severity.ERROR,
+        title="A GPU has no kernel driver bound",
+        detail=f"{inv.describe(bare, matrices)}: no driver in /sys/bus/pci/devices/*/driver"
+        + (
+            "; the nvidia module is loaded but did not take it (GPU too new or too old for this driver branch?)"
+            if "nvidia" in loaded and any(g.vendor == "nvidia" for g in bare)
+            else ""
+        ),
+        fix="sudo dmesg | grep -iE 'nvidia|amdgpu'  # why the driver refused the device\n"
+        "Install a driver branch that supports the GPU (`gpuenv install auto --dry-run` shows which).",
+        gpus=inv.slots(bare),
+    )
+
+
+@check(code="gpu.mixed-vendors", area="gpus")
+def mixed_vendors(facts: Facts, matrices, target: Target):
+    nvidia, amd = facts.gpus_of("nvidia"), facts.gpus_of("amd")
+    if not (nvidia and amd):
+        return
+    yield Finding(
+        code="gpu.mixed-vendors",
+        severity=Severity.INFO,
+        title="NVIDIA and AMD GPUs in one machine",
+        detail=f"NVIDIA: {inv.describe(nvidia, matrices)}; AMD: {inv.describe(amd, matrices)}.",
+        fix="Say which stack to install: gpuenv install rocm | gpuenv install cuda; "
+        "pick the PyTorch build with gpuenv torch --vendor nvidia|amd.",
+        gpus=inv.slots(nvidia + amd),
+    )
+
+
+@check(code="amd.igpu-present", area="gpus")
+def igpu_present(facts: Facts, matrices, target: Target):
+    discrete, integrated = inv.amd_discrete(facts, matrices), inv.amd_integrated(facts, matrices)
+    if not (discrete and integrated):
+        return
+    env = facts.environment or {}
+    visible = env.get("HIP_VISIBLE_DEVICES") or env.get("ROCR_VISIBLE_DEVICES")
+    yield Finding(
+        code="amd.igpu-present",
+        severity=Severity.WARNING,
+        title="An AMD integrated GPU sits beside the AMD discrete GPU",
+        detail=f"integrated: {inv.describe(integrated, matrices)}; discrete: {inv.describe(discrete, matrices)}. "
+        "ROCm may enumerate the iGPU first, pick it, or crash on it"
+        + (
+            f" (HIP/ROCR_VISIBLE_DEVICES={visible} is set, which does not always prevent the crash)."
+            if visible
+            else "."
+        ),
+        fix="Disable the integrated GPU in the firmware setup (most reliable), or hide it from ROCm:\n"
+        "export ROCR_VISIBLE_DEVICES=<discrete GPU index from rocminfo>",
+        gpus=inv.slots(integrated),
+        refs=("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html",),
+    )

@@ -1,0 +1,227 @@
+"""The running kernel, its headers, DKMS builds, Secure Boot, reboots and the IOMMU."""
+
+from __future__ import annotations
+
+from gpuenv.facts import Facts
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import check
+from gpuenv.resolve.target import basis, rocm_release
+
+MOK_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/install-faq.html"
+IOMMU_REF = "https://rocm.docs.amd.com/projects/amdgpu-docs/en/latest/conceptual/iommu.html"
+
+
+def _driver_planned(facts: Facts, target: Target) -> bool:
+    """A DKMS GPU driver will be installed: an explicit or auto target on a machine that owns its
+    kernel and has no vendor driver loaded yet."""
+    if inv.hosted(facts) or not target.stack or basis(target) not in ("explicit", "auto"):
+        return False
+    module = "amdgpu" if target.stack == "rocm" else "nvidia"
+    return module not in inv.gpu_dkms_modules(facts)
+
+
+def _headers_fix(facts: Facts, release: str) -> str:
+    pkgs = f"linux-headers-{release}"
+    if facts.os.id == "ubuntu":
+        pkgs += f" linux-modules-extra-{release}"
+    return f"sudo apt-get install {pkgs}"
+
+
+@check(code="kernel.unsupported", area="platform", needs=("matrices",))
+def unsupported(facts: Facts, matrices, target: Target):
+    release = rocm_release(matrices, target)
+    if release is None or inv.hosted(facts):
+        return
+    entry = release.os_support(facts.os.id, facts.os.version_id)
+    if entry is None or not entry.kernels:
+        return
+    running = inv.series(facts.kernel.release)
+    listed = [inv.series(k) or k for k in entry.kernels]
+    if running in listed:
+        return
+    yield Finding(
+        code="kernel.unsupported",
+        severity=Severity.WARNING,
+        title=f"Kernel {running} is not a series ROCm {release.version} lists for {facts.os.id} {entry.version}",
+        detail=f"running {facts.kernel.release}; ROCm {release.version} lists {', '.join(entry.kernels)} "
+        "(GA/HWE). amdgpu-dkms often fails to build on unlisted kernels.",
+        fix=(
+            f"sudo apt-get install linux-generic-hwe-{entry.version}  # or linux-generic for the GA kernel\nthen reboot"
+            if facts.os.id == "ubuntu"
+            else "Boot a listed kernel series (install it with the distribution's kernel meta-package), then reboot."
+        ),
+        refs=(release.source,),
+    )
+
+
+@check(code="kernel.headers-missing", area="platform", needs=("kernel.headers_installed",))
+def headers_missing(facts: Facts, matrices, target: Target):
+    if facts.kernel.headers_installed or inv.hosted(facts):
+        return
+    installed = inv.gpu_dkms_modules(facts)
+    if not installed and not _driver_planned(facts, target):
+        return
+    why = (
+        "installed DKMS drivers: " + ", ".join(installed.values())
+        if installed
+        else f"the {target.stack} install ({basis(target)} target) builds a DKMS driver"
+    )
+    yield Finding(
+        code="kernel.headers-missing",
+        severity=Severity.ERROR,
+        title=f"No kernel headers for the running kernel {facts.kernel.release}",
+        detail=f"/lib/modules/{facts.kernel.release}/build is missing; {why}, which cannot build without it.",
+        fix=_headers_fix(facts, facts.kernel.release) + ("\nsudo dkms autoinstall" if installed else ""),
+    )
+
+
+@check(code="kernel.next-boot-no-module", area="platform", needs=("packages", "kernel.dkms"))
+def next_boot_no_module(facts: Facts, matrices, target: Target):
+    if inv.hosted(facts):
+        return
+    running = inv.kernel_key(facts.kernel.release)
+    newer = [k for k in inv.installed_kernels(facts) if inv.kernel_key(k) > running]
+    if not newer:
+        return
+    nxt = max(newer, key=inv.kernel_key)
+    for module, package in inv.gpu_dkms_modules(facts).items():
+        built = [
+            e for e in inv.gpu_dkms_entries(facts, module) if e.kernel == nxt and e.status == "installed"
+        ]
+        if built:
+            continue
+        yield Finding(
+            code="kernel.next-boot-no-module",
+            severity=Severity.ERROR,
+            title=f"The next boot (kernel {nxt}) has no {module} module built",
+            detail=f"running {facts.kernel.release}; kernel {nxt} is installed and boots next, but DKMS has not built "
+            f"{module} ({package}) for it: after the reboot the GPU driver will be missing.",
+            fix=f"{_headers_fix(facts, nxt)}\nsudo dkms autoinstall -k {nxt}\n"
+            f"dkms status  # expect {module}/…, {nxt}, …: installed — reboot only after that",
+        )
+
+
+@check(code="kernel.dkms-not-built", area="platform", needs=("packages", "kernel.dkms"))
+def dkms_not_built(facts: Facts, matrices, target: Target):
+    if inv.hosted(facts):
+        return
+    release = facts.kernel.release
+    for module, package in inv.gpu_dkms_modules(facts).items():
+        entries = inv.gpu_dkms_entries(facts, module)
+        if any(e.kernel == release and e.status == "installed" for e in entries):
+            continue
+        seen = (
+            "; ".join(f"{e.module}/{e.version}, {e.kernel or '-'}: {e.status or '?'}" for e in entries)
+            or "no DKMS entry"
+        )
+        yield Finding(
+            code="kernel.dkms-not-built",
+            severity=Severity.ERROR,
+            title=f"{package} is installed but its {module} module is not built for kernel {release}",
+            detail=f"dkms status: {seen}. The vendor module is not what runs on this kernel "
+            "(kernel API drift, missing headers or a custom kernel).",
+            fix=f"{_headers_fix(facts, release)}\nsudo dkms autoinstall -k {release}\n"
+            f"If the build fails, boot a kernel series the driver supports, or reinstall: sudo apt-get install --reinstall {package}",
+        )
+
+
+@check(code="kernel.secure-boot", area="platform", needs=("kernel.secure_boot",))
+def secure_boot(facts: Facts, matrices, target: Target):
+    if not facts.kernel.secure_boot or inv.hosted(facts):
+        return
+    modules = inv.gpu_dkms_modules(facts)
+    loaded = facts.kernel.modules_loaded
+    not_loaded = [m for m in modules if loaded is not None and m not in loaded]
+    if not modules and not _driver_planned(facts, target):
+        return
+    enroll = (
+        "sudo update-secureboot-policy --enroll-key"
+        if facts.os.id == "ubuntu"
+        else "sudo mokutil --import /var/lib/dkms/mok.pub"
+    )
+    if not_loaded:
+        yield Finding(
+            code="kernel.secure-boot",
+            severity=Severity.ERROR,
+            title=f"Secure Boot is on and the DKMS module {', '.join(not_loaded)} is not loaded",
+            detail=f"DKMS packages: {', '.join(modules.values())}; not in /proc/modules: {', '.join(not_loaded)}. "
+            "An unsigned module, or one signed with a key not enrolled in the MOK list, is refused by the kernel.",
+            fix=f"{enroll}\nreboot and accept the key in the blue MOK manager screen (console access needed), "
+            "or disable Secure Boot in the firmware setup.",
+            refs=(MOK_REF,),
+        )
+        return
+    what = ", ".join(modules.values()) if modules else f"the planned {target.stack} driver"
+    yield Finding(
+        code="kernel.secure-boot",
+        severity=Severity.WARNING,
+        title="Secure Boot is on: DKMS modules must be signed with an enrolled key",
+        detail=f"DKMS GPU driver: {what}. A kernel or driver update that rebuilds it unsigned stops it loading.",
+        fix=f"Keep the DKMS signing key enrolled: {enroll} (then accept it at the next boot).",
+        refs=(MOK_REF,),
+    )
+
+
+@check(code="kernel.reboot-required", area="platform")
+def reboot_required(facts: Facts, matrices, target: Target):
+    nv = facts.nvidia
+    loaded = nv.module_version if nv else None
+    package = inv.nvidia_package_version(facts)
+    if loaded and package and inv.version_tuple(loaded) != inv.version_tuple(package):
+        yield Finding(
+            code="kernel.reboot-required",
+            severity=Severity.WARNING,
+            title="The loaded NVIDIA module is not the installed driver: reboot",
+            detail=f"loaded nvidia module {loaded}; installed driver packages {package}.",
+            fix="sudo reboot",
+        )
+    amd = facts.amd.driver_version if facts.amd else None
+    built = [
+        e.version
+        for e in inv.gpu_dkms_entries(facts, "amdgpu")
+        if e.kernel == facts.kernel.release and e.status == "installed"
+    ]
+    if amd and built and not any(v.startswith(amd) or amd.startswith(v) for v in built):
+        yield Finding(
+            code="kernel.reboot-required",
+            severity=Severity.WARNING,
+            title="The loaded amdgpu module is not the installed amdgpu-dkms build: reboot",
+            detail=f"loaded amdgpu {amd}; DKMS built {', '.join(built)} for {facts.kernel.release}.",
+            fix="sudo reboot",
+        )
+
+
+def _instinct(facts: Facts, matrices):
+    out = []
+    for g in inv.amd_discrete(facts, matrices):
+        gfx = inv.gfx_target(g, matrices) or ""
+        if "instinct" in inv.gpu_name(g, matrices).lower() or gfx in (
+            "gfx908",
+            "gfx90a",
+            "gfx940",
+            "gfx941",
+            "gfx942",
+            "gfx950",
+        ):
+            out.append(g)
+    return out
+
+
+@check(code="kernel.iommu", area="platform", needs=("kernel.cmdline",))
+def iommu(facts: Facts, matrices, target: Target):
+    gpus = _instinct(facts, matrices)
+    if len(gpus) < 2 or "iommu=pt" in (facts.kernel.cmdline or "").split():
+        return
+    intel = "intel" in (facts.host.cpu_model or "").lower()
+    params = "intel_iommu=on iommu=pt" if intel else "iommu=pt"
+    yield Finding(
+        code="kernel.iommu",
+        severity=Severity.INFO,
+        title=f"{len(gpus)} Instinct GPUs without iommu=pt on the kernel command line",
+        detail=f"GPUs: {inv.describe(gpus, matrices)}; /proc/cmdline: {facts.kernel.cmdline}. "
+        'RCCL peer-to-peer traffic is slower (and may warn "Missing iommu=pt").',
+        fix=f'Add "{params}" to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then:\nsudo update-grub\nsudo reboot',
+        gpus=inv.slots(gpus),
+        refs=(IOMMU_REF,),
+    )

@@ -1,0 +1,253 @@
+"""The NVIDIA driver: nouveau, missing or unloaded driver, version mismatches, too old a driver,
+the kernel-module flavour, GPUs a branch dropped, persistence mode."""
+
+from __future__ import annotations
+
+from gpuenv.facts import Facts
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.checks.gpus import nvidia_driver_absent, nvidia_driver_unloaded
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import check
+from gpuenv.resolve.target import basis, cuda_toolkit
+
+MODULES_REF = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html"
+TABLE3_REF = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
+ARCH_REF = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
+
+
+toolkit_for = inv.toolkit_for  # the bundled toolkit of an installed version (re-exported for torch)
+
+
+def judged_toolkits(facts: Facts, matrices, target: Target) -> list[tuple[str, object]]:
+    """(why, toolkit) for every installed toolkit and an explicitly targeted one."""
+    out = []
+    for version in inv.installed_cuda(facts):
+        tk = toolkit_for(matrices, version)
+        if tk is not None:
+            out.append((f"installed CUDA {version}", tk))
+    tk = cuda_toolkit(matrices, target)
+    if tk is not None and basis(target) == "explicit" and all(t.version != tk.version for _, t in out):
+        out.append((f"target CUDA {target.version}", tk))
+    return out
+
+
+def branch_number(version: str | None) -> int | None:
+    nums = inv.version_tuple(version)
+    return nums[0] if nums else None
+
+
+@check(code="nvidia.nouveau-loaded", area="nvidia")
+def nouveau_loaded(facts: Facts, matrices, target: Target):
+    gpus = facts.gpus_of("nvidia")
+    bound = [g for g in gpus if g.kernel_driver == "nouveau"]
+    loaded = facts.module_loaded("nouveau")
+    if not bound and not (loaded and (gpus or target.stack == "cuda")):
+        return
+    yield Finding(
+        code="nvidia.nouveau-loaded",
+        severity=Severity.ERROR,
+        title="The nouveau driver holds the NVIDIA GPU",
+        detail=(
+            f"nouveau bound to {inv.describe(bound, matrices)}" if bound else "nouveau is in /proc/modules"
+        )
+        + ". The NVIDIA driver cannot load while nouveau is loaded.",
+        fix="printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf\n"
+        "sudo update-initramfs -u\nsudo reboot",
+        gpus=inv.slots(bound or gpus),
+        refs=("https://docs.nvidia.com/cuda/cuda-installation-guide-linux/",),
+    )
+
+
+@check(code="nvidia.driver-missing", area="nvidia")
+def driver_missing(facts: Facts, matrices, target: Target):
+    gpus = facts.gpus_of("nvidia")
+    if not gpus or facts.platform.wsl or not nvidia_driver_absent(facts):
+        return
+    hosted = bool(facts.platform.container)
+    yield Finding(
+        code="nvidia.driver-missing",
+        severity=Severity.ERROR,
+        title="NVIDIA GPU without an NVIDIA driver",
+        detail=f"{inv.describe(gpus, matrices)}; no NVIDIA driver package installed and no nvidia module loaded.",
+        fix=(
+            "Install the NVIDIA driver on the container's host, then run the container with --gpus all "
+            "(nvidia-container-toolkit)."
+            if hosted
+            else "gpuenv install cuda --dry-run  # shows the driver it installs (open or proprietary for this GPU)"
+        ),
+        gpus=inv.slots(gpus),
+    )
+
+
+@check(code="nvidia.driver-not-loaded", area="nvidia", needs=("packages", "kernel.modules_loaded"))
+def driver_not_loaded(facts: Facts, matrices, target: Target):
+    gpus = facts.gpus_of("nvidia")
+    if not gpus or inv.hosted(facts) or not nvidia_driver_unloaded(facts):
+        return
+    causes = []
+    if "nvidia" in (facts.kernel.modules_blacklisted or ()):
+        causes.append("nvidia is blacklisted in /etc/modprobe.d")
+    entries = inv.gpu_dkms_entries(facts, "nvidia")
+    if inv.nvidia_dkms_packages(facts) and not any(
+        e.kernel == facts.kernel.release and e.status == "installed" for e in entries
+    ):
+        causes.append(f"DKMS has not built it for {facts.kernel.release}")
+    if facts.kernel.secure_boot:
+        causes.append("Secure Boot is on (an unsigned module is refused)")
+    if facts.module_loaded("nouveau"):
+        causes.append("nouveau is loaded")
+    packages = ", ".join(f"{n} {v}" for n, v in inv.nvidia_driver_packages(facts).items())
+    yield Finding(
+        code="nvidia.driver-not-loaded",
+        severity=Severity.ERROR,
+        title="NVIDIA driver installed but its kernel module is not loaded",
+        detail=f"installed: {packages}; nvidia not in /proc/modules"
+        + (f"; likely: {'; '.join(causes)}" if causes else "; no reboot since the install?"),
+        fix="sudo modprobe nvidia  # the error names the cause\nsudo dmesg | grep -i nvidia\n"
+        "If it was just installed: sudo reboot",
+        gpus=inv.slots(gpus),
+    )
+
+
+@check(code="nvidia.version-mismatch", area="nvidia", needs=("nvidia",))
+def version_mismatch(facts: Facts, matrices, target: Target):
+    nv = facts.nvidia
+    mismatch = nv.nvml == "version_mismatch"
+    seen = "NVML: Driver/library version mismatch"
+    if not mismatch and nv.module_version and nv.driver_version:
+        mismatch = inv.version_tuple(nv.module_version) != inv.version_tuple(nv.driver_version)
+        seen = f"loaded module {nv.module_version}, user-space driver {nv.driver_version}"
+    if not mismatch:
+        return
+    package = inv.nvidia_package_version(facts)
+    yield Finding(
+        code="nvidia.version-mismatch",
+        severity=Severity.ERROR,
+        title="NVIDIA kernel module and user-space driver differ",
+        detail=seen
+        + (f"; installed packages {package}" if package else "")
+        + ". nvidia-smi and CUDA fail until they match.",
+        fix="sudo reboot  # after a driver upgrade the old module stays loaded until then\n"
+        "If it persists: sudo apt-get install --reinstall the driver packages so that one version owns both.",
+        gpus=inv.slots(facts.gpus_of("nvidia")),
+    )
+
+
+@check(code="nvidia.driver-too-old", area="nvidia", needs=("matrices",))
+def driver_too_old(facts: Facts, matrices, target: Target):
+    driver = inv.nvidia_driver_version(facts)
+    if not driver or not facts.gpus_of("nvidia"):
+        return
+    for why, tk in judged_toolkits(facts, matrices, target):
+        if not tk.min_driver or not inv.older(driver, tk.min_driver):
+            continue
+        compat = tk.minor_compat_driver
+        yield Finding(
+            code="nvidia.driver-too-old",
+            severity=Severity.ERROR,
+            title=f"NVIDIA driver {driver} is older than CUDA {tk.series} requires ({tk.min_driver})",
+            detail=f"{why} needs driver >= {tk.min_driver} (Table 3); running {driver}"
+            + (
+                f". Minor-version compatibility (>= {compat}) runs some applications, without PTX JIT or newer APIs."
+                if compat and not inv.older(driver, compat)
+                else ""
+            ),
+            fix=f"Upgrade the driver to a branch >= {branch_number(tk.min_driver)}: gpuenv install cuda@{tk.series} --dry-run",
+            gpus=inv.slots(facts.gpus_of("nvidia")),
+            refs=(TABLE3_REF,),
+        )
+
+
+@check(code="nvidia.module-flavor", area="nvidia", needs=("matrices", "nvidia.kernel_module"))
+def module_flavor(facts: Facts, matrices, target: Target):
+    flavour = facts.nvidia.kernel_module
+    wrong = []
+    for g in facts.gpus_of("nvidia"):
+        arch_name = inv.nvidia_architecture(g, matrices)
+        arch = matrices.nvidia_arch(arch_name) if arch_name else None
+        if arch and arch.module in ("open", "proprietary") and arch.module != flavour:
+            wrong.append((g, arch))
+    if not wrong:
+        return
+    need = wrong[0][1].module
+    archs = ", ".join(sorted({a.architecture for _, a in wrong}))
+    pkg = "nvidia-open" if need == "open" else "cuda-drivers"
+    yield Finding(
+        code="nvidia.module-flavor",
+        severity=Severity.ERROR,
+        title=f"{archs} GPUs need the {need} NVIDIA kernel modules, not the {flavour} ones",
+        detail=f"{inv.describe([g for g, _ in wrong], matrices)}; loaded flavour: {flavour}. "
+        + (
+            "Blackwell and Grace Hopper are supported only by the open modules."
+            if need == "open"
+            else "Maxwell, Pascal and Volta are not supported by the open modules."
+        ),
+        fix=f"Switch flavour (NVIDIA CUDA repository): sudo apt-get install {pkg}\n"
+        + (
+            "(Ubuntu archive: the nvidia-driver-NNN-open packages)"
+            if need == "open"
+            else "(Ubuntu archive: nvidia-driver-NNN without -open; driver branch <= 580)"
+        )
+        + "\nsudo reboot",
+        gpus=inv.slots(g for g, _ in wrong),
+        refs=(MODULES_REF,),
+    )
+
+
+@check(code="nvidia.gpu-dropped", area="nvidia", needs=("matrices",))
+def gpu_dropped(facts: Facts, matrices, target: Target):
+    driver = inv.nvidia_driver_version(facts)
+    branch = branch_number(driver)
+    toolkits = judged_toolkits(facts, matrices, target)
+    for g in facts.gpus_of("nvidia"):
+        arch_name = inv.nvidia_architecture(g, matrices)
+        arch = matrices.nvidia_arch(arch_name) if arch_name else None
+        cc = inv.compute_capability(g, matrices)
+        reasons = []
+        last = branch_number(arch.last_driver) if arch and arch.last_driver else None
+        if branch and last and branch > last:
+            reasons.append(
+                f"driver {driver} (branch R{branch}); {arch.architecture} ends with {arch.last_driver}"
+            )
+        for why, tk in toolkits:
+            caps = [inv.version_tuple(c) for c in tk.compute_capabilities]
+            if cc and caps and inv.version_tuple(cc) < min(caps):
+                reasons.append(f"{why} supports compute capability {min(tk.compute_capabilities)} and newer")
+        if not reasons:
+            continue
+        name = arch.architecture if arch else arch_name or "this"
+        ok = [t.series for t in matrices.cuda_toolkits() if t.confirmed and cc in t.compute_capabilities]
+        branch_hint = (
+            f"a driver branch up to {arch.last_driver}"
+            if arch and arch.last_driver
+            else "an older driver branch"
+        )
+        yield Finding(
+            code="nvidia.gpu-dropped",
+            severity=Severity.ERROR,
+            title=f"{inv.gpu_name(g, matrices)} ({name}, compute capability {cc or '?'}) is no longer supported",
+            detail="; ".join(reasons) + ".",
+            fix=(
+                f"Stay on {branch_hint} and CUDA {ok[-1]} or older: gpuenv install cuda@{ok[-1]} --dry-run"
+                if ok
+                else f"Stay on {branch_hint} and a CUDA toolkit that still supports {name} (`gpuenv matrix show cuda`)."
+            ),
+            gpus=inv.slots([g]),
+            refs=(ARCH_REF,),
+        )
+
+
+@check(code="nvidia.persistence-off", area="nvidia", needs=("nvidia.persistence_mode", "packages"))
+def persistence_off(facts: Facts, matrices, target: Target):
+    gpus = facts.gpus_of("nvidia")
+    if facts.nvidia.persistence_mode or not gpus or inv.display_packages(facts) or inv.hosted(facts):
+        return
+    yield Finding(
+        code="nvidia.persistence-off",
+        severity=Severity.INFO,
+        title="Headless NVIDIA node without persistence mode",
+        detail=f"{inv.describe(gpus, matrices)}; no display server installed, persistence mode off: every CUDA "
+        "start pays the driver initialisation (seconds on multi-GPU nodes).",
+        fix="sudo systemctl enable --now nvidia-persistenced",
+        gpus=inv.slots(gpus),
+    )

@@ -1,0 +1,253 @@
+"""Where gpuenv runs: WSL, containers, CPU architecture and the distribution release."""
+
+from __future__ import annotations
+
+import re
+
+from gpuenv.facts import Facts
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import check
+from gpuenv.resolve.target import basis, rocm_release
+
+WSL_REF = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
+CONTAINER_REFS = (
+    "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html",
+    "https://docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/install-guide.html",
+)
+
+# CPU architectures each stack ships for (ROCm: x86_64 only; CUDA: x86_64 and arm64 server/SBSA).
+STACK_ARCHES = {"rocm": ("x86_64",), "cuda": ("x86_64", "aarch64")}
+
+# NVIDIA Driver Installation Guide, Linux System Requirements (x86_64), current edition plus R610's
+# additions: os-release ID -> major versions. CUDA toolkits carry no per-release distro list in the
+# matrices, so this is the list os.unsupported uses for a CUDA target.
+CUDA_DISTROS_SOURCE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/introduction.html"
+CUDA_DISTROS = {
+    "ubuntu": ("22.04", "24.04", "26.04"),
+    "debian": ("12", "13"),
+    "rhel": ("8", "9", "10"),
+    "rocky": ("8", "9", "10"),
+    "almalinux": ("8", "9", "10"),
+    "ol": ("8", "9"),
+    "fedora": ("42", "44"),
+    "sles": ("15", "16"),
+    "opensuse-leap": ("15", "16"),
+    "amzn": ("2023",),
+    "azurelinux": ("3.0",),
+}
+
+
+def _target_vendor_nodes(facts: Facts, target: Target) -> list[tuple[str, list[str]]]:
+    """(vendor, missing device nodes) for each GPU vendor this container needs mapped in."""
+    nodes = facts.device_nodes or {}
+    out = []
+    vendors = {g.vendor for g in facts.gpus} & {"amd", "nvidia"}
+    if target.stack == "rocm":
+        vendors.add("amd")
+    if target.stack == "cuda":
+        vendors.add("nvidia")
+    for vendor in sorted(vendors):
+        if vendor == "amd":
+            missing = [] if nodes.get("/dev/kfd", _ABSENT).exists else ["/dev/kfd"]
+            if not any(p.startswith("/dev/dri/renderD") and n.exists for p, n in nodes.items()):
+                missing.append("/dev/dri/renderD*")
+        else:
+            missing = [p for p in ("/dev/nvidiactl", "/dev/nvidia0") if not nodes.get(p, _ABSENT).exists]
+        out.append((vendor, missing))
+    return out
+
+
+class _Absent:
+    exists = False
+
+
+_ABSENT = _Absent()
+
+
+@check(code="platform.wsl", area="platform")
+def wsl(facts: Facts, matrices, target: Target):
+    if not facts.platform.wsl:
+        return
+    drivers = inv.kernel_driver_packages(facts)
+    if drivers:
+        listed = ", ".join(f"{n} {v}" for n, v in drivers.items())
+        yield Finding(
+            code="platform.wsl",
+            severity=Severity.ERROR,
+            title="A Linux kernel GPU driver is installed inside WSL 2",
+            detail=f"running under WSL 2 (kernel {facts.kernel.release}); installed: {listed}. The GPU driver "
+            "comes from Windows; a Linux driver inside WSL overwrites the libcuda stub or never loads.",
+            fix=f"sudo apt-get purge {' '.join(drivers)}\n"
+            "Install the GPU driver on Windows; inside WSL install only the toolkit "
+            "(NVIDIA: the WSL-Ubuntu CUDA repository; AMD: ROCm user space with librocdxg, no amdgpu-dkms).",
+            refs=(WSL_REF,),
+        )
+        return
+    yield Finding(
+        code="platform.wsl",
+        severity=Severity.INFO,
+        title="Running under WSL 2",
+        detail=f"kernel {facts.kernel.release}; /dev/dxg "
+        + ("present" if (facts.device_nodes or {}).get("/dev/dxg", _ABSENT).exists else "not seen")
+        + ". The GPU driver comes from Windows.",
+        fix="Never install a Linux GPU driver (cuda-drivers, nvidia-open, amdgpu-dkms) inside WSL; "
+        "gpuenv installs only user space here.",
+        refs=(WSL_REF,),
+    )
+
+
+@check(code="platform.container", area="platform")
+def container(facts: Facts, matrices, target: Target):
+    kind = facts.platform.container
+    if not kind:
+        return
+    missing = (
+        [(v, m) for v, m in _target_vendor_nodes(facts, target) if m]
+        if facts.device_nodes is not None
+        else []
+    )
+    if missing:
+        parts = [f"{'AMD' if v == 'amd' else 'NVIDIA'}: {', '.join(m)} missing" for v, m in missing]
+        fixes = []
+        for vendor, _ in missing:
+            if vendor == "amd":
+                fixes.append(
+                    "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render …"
+                )
+            else:
+                fixes.append(
+                    "on the host: sudo apt-get install nvidia-container-toolkit && "
+                    "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker\n"
+                    "then: docker run --gpus all …"
+                )
+        yield Finding(
+            code="platform.container",
+            severity=Severity.ERROR,
+            title=f"Inside a {kind} container without the GPU device nodes mapped in",
+            detail="; ".join(parts)
+            + ". Kernel drivers belong to the host; the container only sees mapped devices.",
+            fix="Restart the container with the GPU devices mapped:\n" + "\n".join(fixes),
+            refs=CONTAINER_REFS,
+        )
+        return
+    yield Finding(
+        code="platform.container",
+        severity=Severity.INFO,
+        title=f"Running inside a {kind} container",
+        detail="Kernel drivers (amdgpu-dkms, the NVIDIA kernel modules) belong to the host; only user space is "
+        "installed here.",
+        fix="Install or upgrade the GPU driver on the host, not in the container.",
+        refs=CONTAINER_REFS,
+    )
+
+
+@check(code="platform.arch-unsupported", area="platform")
+def arch_unsupported(facts: Facts, matrices, target: Target):
+    if not target.stack:
+        return
+    arches = STACK_ARCHES[target.stack]
+    if facts.host.arch in arches:
+        return
+    name = "ROCm" if target.stack == "rocm" else "CUDA"
+    yield Finding(
+        code="platform.arch-unsupported",
+        severity=Severity.ERROR,
+        title=f"{name} does not support the {facts.host.arch} CPU architecture",
+        detail=f"CPU architecture {facts.host.arch}; {name} ships for {', '.join(arches)} only "
+        f"(target {target.stack}{'@' + target.version if target.version else ''}, {basis(target)}).",
+        fix=f"Use a {'/'.join(arches)} machine for {name}.",
+    )
+
+
+_POINT = re.compile(r"\b(\d+\.\d+\.\d+)\b")
+
+
+def point_release(facts: Facts) -> str | None:
+    """'24.04.3' from PRETTY_NAME 'Ubuntu 24.04.3 LTS' (Ubuntu keeps the point release there)."""
+    m = _POINT.search(facts.os.pretty_name or "")
+    return m.group(1) if m else None
+
+
+def _os_name(facts: Facts) -> str:
+    return facts.os.pretty_name or f"{facts.os.id} {facts.os.version_id or '?'}"
+
+
+@check(code="os.unsupported", area="platform", needs=("matrices",))
+def os_unsupported(facts: Facts, matrices, target: Target):
+    if target.stack == "cuda":
+        versions = CUDA_DISTROS.get(facts.os.id)
+        major = facts.os.version_id or ""
+        if versions is not None and any(major == v or major.startswith(v + ".") for v in versions):
+            return
+        yield Finding(
+            code="os.unsupported",
+            severity=Severity.ERROR,
+            title=f"{_os_name(facts)} is not a distribution NVIDIA's CUDA repositories support",
+            detail=f"os-release ID={facts.os.id} VERSION_ID={facts.os.version_id}; supported: "
+            + ", ".join(f"{k} {'/'.join(v)}" for k, v in CUDA_DISTROS.items()),
+            fix="Install on a supported release (e.g. Ubuntu 24.04 LTS), or use a container image of one.",
+            refs=(CUDA_DISTROS_SOURCE,),
+        )
+        return
+    release = rocm_release(matrices, target)
+    if release is None:
+        return
+    entry = release.os_support(facts.os.id, facts.os.version_id)
+    listed = ", ".join(
+        f"{o.id} {'/'.join(o.point_releases) if o.point_releases else o.version}" for o in release.os
+    )
+    if entry is None:
+        yield Finding(
+            code="os.unsupported",
+            severity=Severity.ERROR,
+            title=f"{_os_name(facts)} is not supported by ROCm {release.version}",
+            detail=f"os-release ID={facts.os.id} VERSION_ID={facts.os.version_id}; ROCm {release.version} supports: {listed}",
+            fix=f"Install ROCm {release.version} on a supported release (e.g. Ubuntu 24.04 or 22.04), "
+            "or target a ROCm release that lists this one (`gpuenv matrix show rocm`).",
+            refs=(release.source,),
+        )
+        return
+    point = point_release(facts)
+    if point and entry.point_releases and all(inv.older(p, point) for p in entry.point_releases):
+        yield Finding(
+            code="os.unsupported",
+            severity=Severity.WARNING,
+            title=f"{_os_name(facts)} is newer than the point releases ROCm {release.version} lists",
+            detail=f"running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
+            f"{facts.os.id} {entry.version}. Newer point releases usually work but are not validated.",
+            fix="Nothing to do unless GPU work fails; then check for a newer ROCm release (`gpuenv matrix update`).",
+            refs=(release.source,),
+        )
+
+
+@check(code="os.point-release", area="platform", needs=("matrices",))
+def os_point_release(facts: Facts, matrices, target: Target):
+    release = rocm_release(matrices, target)
+    if release is None:
+        return
+    entry = release.os_support(facts.os.id, facts.os.version_id)
+    point = point_release(facts)
+    if entry is None or not point or not entry.point_releases:
+        return
+    oldest = min(entry.point_releases, key=inv.version_tuple)
+    if not inv.older(point, oldest):
+        return
+    amd = facts.gpus_of("amd")
+    if not amd:
+        return
+    rdna4 = [g for g in amd if (inv.gfx_target(g, matrices) or "").startswith("gfx12")]
+    needs = inv.describe(rdna4 or amd, matrices)
+    yield Finding(
+        code="os.point-release",
+        severity=Severity.WARNING,
+        title=f"{needs} need {facts.os.id} {oldest} or newer for ROCm {release.version}",
+        detail=f"running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
+        f"{facts.os.id} {entry.version}"
+        + (" (RDNA4 GPUs need the newer point release's kernel and firmware)" if rdna4 else ""),
+        fix="sudo apt-get update && sudo apt-get dist-upgrade\n"
+        + (f"sudo apt-get install linux-generic-hwe-{entry.version}\n" if facts.os.id == "ubuntu" else "")
+        + "then reboot.",
+        gpus=inv.slots(rdna4 or amd),
+        refs=(release.source,),
+    )

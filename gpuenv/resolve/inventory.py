@@ -1,0 +1,299 @@
+"""What a machine has of each GPU stack, derived from its facts (pure functions, no I/O).
+
+The checks, the target choice and the planner all ask the same questions ("which NVIDIA driver
+packages are installed?", "which ROCm release is this?", "what gfx target is that GPU?"); they are
+answered here once so that a check and the plan that fixes it agree on what they see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from gpuenv.facts import Facts, Gpu
+
+# -- versions ----------------------------------------------------------------------------------
+
+_NUMS = re.compile(r"\d+(?:\.\d+)*")
+
+
+@lru_cache(maxsize=8192)
+def version_tuple(text: str | None) -> tuple[int, ...]:
+    """'1:570.133.07-0ubuntu1' -> (570, 133, 7); '12.8' -> (12, 8); junk -> ().
+
+    Debian epochs ("1:") are dropped; only the leading dotted number counts, so package revisions
+    never make one driver look newer than another."""
+    if not text:
+        return ()
+    text = text.split(":", 1)[1] if re.match(r"^\d+:", text) else text
+    m = _NUMS.search(text)
+    return tuple(int(p) for p in m.group(0).split(".")) if m else ()
+
+
+def series(text: str | None, parts: int = 2) -> str | None:
+    """'7.2.4' -> '7.2'; '6.8.0-51-generic' -> '6.8'."""
+    nums = version_tuple(text)
+    return ".".join(str(n) for n in nums[:parts]) if len(nums) >= parts else None
+
+
+def older(a: str | None, b: str | None) -> bool:
+    """a < b, both known (unknown versions never compare as older)."""
+    ta, tb = version_tuple(a), version_tuple(b)
+    return bool(ta) and bool(tb) and ta < tb
+
+
+# -- packages ----------------------------------------------------------------------------------
+# Names as Ubuntu, Debian, NVIDIA's CUDA repository and AMD's repositories ship them
+# (shared/reference/installers.md B1-B6).
+
+_NVIDIA_DRIVER = re.compile(
+    r"^(nvidia-driver(-\d+)?(-server)?(-open)?|nvidia-headless(-no-dkms)?-\d+(-server)?(-open)?"
+    r"|nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open(-\d+)?"
+    r"|nvidia-open-kernel-dkms|cuda-drivers(-\d+)?|nvidia-driver-cuda|libnvidia-compute-\d+(-server)?"
+    r"|linux-modules-nvidia-.*)$"
+)
+_NVIDIA_DKMS = re.compile(
+    r"^(nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open-kernel-dkms)$"
+)
+_CUDA_TOOLKIT = re.compile(
+    r"^(cuda(-toolkit)?(-\d+-\d+)?|cuda-nvcc-\d+-\d+|cuda-runtime-\d+-\d+|nvidia-cuda-toolkit)$"
+)
+_CUDA_COMPAT = re.compile(r"^cuda-compat-\d+-\d+$")
+_AMD_DRIVER = re.compile(r"^amdgpu-dkms$")
+_ROCM = re.compile(
+    r"^(rocm(\d[\d.]*)?|rocm-core(\d[\d.]*)?|rocm-hip-runtime|rocm-dev|hip-runtime-amd|hipcc|rocminfo|libamdhip64-\d+)$"
+)
+_DISPLAY = re.compile(r"^(xserver-xorg-core|xwayland|gdm3|sddm|lightdm|gnome-shell|plasma-desktop)$")
+
+
+# Many checks ask the same package questions of one facts document; answers are kept for the
+# packages object last asked about (facts are frozen, so the answers cannot go stale). Callers
+# must not mutate the dicts returned.
+_asked: list = [None, {}, ()]
+# Any GPU-stack or kernel package starts with one of these: one cheap pass keeps the regexes off
+# the hundreds of other packages a full dpkg list holds.
+_PREFIXES = ("nvidia", "libnvidia", "cuda", "linux-", "amdgpu", "rocm", "hip", "libamdhip", "xserver", "xwayland",
+             "gdm3", "sddm", "lightdm", "gnome-shell", "plasma-desktop")  # fmt: skip
+
+
+def _matching(facts: Facts, pattern: re.Pattern[str]) -> dict[str, str]:
+    packages = facts.packages
+    if packages is None:
+        return {}
+    if _asked[0] is not packages:
+        gpu_related = sorted((n, v) for n, v in packages.installed.items() if n.startswith(_PREFIXES))
+        _asked[0], _asked[1], _asked[2] = packages, {}, gpu_related
+    found = _asked[1].get(pattern)
+    if found is None:
+        found = _asked[1][pattern] = {n: v for n, v in _asked[2] if pattern.match(n)}
+    return found
+
+
+def nvidia_driver_packages(facts: Facts) -> dict[str, str]:
+    return _matching(facts, _NVIDIA_DRIVER)
+
+
+def nvidia_dkms_packages(facts: Facts) -> dict[str, str]:
+    return _matching(facts, _NVIDIA_DKMS)
+
+
+def cuda_toolkit_packages(facts: Facts) -> dict[str, str]:
+    return _matching(facts, _CUDA_TOOLKIT)
+
+
+def cuda_compat_packages(facts: Facts) -> dict[str, str]:
+    return _matching(facts, _CUDA_COMPAT)
+
+
+def amd_driver_packages(facts: Facts) -> dict[str, str]:
+    return _matching(facts, _AMD_DRIVER)
+
+
+def rocm_packages(facts: Facts) -> dict[str, str]:
+    return _matching(facts, _ROCM)
+
+
+def display_packages(facts: Facts) -> dict[str, str]:
+    return _matching(facts, _DISPLAY)
+
+
+def kernel_driver_packages(facts: Facts) -> dict[str, str]:
+    """Packages that bring a Linux kernel GPU driver (forbidden inside WSL, useless in containers)."""
+    nvidia = {n: v for n, v in nvidia_driver_packages(facts).items() if not n.startswith("libnvidia-compute")}
+    return nvidia | amd_driver_packages(facts)
+
+
+def has_cuda_stack(facts: Facts) -> bool:
+    return bool(nvidia_driver_packages(facts) or cuda_toolkit_packages(facts) or facts.toolkits.cuda)
+
+
+def has_rocm_stack(facts: Facts) -> bool:
+    return bool(amd_driver_packages(facts) or rocm_packages(facts) or facts.toolkits.rocm)
+
+
+# -- installed stack versions ------------------------------------------------------------------
+
+
+def installed_rocm(facts: Facts) -> str | None:
+    """The ROCm release in use: the toolkit /opt/rocm points at, else the newest found, else the
+    rocm-core package's version."""
+    tks = facts.toolkits.rocm
+    for tk in tks:
+        if tk.path in ("/opt/rocm", "/opt/rocm/"):
+            return _release(tk.version)
+    if tks:
+        return _release(max(tks, key=lambda t: version_tuple(t.version)).version)
+    core = (facts.packages.installed.get("rocm-core") if facts.packages else None) or None
+    return _release(core) if core else None
+
+
+def _release(text: str) -> str:
+    # rocm-core is versioned "7.2.4.70204-..." and .info/version "7.2.4-70204": keep X.Y.Z.
+    nums = version_tuple(text)[:3]
+    return ".".join(str(n) for n in nums) if nums else text
+
+
+def installed_cuda(facts: Facts) -> list[str]:
+    """CUDA toolkit versions found, newest first."""
+    versions = {tk.version for tk in facts.toolkits.cuda}
+    return sorted(versions, key=version_tuple, reverse=True)
+
+
+def nvidia_driver_version(facts: Facts) -> str | None:
+    """The running driver (NVML, /proc) if known, else the installed driver package's version."""
+    if facts.nvidia and facts.nvidia.driver_version:
+        return facts.nvidia.driver_version
+    return nvidia_package_version(facts)
+
+
+def nvidia_package_version(facts: Facts) -> str | None:
+    """Upstream version of the installed user-space driver packages ('570.133.07')."""
+    versions = [v for n, v in nvidia_driver_packages(facts).items() if not n.startswith("linux-modules-")]
+    best = max(versions, key=version_tuple, default=None)
+    nums = version_tuple(best)
+    return ".".join(str(n) for n in nums) if len(nums) >= 2 else None
+
+
+# -- GPUs --------------------------------------------------------------------------------------
+
+
+def gfx_target(gpu: Gpu, matrices) -> str | None:
+    if gpu.gfx_target:
+        return gpu.gfx_target
+    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None else None
+    return known.gfx_target if known else None
+
+
+def is_integrated(gpu: Gpu, matrices) -> bool:
+    if gpu.integrated is not None:
+        return gpu.integrated
+    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None and gpu.vendor == "amd" else None
+    return bool(known and known.integrated)
+
+
+def amd_discrete(facts: Facts, matrices) -> tuple[Gpu, ...]:
+    return tuple(g for g in facts.gpus_of("amd") if not is_integrated(g, matrices))
+
+
+def amd_integrated(facts: Facts, matrices) -> tuple[Gpu, ...]:
+    return tuple(g for g in facts.gpus_of("amd") if is_integrated(g, matrices))
+
+
+def nvidia_architecture(gpu: Gpu, matrices) -> str | None:
+    if gpu.architecture:
+        return gpu.architecture
+    known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
+    return known.architecture if known else None
+
+
+def compute_capability(gpu: Gpu, matrices) -> str | None:
+    if gpu.compute_capability:
+        return gpu.compute_capability
+    known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
+    return known.compute_capability if known else None
+
+
+def gpu_name(gpu: Gpu, matrices) -> str:
+    if gpu.name:
+        return gpu.name
+    known = None
+    if matrices is not None:
+        known = matrices.nvidia_gpu(gpu.pci_id) if gpu.vendor == "nvidia" else matrices.amd_gpu(gpu.pci_id)
+    return known.name if known else f"{gpu.vendor.upper()} GPU {gpu.pci_id}"
+
+
+def describe(gpus: Iterable[Gpu], matrices) -> str:
+    """'AMD Radeon RX 9070 XT (0000:03:00.0), ...' for a finding's detail."""
+    return ", ".join(f"{gpu_name(g, matrices)} ({g.pci_slot or g.pci_id})" for g in gpus)
+
+
+def slots(gpus: Iterable[Gpu]) -> tuple[str, ...]:
+    return tuple(g.pci_slot or g.pci_id for g in gpus)
+
+
+def sm(cc: str) -> str:
+    """'12.0' -> 'sm_120'."""
+    major, _, minor = cc.partition(".")
+    return f"sm_{major}{minor or '0'}"
+
+
+# -- kernel ------------------------------------------------------------------------------------
+
+_IMAGE = re.compile(r"^linux-image-(?:unsigned-)?(\d+\.\d+\.\d+[-.\w]*)$")
+
+
+def installed_kernels(facts: Facts) -> list[str]:
+    """Kernel releases with an installed linux-image package, oldest first."""
+    found = {m.group(1) for n in _matching(facts, _IMAGE) if (m := _IMAGE.match(n))}
+    return sorted(found, key=kernel_key)
+
+
+def gpu_dkms_entries(facts: Facts, module_prefix: str):
+    """DKMS entries of GPU driver modules ('amdgpu', 'nvidia' also matches 'nvidia-srv')."""
+    return tuple(e for e in (facts.kernel.dkms or ()) if e.module.startswith(module_prefix))
+
+
+def path_entries(facts: Facts, variable: str) -> list[str] | None:
+    """Entries of a colon-separated variable ([] when unset), or None when the probe did not read
+    the environment. (The probe keeps only PATH's toolkit entries: no PATH means none.)"""
+    env = facts.environment
+    if env is None:
+        return None
+    return [p.rstrip("/") for p in env.get(variable, "").split(":") if p]
+
+
+@lru_cache(maxsize=1024)
+def kernel_key(release: str) -> tuple[int, ...]:
+    """'6.8.0-51-generic' -> (6, 8, 0, 51): the ABI number orders Ubuntu's kernels of one series."""
+    return tuple(int(n) for n in re.findall(r"\d+", release.split("+")[0])[:4])
+
+
+def gpu_dkms_modules(facts: Facts) -> dict[str, str]:
+    """DKMS GPU driver modules this machine should have built: module prefix -> the package that
+    brings it ('amdgpu' -> 'amdgpu-dkms', 'nvidia' -> 'nvidia-dkms-570-open')."""
+    out: dict[str, str] = {}
+    for name in amd_driver_packages(facts):
+        out["amdgpu"] = name
+    for name in nvidia_dkms_packages(facts):
+        out["nvidia"] = name
+    return out
+
+
+def hosted(facts: Facts) -> bool:
+    """Kernel and drivers belong to someone else (WSL's Windows host, a container's host)."""
+    return facts.platform.wsl or bool(facts.platform.container)
+
+
+_toolkits_memo: list = [None, {}]
+
+
+def toolkit_for(matrices, version: str):
+    """The bundled CUDA toolkit entry for a version ('12.8.1', or a series '12.8' = its GA);
+    remembered per matrices object (fleet runs ask the same few versions thousands of times)."""
+    if _toolkits_memo[0] is not matrices:
+        _toolkits_memo[0], _toolkits_memo[1] = matrices, {}
+    memo = _toolkits_memo[1]
+    if version not in memo:
+        memo[version] = matrices.cuda_toolkit(version) or matrices.cuda_toolkit(series(version) or version)
+    return memo[version]

@@ -1,0 +1,151 @@
+"""The doctor checks, registered in one place, and the loop that runs them.
+
+A check is a pure function ``(facts, matrices, target) -> iterable of Finding`` decorated with
+``@check(code=..., area=..., needs=...)`` beside its condition in ``gpuenv/resolve/checks/<area>.py``.
+``CHECK_MODULES`` below is the one explicit list of those modules (no discovery by name).
+``needs`` names what the check cannot judge without: ``"matrices"``, or a facts field
+(``"packages"``, ``"kernel.dkms"``, ...) that the probe may have left ``None`` (unknown); a check whose
+needs are unknown is skipped rather than guessing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from gpuenv.facts import Facts
+from gpuenv.resolve.finding import Finding, Severity, Target
+
+CHECK_MODULES = (
+    "platform",
+    "kernel",
+    "gpus",
+    "nvidia",
+    "cuda",
+    "amd",
+    "rocm",
+    "stack",
+    "apt",
+    "torch",
+    "doctor",
+)
+
+# Areas in the order the report shows them (findings.md sections).
+AREAS = ("platform", "gpus", "nvidia", "amd", "stacks", "torch", "doctor")
+
+CRASHED = "doctor.check-crashed"
+
+CheckFunc = Callable[[Facts, object, Target], Iterable[Finding]]
+
+
+@dataclass(frozen=True)
+class Check:
+    code: str
+    area: str
+    func: CheckFunc
+    needs: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"{self.func.__module__.rsplit('.', 1)[-1]}.{self.func.__name__}"
+
+
+_REGISTERED: list[Check] = []
+_loaded = False
+
+
+def check(*, code: str, area: str, needs: Sequence[str] = ()) -> Callable[[CheckFunc], CheckFunc]:
+    """Register a check function under its public code."""
+    if area not in AREAS:
+        raise ValueError(f"check {code}: unknown area {area!r}")
+
+    def register(func: CheckFunc) -> CheckFunc:
+        _REGISTERED.append(Check(code=code, area=area, func=func, needs=tuple(needs)))
+        return func
+
+    return register
+
+
+def all_checks() -> tuple[Check, ...]:
+    global _loaded
+    if not _loaded:
+        for name in CHECK_MODULES:
+            importlib.import_module(f"gpuenv.resolve.checks.{name}")
+        _loaded = True
+    return tuple(_REGISTERED)
+
+
+def known_codes() -> tuple[str, ...]:
+    codes = dict.fromkeys(c.code for c in all_checks())
+    codes[CRASHED] = None
+    return tuple(codes)
+
+
+def area_of(code: str) -> str:
+    for c in all_checks():
+        if c.code == code:
+            return c.area
+    return "doctor"
+
+
+def unknown_codes(codes: Iterable[str]) -> list[str]:
+    known = set(known_codes())
+    return [c for c in codes if c not in known]
+
+
+def _unknown_need(facts: Facts, matrices: object, needs: tuple[str, ...]) -> str | None:
+    for need in needs:
+        if need == "matrices":
+            if matrices is None:
+                return need
+            continue
+        value: object = facts
+        for part in need.split("."):
+            value = getattr(value, part, None)
+            if value is None:
+                return need
+    return None
+
+
+def run_checks(
+    facts: Facts,
+    matrices: object,
+    target: Target,
+    only: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+) -> list[Finding]:
+    """Run every registered check (or only the named codes) and return the findings, errors
+    first. A check that raises becomes a ``doctor.check-crashed`` warning; the others still run.
+    Unknown codes in ``only``/``ignore`` raise ValueError (a usage error for the CLI)."""
+    bad = unknown_codes([*only, *ignore])
+    if bad:
+        raise ValueError(f"unknown check code(s): {', '.join(bad)} (see `gpuenv doctor --list`)")
+    wanted = set(only)
+    skip = set(ignore)
+    findings: list[Finding] = []
+    for c in all_checks():
+        if wanted and c.code not in wanted:
+            continue
+        if c.code in skip or _unknown_need(facts, matrices, c.needs):
+            continue
+        try:
+            findings.extend(c.func(facts, matrices, target))
+        except Exception as exc:  # a bug in one check must not hide the others' results
+            if CRASHED in skip:
+                continue
+            findings.append(
+                Finding(
+                    code=CRASHED,
+                    severity=Severity.WARNING,
+                    title=f"The {c.code} check did not complete",
+                    detail=f"check {c.name} raised {type(exc).__name__}: {exc}",
+                    fix="This is a bug in gpuenv: please report it with `gpuenv probe --json` attached. "
+                    f"Other checks ran; rerun without it with `--ignore {c.code}`.",
+                )
+            )
+    return sort_findings(findings)
+
+
+def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: f.severity.rank)  # stable: registration order within a rank

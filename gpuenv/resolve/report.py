@@ -1,0 +1,97 @@
+"""The doctor's result: findings about one machine against one target (contract gpuenv.report/1).
+
+``exit_code()`` is the one place where severities become an exit status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuenv.exitcodes import Exit
+from gpuenv.facts import Facts
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import CRASHED, run_checks, sort_findings
+from gpuenv.resolve.target import TargetError, basis, effective_target
+
+SCHEMA = "gpuenv.report/1"
+
+
+@dataclass(frozen=True)
+class Report:
+    facts_digest: str
+    target: Target
+    findings: tuple[Finding, ...]
+    matrices: dict | None = None  # {"version", "origin", "path"} of the bundle used
+    source: str | None = None  # facts file, sysroot or "live" (set for multi-file runs)
+
+    def summary(self) -> dict[str, int]:
+        counts = {s.value: 0 for s in Severity}
+        for f in self.findings:
+            counts[f.severity.value] += 1
+        return counts
+
+    def exit_code(self) -> Exit:
+        return Exit.PROBLEMS if any(f.severity is Severity.ERROR for f in self.findings) else Exit.OK
+
+    def to_dict(self) -> dict:
+        out: dict = {
+            "schema": SCHEMA,
+            "facts_digest": self.facts_digest,
+            "target": target_dict(self.target),
+            "findings": [f.to_dict() for f in self.findings],
+            "summary": self.summary(),
+        }
+        if self.matrices is not None:
+            out["matrices"] = self.matrices
+        if self.source is not None:
+            out["source"] = self.source
+        return out
+
+
+def target_dict(target: Target) -> dict:
+    return {"stack": target.stack, "version": target.version, "torch": target.torch, "basis": basis(target)}
+
+
+def error_dict(source: str, message: str) -> dict:
+    """The report line of a facts file that could not be read (multi-file runs)."""
+    return {"schema": SCHEMA, "source": source, "error": message}
+
+
+def diagnose(
+    facts: Facts,
+    matrices,
+    target: Target,
+    only=(),
+    ignore=(),
+    source: str | None = None,
+) -> Report:
+    """Judge one machine: resolve the target, run the checks, wrap the result.
+    Raises ValueError for an unknown target version or check code (usage errors)."""
+    crashed = []
+    try:
+        effective = effective_target(facts, matrices, target) if matrices is not None else target
+    except TargetError:
+        raise
+    except Exception as exc:  # odd facts must not crash doctor: judge without a stack instead
+        effective = Target(torch=target.torch, extra={"basis": "none"})
+        crashed.append(
+            Finding(
+                code=CRASHED,
+                severity=Severity.WARNING,
+                title="Choosing the target to judge against did not complete",
+                detail=f"effective_target raised {type(exc).__name__}: {exc}; stack checks judged without a target.",
+                fix="This is a bug in gpuenv: please report it with `gpuenv probe --json` attached.",
+            )
+        )
+    findings = sort_findings([*run_checks(facts, matrices, effective, only=only, ignore=ignore), *crashed])
+    bundle = None
+    if matrices is not None:
+        b = matrices.bundle
+        bundle = {"version": b.version, "origin": b.origin, "path": b.path}
+    return Report(
+        facts_digest=facts.digest(),
+        target=effective,
+        findings=tuple(findings),
+        matrices=bundle,
+        source=source,
+    )

@@ -1,0 +1,132 @@
+"""What the checks judge against: an explicit install target, the installed stack, or what
+`gpuenv install auto` would choose on a bare box.
+
+The planner imports ``choose_auto`` and ``newest_cuda_for`` so that `install auto` and `doctor`
+never disagree about the target. All functions are pure (facts and matrices in, answer out).
+The ``basis`` in ``Target.extra`` says where the target came from: "explicit" (--target),
+"installed" (the stack found on the machine), "auto" (bare box: what install auto would pick) or
+"none" (nothing to judge: no GPU stack and no GPU a stack could serve, or both vendors).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gpuenv.facts import Facts
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.finding import Target
+
+
+class TargetError(ValueError):
+    """A --target naming a release the matrices do not know (a usage error)."""
+
+
+def choose_auto(facts: Facts, matrices) -> Target | None:
+    """The stack `install auto` installs here: ROCm (default release) for AMD discrete GPUs, CUDA
+    (newest toolkit every NVIDIA GPU supports) for NVIDIA GPUs; None when there are both vendors
+    (the user must choose) or no GPU a stack could serve. An AMD integrated GPU alone counts only
+    when the default ROCm release supports its gfx target (e.g. Strix Halo). Without matrices
+    (None) the stack is chosen from the GPUs alone and the version left None."""
+    nvidia = facts.gpus_of("nvidia")
+    amd = inv.amd_discrete(facts, matrices)
+    if not amd and matrices is not None:
+        default = matrices.default_rocm()
+        integrated = inv.amd_integrated(facts, matrices)
+        amd = tuple(g for g in integrated if default.support(inv.gfx_target(g, matrices) or ""))
+    if nvidia and amd:
+        return None
+    if amd:
+        version = matrices.default_rocm().version if matrices is not None else None
+        return Target(stack="rocm", version=version, extra={"basis": "auto"})
+    if nvidia:
+        version = newest_cuda_for(facts, matrices) if matrices is not None else None
+        return Target(stack="cuda", version=version, extra={"basis": "auto"})
+    return None
+
+
+def newest_cuda_for(facts: Facts, matrices) -> str | None:
+    """Series ('12.8') of the newest bundled CUDA toolkit that supports every NVIDIA GPU's compute
+    capability (GPUs of unknown capability do not narrow the choice)."""
+    caps = {cc for g in facts.gpus_of("nvidia") if (cc := inv.compute_capability(g, matrices))}
+    toolkits = [t for t in matrices.cuda_toolkits() if t.confirmed and t.min_driver]
+    for tk in reversed(toolkits):
+        if caps <= set(tk.compute_capabilities):
+            return tk.series
+    return toolkits[-1].series if toolkits else None
+
+
+def resolve_version(stack: str, version: str | None, facts: Facts, matrices) -> str | None:
+    """A target version as the matrices know it; raises ValueError for one they do not.
+    ROCm '7.2' means its newest bundled patch release."""
+    if stack == "rocm":
+        if not version:
+            return matrices.default_rocm().version
+        known = matrices.rocm_release(version)
+        if known is not None and inv.version_tuple(known.version)[
+            : len(inv.version_tuple(version))
+        ] == inv.version_tuple(version):
+            return known.version
+        patches = [r.version for r in matrices.rocm_releases() if inv.series(r.version) == version]
+        if patches:
+            return patches[-1]
+        known = ", ".join(r.version for r in matrices.rocm_releases())
+        raise TargetError(f"unknown ROCm release {version!r}; bundled: {known}")
+    if not version:
+        return newest_cuda_for(facts, matrices)
+    if inv.toolkit_for(matrices, version):
+        return version
+    known = ", ".join(dict.fromkeys(t.series for t in matrices.cuda_toolkits()))
+    raise TargetError(f"unknown CUDA version {version!r}; bundled: {known}")
+
+
+def installed_target(facts: Facts) -> Target | None:
+    """The stack installed here, judged as it is; None when none (or both with no way to tell)."""
+    rocm, cuda = inv.has_rocm_stack(facts), inv.has_cuda_stack(facts)
+    amd, nvidia = bool(facts.gpus_of("amd")), bool(facts.gpus_of("nvidia"))
+    # A stack whose GPUs are gone while the other vendor's are here is leftovers (stack.leftovers
+    # says so), not what this machine runs: judge the present GPUs' stack, or install auto's.
+    rocm = rocm and not (nvidia and not amd)
+    cuda = cuda and not (amd and not nvidia)
+    if rocm and cuda:
+        # Both installed: judge the one whose GPUs are present; stack.both-installed says the rest.
+        if amd == nvidia:
+            return None
+        rocm, cuda = amd, nvidia
+    if rocm:
+        return Target(stack="rocm", version=inv.installed_rocm(facts), extra={"basis": "installed"})
+    if cuda:
+        versions = inv.installed_cuda(facts)
+        return Target(
+            stack="cuda", version=inv.series(versions[0]) if versions else None, extra={"basis": "installed"}
+        )
+    return None
+
+
+def effective_target(facts: Facts, matrices, target: Target) -> Target:
+    """The target the checks use. Explicit --target: its version resolved (default ROCm release,
+    or the newest CUDA every GPU supports). Otherwise the installed stack, else install auto's
+    choice, else an empty target (basis "none"). ``target.torch`` is always kept."""
+    if target.explicit and target.stack:
+        version = resolve_version(target.stack, target.version, facts, matrices)
+        return replace(target, version=version, extra={**target.extra, "basis": "explicit"})
+    found = installed_target(facts) or (choose_auto(facts, matrices) if matrices is not None else None)
+    if found is None:
+        return Target(torch=target.torch, extra={"basis": "none"})
+    return replace(found, torch=target.torch)
+
+
+def basis(target: Target) -> str:
+    return target.extra.get("basis", "explicit" if target.explicit else "none")
+
+
+def rocm_release(matrices, target: Target):
+    """The ROCm release a rocm target names, or None (other stack, or a release not bundled)."""
+    if target.stack != "rocm" or matrices is None or not target.version:
+        return None
+    return matrices.rocm_release(target.version)
+
+
+def cuda_toolkit(matrices, target: Target):
+    if target.stack != "cuda" or matrices is None or not target.version:
+        return None
+    return inv.toolkit_for(matrices, target.version)

@@ -1,0 +1,468 @@
+"""Facts cases for the doctor checks: three healthy base machines (tests/facts/doctor-*.json) and,
+per catalog code, a variant derived from one of them by patching a few fields."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+FACTS_DIR = Path(__file__).resolve().parent / "facts"
+BASES = ("doctor-healthy-rocm", "doctor-healthy-cuda", "doctor-cpu-laptop")
+
+
+def base(name: str) -> dict:
+    return json.loads((FACTS_DIR / f"{name}.json").read_text())
+
+
+def setp(doc: dict, path: str, value) -> None:
+    """setp(doc, "kernel.secure_boot", True)."""
+    *parents, last = path.split(".")
+    for p in parents:
+        doc = doc[int(p)] if isinstance(doc, list) else doc[p]
+    if isinstance(doc, list):
+        doc[int(last)] = value
+    else:
+        doc[last] = value
+
+
+def _nvidia_driver(doc: dict, version: str) -> None:
+    doc["nvidia"]["driver_version"] = version
+    doc["nvidia"]["module_version"] = version
+    branch = version.split(".")[0]
+    pk = doc["packages"]["installed"]
+    for name in [n for n in pk if "570" in n]:
+        del pk[name]
+    for name in (f"nvidia-driver-{branch}-open", f"nvidia-dkms-{branch}-open", f"libnvidia-compute-{branch}"):
+        pk[name] = f"{version}-0ubuntu1"
+    doc["kernel"]["dkms"][0]["version"] = version
+
+
+def _gpu(doc: dict, **kw) -> dict:
+    g = copy.deepcopy(doc["gpus"][0])
+    g.update(kw)
+    return g
+
+
+def _p(*edits):
+    """A patch made of (path, value) edits and callables."""
+
+    def apply(doc):
+        for e in edits:
+            if callable(e):
+                e(doc)
+            else:
+                setp(doc, *e)
+
+    return apply
+
+
+def _add_pkg(name, version):
+    return lambda d: d["packages"]["installed"].__setitem__(name, version)
+
+
+# code -> (base, patch, target text or None, expected severity)
+CASES: dict[str, tuple[str, object, str | None, str]] = {
+    "platform.wsl": (
+        "doctor-healthy-cuda",
+        _p(("platform.wsl", True), ("gpus", []), ("kernel.release", "5.15.167.4-microsoft-standard-WSL2")),
+        None,
+        "error",
+    ),
+    "platform.container": (
+        "doctor-healthy-rocm",
+        _p(("platform.container", "docker"), ("device_nodes./dev/kfd.exists", False)),
+        None,
+        "error",
+    ),
+    "platform.arch-unsupported": ("doctor-healthy-rocm", _p(("host.arch", "aarch64")), None, "error"),
+    "os.unsupported": (
+        "doctor-healthy-rocm",
+        _p(
+            (
+                "os",
+                {
+                    "id": "fedora",
+                    "version_id": "41",
+                    "codename": None,
+                    "id_like": [],
+                    "pretty_name": "Fedora Linux 41",
+                },
+            )
+        ),
+        None,
+        "error",
+    ),
+    "os.point-release": (
+        "doctor-healthy-rocm",
+        _p(("os.pretty_name", "Ubuntu 24.04.1 LTS")),
+        None,
+        "warning",
+    ),
+    "kernel.unsupported": (
+        "doctor-healthy-rocm",
+        _p(
+            ("kernel.release", "6.11.0-29-generic"),
+            lambda d: setp(d, "kernel.dkms", [{**d["kernel"]["dkms"][0], "kernel": "6.11.0-29-generic"}]),
+        ),
+        None,
+        "warning",
+    ),
+    "kernel.headers-missing": ("doctor-healthy-rocm", _p(("kernel.headers_installed", False)), None, "error"),
+    "kernel.next-boot-no-module": (
+        "doctor-healthy-rocm",
+        _p(_add_pkg("linux-image-6.8.0-85-generic", "6.8.0-85.85")),
+        None,
+        "error",
+    ),
+    "kernel.dkms-not-built": (
+        "doctor-healthy-rocm",
+        _p(
+            (
+                "kernel.dkms",
+                [
+                    {
+                        "module": "amdgpu",
+                        "version": "6.16.6-2255209.24.04",
+                        "kernel": "6.8.0-79-generic",
+                        "status": "built",
+                    }
+                ],
+            )
+        ),
+        None,
+        "error",
+    ),
+    "kernel.secure-boot": ("doctor-healthy-rocm", _p(("kernel.secure_boot", True)), None, "warning"),
+    "kernel.reboot-required": (
+        "doctor-healthy-cuda",
+        _p(("nvidia.module_version", "565.57.01")),
+        None,
+        "warning",
+    ),
+    "kernel.iommu": (
+        "doctor-healthy-rocm",
+        _p(
+            lambda d: setp(
+                d,
+                "gpus",
+                [
+                    _gpu(
+                        d,
+                        pci_id="1002:74a1",
+                        name="AMD Instinct MI300X",
+                        gfx_target="gfx942",
+                        architecture="CDNA3",
+                        pci_slot=f"0000:{n:02x}:00.0",
+                    )
+                    for n in (0x11, 0x21)
+                ],
+            ),
+        ),
+        None,
+        "info",
+    ),
+    "gpu.none": ("doctor-cpu-laptop", _p(), "rocm", "error"),
+    "gpu.unknown": (
+        "doctor-healthy-rocm",
+        _p(
+            lambda d: d["gpus"].append(
+                _gpu(d, pci_id="1002:fffe", name=None, gfx_target=None, pci_slot="0000:04:00.0")
+            )
+        ),
+        None,
+        "warning",
+    ),
+    "gpu.no-driver": (
+        "doctor-healthy-rocm",
+        _p(
+            lambda d: d["gpus"].append(
+                _gpu(
+                    d,
+                    pci_id="1002:164e",
+                    name="Raphael",
+                    gfx_target=None,
+                    integrated=True,
+                    kernel_driver=None,
+                    pci_slot="0000:10:00.0",
+                )
+            )
+        ),
+        None,
+        "error",
+    ),
+    "gpu.mixed-vendors": (
+        "doctor-healthy-rocm",
+        _p(lambda d: d["gpus"].append(base("doctor-healthy-cuda")["gpus"][0])),
+        None,
+        "info",
+    ),
+    "amd.igpu-present": (
+        "doctor-healthy-rocm",
+        _p(
+            lambda d: d["gpus"].append(
+                _gpu(
+                    d,
+                    pci_id="1002:164e",
+                    name="Raphael",
+                    gfx_target="gfx1036",
+                    integrated=True,
+                    pci_slot="0000:10:00.0",
+                )
+            )
+        ),
+        None,
+        "warning",
+    ),
+    "nvidia.nouveau-loaded": (
+        "doctor-healthy-cuda",
+        _p(("gpus.0.kernel_driver", "nouveau"), ("kernel.modules_loaded", ["nouveau"])),
+        None,
+        "error",
+    ),
+    "nvidia.driver-missing": (
+        "doctor-healthy-cuda",
+        _p(
+            ("gpus.0.kernel_driver", None),
+            ("kernel.modules_loaded", []),
+            ("kernel.dkms", []),
+            ("nvidia", {"nvml": "not_installed"}),
+            lambda d: [
+                d["packages"]["installed"].pop(n) for n in list(d["packages"]["installed"]) if "570" in n
+            ],
+        ),
+        None,
+        "error",
+    ),
+    "nvidia.driver-not-loaded": (
+        "doctor-healthy-cuda",
+        _p(
+            ("gpus.0.kernel_driver", None),
+            ("kernel.modules_loaded", []),
+            ("nvidia", {"nvml": "driver_not_loaded"}),
+        ),
+        None,
+        "error",
+    ),
+    "nvidia.version-mismatch": (
+        "doctor-healthy-cuda",
+        _p(("nvidia.nvml", "version_mismatch")),
+        None,
+        "error",
+    ),
+    "nvidia.driver-too-old": (
+        "doctor-healthy-cuda",
+        _p(lambda d: _nvidia_driver(d, "560.35.03")),
+        None,
+        "error",
+    ),
+    "nvidia.module-flavor": (
+        "doctor-healthy-cuda",
+        _p(
+            ("gpus.0.pci_id", "10de:2b85"),
+            ("gpus.0.name", "NVIDIA GeForce RTX 5090"),
+            ("gpus.0.compute_capability", "12.0"),
+            ("gpus.0.architecture", "Blackwell"),
+            ("nvidia.kernel_module", "proprietary"),
+        ),
+        None,
+        "error",
+    ),
+    "nvidia.gpu-dropped": (
+        "doctor-healthy-cuda",
+        _p(
+            ("gpus.0.pci_id", "10de:1b06"),
+            ("gpus.0.name", "NVIDIA GeForce GTX 1080 Ti"),
+            ("gpus.0.compute_capability", "6.1"),
+            ("gpus.0.architecture", "Pascal"),
+            lambda d: _nvidia_driver(d, "590.48.01"),
+        ),
+        None,
+        "error",
+    ),
+    "nvidia.persistence-off": (
+        "doctor-healthy-cuda",
+        _p(("nvidia.persistence_mode", False)),
+        None,
+        "info",
+    ),
+    "cuda.mixed-install": (
+        "doctor-healthy-cuda",
+        _p(_add_pkg("cuda-drivers", "570.133.20-1")),
+        None,
+        "error",
+    ),
+    "cuda.forward-compat-unsupported": (
+        "doctor-healthy-cuda",
+        _p(
+            ("environment.LD_LIBRARY_PATH", "/usr/local/cuda-12.8/compat"),
+            _add_pkg("cuda-compat-12-8", "570.172.08-1"),
+        ),
+        None,
+        "error",
+    ),
+    "cuda.not-on-path": ("doctor-healthy-cuda", _p(("environment", {})), None, "info"),
+    "amd.driver-missing": (
+        "doctor-healthy-rocm",
+        _p(("gpus.0.kernel_driver", None), ("kernel.modules_loaded", [])),
+        None,
+        "error",
+    ),
+    "amd.kfd-missing": (
+        "doctor-healthy-rocm",
+        _p(("amd.kfd", False), ("device_nodes./dev/kfd.exists", False)),
+        None,
+        "error",
+    ),
+    "amd.no-device-access": (
+        "doctor-healthy-rocm",
+        _p(
+            ("user.groups", ["alice", "sudo"]),
+            ("device_nodes./dev/kfd.accessible", None),
+            ("device_nodes./dev/dri/renderD128.accessible", None),
+        ),
+        None,
+        "error",
+    ),
+    "amd.gpu-unsupported": (
+        "doctor-healthy-rocm",
+        _p(
+            ("gpus.0.pci_id", "1002:73df"),
+            ("gpus.0.name", "AMD Radeon RX 6700 XT"),
+            ("gpus.0.gfx_target", "gfx1031"),
+            ("gpus.0.architecture", "RDNA2"),
+        ),
+        None,
+        "error",
+    ),
+    "amd.gpu-preview": (
+        "doctor-healthy-rocm",
+        _p(
+            (
+                "os",
+                {
+                    "id": "debian",
+                    "version_id": "12",
+                    "codename": "bookworm",
+                    "id_like": [],
+                    "pretty_name": "Debian GNU/Linux 12 (bookworm)",
+                },
+            )
+        ),
+        None,
+        "warning",
+    ),
+    "amd.hsa-override": (
+        "doctor-healthy-rocm",
+        _p(("environment.HSA_OVERRIDE_GFX_VERSION", "12.0.1")),
+        None,
+        "warning",
+    ),
+    "rocm.driver-mismatch": (
+        "doctor-healthy-rocm",
+        _p(("apt_sources.1.uri", "https://repo.radeon.com/amdgpu/6.2.4/ubuntu")),
+        None,
+        "warning",
+    ),
+    "rocm.multiple-versions": (
+        "doctor-healthy-rocm",
+        _p(
+            lambda d: d["toolkits"]["rocm"].append(
+                {"version": "6.4.1-120", "path": "/opt/rocm-6.4.1", "source": "package"}
+            )
+        ),
+        None,
+        "info",
+    ),
+    "apt.source-insecure": ("doctor-healthy-rocm", _p(("apt_sources.2.signed_by", None)), None, "error"),
+    "apt.source-mismatch": ("doctor-healthy-rocm", _p(("apt_sources.2.suites", ["jammy"])), None, "error"),
+    "dpkg.interrupted": (
+        "doctor-healthy-rocm",
+        _p(("packages.unconfigured", ["amdgpu-dkms"])),
+        None,
+        "error",
+    ),
+    "stack.both-installed": (
+        "doctor-healthy-rocm",
+        _p(
+            _add_pkg("cuda-toolkit-12-8", "12.8.1-1"),
+            lambda d: d["gpus"].append(base("doctor-healthy-cuda")["gpus"][0]),
+        ),
+        None,
+        "warning",
+    ),
+    "stack.leftovers": ("doctor-cpu-laptop", _p(_add_pkg("cuda-toolkit-12-8", "12.8.1-1")), None, "warning"),
+    "torch.cpu-build": (
+        "doctor-healthy-cuda",
+        _p(("python.torch", {"version": "2.7.0+cpu", "cuda": None, "hip": None, "arch_list": []})),
+        None,
+        "warning",
+    ),
+    "torch.wrong-vendor": (
+        "doctor-healthy-rocm",
+        _p(("python.torch", {"version": "2.7.0+cu128", "cuda": "12.8", "hip": None, "arch_list": None})),
+        None,
+        "error",
+    ),
+    "torch.driver-too-old": (
+        "doctor-healthy-cuda",
+        _p(lambda d: _nvidia_driver(d, "470.256.02")),
+        None,
+        "error",
+    ),
+    "torch.arch-missing": (
+        "doctor-healthy-cuda",
+        _p(
+            ("gpus.0.pci_id", "10de:1b06"),
+            ("gpus.0.name", "NVIDIA GeForce GTX 1080 Ti"),
+            ("gpus.0.compute_capability", "6.1"),
+            ("gpus.0.architecture", "Pascal"),
+            ("nvidia.kernel_module", "proprietary"),
+        ),
+        None,
+        "error",
+    ),
+    "torch.rocm-mismatch": (
+        "doctor-healthy-rocm",
+        _p(
+            (
+                "python.torch",
+                {"version": "2.7.0+rocm6.3", "cuda": None, "hip": "6.3.42131", "arch_list": None},
+            )
+        ),
+        None,
+        "warning",
+    ),
+    "torch.ld-library-path": (
+        "doctor-healthy-cuda",
+        _p(("environment.LD_LIBRARY_PATH", "/usr/local/cuda-12.4/lib64")),
+        None,
+        "error",
+    ),
+    "torch.not-installed": (
+        "doctor-healthy-cuda",
+        _p(("python.torch", None), ("python.packages", {})),
+        None,
+        "info",
+    ),
+    "doctor.probe-failed": (
+        "doctor-healthy-rocm",
+        _p(("errors", [{"probe": "dpkg", "message": "/var/lib/dpkg/status: permission denied"}])),
+        None,
+        "warning",
+    ),
+    "doctor.matrices-stale": (
+        "doctor-healthy-rocm",
+        _p(("toolkits.rocm", [{"version": "7.9.0-1", "path": "/opt/rocm-7.9.0", "source": "package"}])),
+        None,
+        "info",
+    ),
+}
+
+
+def variant(code: str) -> tuple[dict, str | None, str]:
+    """(facts document, target text, expected severity) of the case that fires ``code``."""
+    name, patch, target, severity = CASES[code]
+    doc = base(name)
+    patch(doc)
+    return doc, target, severity
