@@ -234,9 +234,9 @@ _VOLATILE = ("collected_at", "gpuenv_version", "errors")
 
 
 def to_dict(obj: Any) -> Any:
-    if dataclasses.is_dataclass(obj):
+    if hasattr(type(obj), "__dataclass_fields__"):
         out: dict[str, Any] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
-        for f in dataclasses.fields(obj):
+        for f in _fields(type(obj)):
             value = getattr(obj, f.name)
             if value is None and f.metadata.get("omit_if_none"):
                 continue
@@ -289,7 +289,7 @@ def _build(cls: type, doc: Any, path: str) -> Any:
         raise FactsError(f"{path}: expected an object, got {type(doc).__name__}")
     hints = _hints(cls)
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):
+    for f in _fields(cls):
         if f.name not in doc:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise FactsError(f"{path}.{f.name}: required field missing")
@@ -299,9 +299,24 @@ def _build(cls: type, doc: Any, path: str) -> Any:
     return cls(**kwargs)
 
 
+# Per-type answers of typing/dataclasses, worked out once: `gpuenv doctor --facts DIR` converts
+# thousands of documents per process.
+_TYPES: dict[Any, tuple[Any, tuple, bool]] = {}
+_FIELDS: dict[type, tuple] = {}
+
+
+def _fields(cls: type) -> tuple:
+    found = _FIELDS.get(cls)
+    if found is None:
+        found = _FIELDS[cls] = dataclasses.fields(cls)
+    return found
+
+
 def _convert(tp: Any, value: Any, path: str) -> Any:
-    origin = typing.get_origin(tp)
-    args = typing.get_args(tp)
+    info = _TYPES.get(tp)
+    if info is None:
+        info = _TYPES[tp] = (typing.get_origin(tp), typing.get_args(tp), dataclasses.is_dataclass(tp))
+    origin, args, is_dataclass = info
     if origin in (Union, types.UnionType):
         if value is None:
             if type(None) in args:
@@ -311,7 +326,7 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
         return _convert(inner[0], value, path)
     if value is None:
         raise FactsError(f"{path}: must not be null")
-    if dataclasses.is_dataclass(tp):
+    if is_dataclass:
         return _build(tp, value, path)
     if origin is tuple:
         if not isinstance(value, list):

@@ -1,0 +1,88 @@
+"""AMD GPUs through AMD SMI (the ``amdsmi`` binding), live machine only.
+
+The binding must match the installed ROCm library, so when ``import amdsmi`` fails, ROCm's own
+copy under /opt/rocm/share/amd_smi is tried.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+ROCM_COPY = "/opt/rocm/share/amd_smi"
+
+
+@dataclass(frozen=True)
+class SmiGpu:
+    pci_slot: str | None
+    name: str | None
+    memory_mib: int | None = None
+
+
+@dataclass(frozen=True)
+class SmiResult:
+    state: str
+    driver_version: str | None = None
+    gpus: tuple[SmiGpu, ...] = field(default_factory=tuple)
+
+
+def available() -> bool:
+    import importlib.util
+    import os
+
+    return importlib.util.find_spec("amdsmi") is not None or os.path.isdir(ROCM_COPY)
+
+
+def _import():
+    try:
+        import amdsmi
+
+        return amdsmi
+    except ImportError:
+        import os
+        import sys
+
+        if not os.path.isdir(ROCM_COPY):
+            return None
+        sys.path.insert(0, ROCM_COPY)
+        try:
+            import amdsmi
+
+            return amdsmi
+        except ImportError:
+            return None
+        finally:
+            sys.path.remove(ROCM_COPY)
+
+
+def query() -> SmiResult:
+    try:
+        smi = _import()
+    except Exception as exc:  # a binding that fails to load its library raises on import
+        return SmiResult(f"error: {exc}")
+    if smi is None:
+        return SmiResult("not_installed")
+    try:
+        smi.amdsmi_init()
+    except Exception as exc:
+        return SmiResult(f"error: {exc}")
+    try:
+        gpus, driver = [], None
+        for handle in smi.amdsmi_get_processor_handles():
+            slot = name = mem = None
+            try:
+                slot = str(smi.amdsmi_get_gpu_device_bdf(handle)).lower()
+                name = smi.amdsmi_get_gpu_asic_info(handle).get("market_name") or None
+                vram = smi.amdsmi_get_gpu_vram_info(handle)
+                mem = int(vram.get("vram_size")) if vram.get("vram_size") not in (None, "N/A") else None
+                driver = driver or smi.amdsmi_get_gpu_driver_info(handle).get("driver_version") or None
+            except Exception:  # noqa: S110 - one unreadable attribute leaves the others
+                pass
+            gpus.append(SmiGpu(slot, name, mem))
+        return SmiResult("ok", driver, tuple(gpus))
+    except Exception as exc:
+        return SmiResult(f"error: {exc}")
+    finally:
+        try:
+            smi.amdsmi_shut_down()
+        except Exception:  # noqa: S110
+            pass

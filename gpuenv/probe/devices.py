@@ -1,0 +1,84 @@
+"""GPU device nodes: /dev/kfd, /dev/dri/renderD*, /dev/nvidia*, /dev/dxg, with mode, group and
+whether the probed user can open them read-write.
+
+A sysroot kept in git cannot hold device nodes, so there a *regular file* stands in for one; it
+may hold one line in ``ls -l`` form, ``crw-rw---- root render``, giving the node's mode, owner
+and group (without it, the file's own mode and group are used).
+"""
+
+from __future__ import annotations
+
+import re
+import stat as st
+
+from gpuenv.facts import DeviceNode, User
+from gpuenv.probe.host import Host
+
+ALWAYS = ("/dev/kfd", "/dev/nvidiactl", "/dev/dxg")
+_NVIDIA = re.compile(r"nvidia([0-9]+|-uvm|-uvm-tools|-modeset)$")
+_LS_MODE = re.compile(r"^[cb-]([r-][w-][xsS-]){2}[r-][w-][xtT-]$")
+
+
+def parse_ls_mode(text: str) -> tuple[int, str | None, str | None]:
+    """``crw-rw---- root render`` -> (0o660, "root", "render")."""
+    fields = text.split()
+    if not fields or not _LS_MODE.match(fields[0]):
+        raise ValueError(f"not an ls -l mode line: {text.strip()[:40]!r}")
+    bits = 0
+    for i, ch in enumerate(fields[0][1:]):
+        if ch not in "-STs" or ch in "st":
+            bits |= 1 << (8 - i)
+    owner = fields[1] if len(fields) > 1 else None
+    group = fields[2] if len(fields) > 2 else None
+    return bits, owner, group
+
+
+def node_paths(host: Host) -> list[str]:
+    paths = list(ALWAYS)
+    paths += [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]
+    paths += [f"/dev/{n}" for n in host.listdir("/dev") if _NVIDIA.match(n)]
+    return list(dict.fromkeys(paths))
+
+
+def can_open(mode: int, owner_uid: int | None, group: str | None, user: User | None) -> bool | None:
+    """Read-write access by permission bits alone (ACLs are not read)."""
+    if user is None or user.uid is None:
+        return None
+    if user.uid == 0:
+        return True
+    if owner_uid is not None and owner_uid == user.uid:
+        return mode & 0o600 == 0o600
+    if group is not None and group in user.groups:
+        return mode & 0o060 == 0o060
+    return mode & 0o006 == 0o006
+
+
+def probe(host: Host, user: User | None, current_user: bool) -> dict[str, DeviceNode] | None:
+    """None when the root has no /dev at all (a chroot without /dev mounted: unknown)."""
+    if not host.is_dir("/dev"):
+        return None
+    from gpuenv.probe.users import group_names, parse_passwd
+
+    gids = group_names(host)
+    uids = {e.name: e.uid for e in parse_passwd(host.read_optional("/etc/passwd") or "")}
+    out: dict[str, DeviceNode] = {}
+    for path in node_paths(host):
+        info = host.stat(path)
+        if info is None:
+            out[path] = DeviceNode(exists=False)
+            continue
+        mode, owner_uid, group = st.S_IMODE(info.st_mode), info.st_uid, gids.get(info.st_gid)
+        if not st.S_ISCHR(info.st_mode) and not host.live:
+            try:
+                mode, owner, group = parse_ls_mode(host.read_optional(path) or "")
+                owner_uid = uids.get(owner) if owner else None
+            except ValueError:
+                pass  # no stand-in line: the file's own mode and group stand
+        if host.live and current_user:
+            import os
+
+            accessible: bool | None = os.access(path, os.R_OK | os.W_OK)
+        else:
+            accessible = can_open(mode, owner_uid, group, user)
+        out[path] = DeviceNode(exists=True, mode=f"{mode:04o}", group=group, accessible=accessible)
+    return out

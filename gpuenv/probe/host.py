@@ -1,0 +1,157 @@
+"""The machine a probe reads: the live system, or a sysroot given with ``--root``.
+
+Every file a probe reads goes through a ``Host``, so one ``root`` redirects all of them (as
+``distro``'s ``root_dir`` does). Symbolic links are resolved *inside* the root, the way a chroot
+would see them: an absolute link target such as ``/usr/src/linux-headers-6.8.0-51-generic`` in a
+sysroot points into the sysroot, never at the host. With a root, live sources (NVML, AMD SMI,
+uname, the environment, the current process's user) are off, so that an image or a fixture tree
+is never mixed with facts of the machine that happens to read it.
+
+``run_json`` is the one place a probe may run a command (another Python interpreter, for
+``--python PATH``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+_MAX_LINKS = 40
+
+
+@dataclass(frozen=True)
+class Host:
+    root: str = "/"
+    # Live sources on: only for the running machine, never for a given root (even `--root /`,
+    # which means "read the files, not the kernel's or the process's view").
+    live: bool = True
+
+    @classmethod
+    def at(cls, root: str | None) -> Host:
+        if root is None:
+            return cls("/", True)
+        return cls(os.path.realpath(root), False)
+
+    # -- paths -------------------------------------------------------------------------------
+    def path(self, path: str) -> str:
+        """Host path of ``path`` (absolute, as the probed machine sees it), links resolved in root."""
+        if self.root == "/":
+            return path
+        return self._resolve(path)
+
+    def _resolve(self, path: str) -> str:
+        parts = [p for p in path.split("/") if p and p != "."]
+        done: list[str] = []
+        hops = 0
+        while parts:
+            part = parts.pop(0)
+            if part == "..":
+                if done:
+                    done.pop()
+                continue
+            candidate = os.path.join(self.root, *done, part)
+            if os.path.islink(candidate):
+                hops += 1
+                if hops > _MAX_LINKS:
+                    raise OSError(f"too many levels of symbolic links: {path}")
+                target = os.readlink(candidate)
+                if target.startswith("/"):
+                    done = []
+                parts = [p for p in target.split("/") if p and p != "."] + parts
+                continue
+            done.append(part)
+        return os.path.join(self.root, *done)
+
+    # -- reads -------------------------------------------------------------------------------
+    def read_text(self, path: str, limit: int = 4 << 20) -> str:
+        """Text of a file; raises OSError when it cannot be read. Undecodable bytes are replaced."""
+        return self.read_bytes(path, limit).decode("utf-8", errors="replace")
+
+    def read_bytes(self, path: str, limit: int = 1 << 16) -> bytes:
+        # Small reads: some sysctl files fail with ENOMEM when asked for megabytes at once.
+        chunks, size = [], 0
+        with open(self.path(path), "rb", buffering=0) as fh:
+            while size < limit:
+                chunk = fh.read(min(65536, limit - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+        return b"".join(chunks)
+
+    def read_optional(self, path: str) -> str | None:
+        """Text of a file, or None when it does not exist (other errors still raise)."""
+        try:
+            return self.read_text(path)
+        except FileNotFoundError:
+            return None
+        except NotADirectoryError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        try:
+            return os.path.exists(self.path(path))
+        except OSError:
+            return False
+
+    def is_dir(self, path: str) -> bool:
+        try:
+            return os.path.isdir(self.path(path))
+        except OSError:
+            return False
+
+    def is_link(self, path: str) -> bool:
+        """Whether ``path`` itself (last component unresolved) is a symbolic link."""
+        head, _, name = path.rstrip("/").rpartition("/")
+        try:
+            return os.path.islink(os.path.join(self.path(head or "/"), name))
+        except OSError:
+            return False
+
+    def readlink(self, path: str) -> str | None:
+        head, _, name = path.rstrip("/").rpartition("/")
+        try:
+            return os.readlink(os.path.join(self.path(head or "/"), name))
+        except OSError:
+            return None
+
+    def listdir(self, path: str) -> list[str]:
+        """Sorted entries of a directory; empty when it does not exist."""
+        try:
+            return sorted(os.listdir(self.path(path)))
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
+    def stat(self, path: str) -> os.stat_result | None:
+        try:
+            return os.stat(self.path(path))
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def is_char_device(self, path: str) -> bool:
+        st = self.stat(path)
+        return st is not None and stat.S_ISCHR(st.st_mode)
+
+    # -- the one command a probe runs ----------------------------------------------------------
+    def run_json(self, argv: list[str], stdin: str, timeout: float = 20.0) -> str:
+        """Run ``argv`` (a Python interpreter fed a small script) and return its stdout.
+
+        Only on the live machine: a sysroot's binaries are never executed.
+        """
+        if not self.live:
+            raise RuntimeError("commands are not run with --root")
+        import subprocess
+
+        done = subprocess.run(  # noqa: S603 - argv is the interpreter the user named, no shell
+            argv,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        if done.returncode != 0:
+            tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+            raise RuntimeError(f"{argv[0]} failed: {tail[0]}")
+        return done.stdout

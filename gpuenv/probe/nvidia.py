@@ -1,0 +1,44 @@
+"""The NVIDIA driver as files show it: the loaded kernel module (/proc/driver/nvidia/version,
+/sys/module/nvidia/version), its flavour (open or proprietary), and the user-space library's
+version (the libnvidia-ml.so.VERSION file the driver installs)."""
+
+from __future__ import annotations
+
+import re
+
+from gpuenv.probe.host import Host
+
+LIB_DIRS = (
+    "/usr/lib/x86_64-linux-gnu",
+    "/usr/lib/aarch64-linux-gnu",
+    "/usr/lib64",
+    "/usr/lib",
+    "/usr/lib/wsl/lib",
+)
+_VERSION = re.compile(r"\s([0-9]{2,4}\.[0-9]+(?:\.[0-9]+)?)\s")
+_LIB = re.compile(r"^libnvidia-ml\.so\.([0-9]{2,4}\.[0-9]+(?:\.[0-9]+)?)$")
+
+
+def parse_proc_version(text: str) -> tuple[str | None, str | None]:
+    """(module version, "open" | "proprietary") from /proc/driver/nvidia/version."""
+    first = next((line for line in text.splitlines() if line.startswith("NVRM version:")), "")
+    if not first:
+        return None, None
+    m = _VERSION.search(first + " ")
+    flavour = "open" if "Open Kernel Module" in first else "proprietary"
+    return (m.group(1) if m else None), flavour
+
+
+def library_version(host: Host) -> str | None:
+    """Version in the name of the installed libnvidia-ml.so.VERSION, if there is exactly one."""
+    found = set()
+    for d in LIB_DIRS:
+        for name in host.listdir(d):
+            m = _LIB.match(name)
+            if m:
+                found.add(m.group(1))
+    return found.pop() if len(found) == 1 else None
+
+
+def library_present(host: Host, extra_dirs: list[str] = ()) -> bool:
+    return any(host.exists(f"{d}/libnvidia-ml.so.1") for d in (*extra_dirs, *LIB_DIRS))

@@ -1,0 +1,96 @@
+"""Human rendering of facts: a compact summary (OS, kernel, GPUs and drivers, stacks, torch)."""
+
+from __future__ import annotations
+
+from gpuenv.facts import Facts, Gpu
+
+_STACK_PREFIXES = (
+    "nvidia-driver",
+    "cuda-toolkit",
+    "cuda-drivers",
+    "rocm",
+    "amdgpu-dkms",
+    "amdgpu-install",
+    "hip-runtime",
+)
+
+
+def _gpu_line(g: Gpu) -> str:
+    name = g.name or "unknown name"
+    parts = [f"{g.pci_slot or '?'}  {name} [{g.pci_id}]"]
+    extra = [x for x in (g.gfx_target, f"sm {g.compute_capability}" if g.compute_capability else None) if x]
+    if extra:
+        parts.append("(" + ", ".join(extra) + ")")
+    parts.append(f"driver: {g.kernel_driver or 'none'}")
+    return "  ".join(parts)
+
+
+def summary_rows(facts: Facts) -> list[tuple[str, str]]:
+    """(label, value) rows of the summary; pure, so it is tested without a terminal."""
+    rows: list[tuple[str, str]] = []
+    os_ = facts.os
+    rows.append(("OS", os_.pretty_name or f"{os_.id} {os_.version_id or ''}".strip()))
+    k = facts.kernel
+    kernel = k.release
+    if k.secure_boot:
+        kernel += "  (Secure Boot on)"
+    rows.append(("Kernel", kernel))
+    p = facts.platform
+    where = [x for x in (f"container: {p.container}" if p.container else None, "WSL 2" if p.wsl else None,
+                         f"VM: {p.virtualization}" if p.virtualization else None) if x]  # fmt: skip
+    rows.append(("Platform", ", ".join(where) or "bare metal"))
+    if facts.gpus:
+        for i, g in enumerate(facts.gpus):
+            rows.append(("GPUs" if i == 0 else "", _gpu_line(g)))
+    else:
+        rows.append(("GPUs", "none found on the PCI bus"))
+    nv = facts.nvidia
+    if nv and (nv.driver_version or nv.module_version or facts.gpus_of("nvidia")):
+        bits = [f"driver {nv.driver_version or nv.module_version or 'not installed'}"]
+        if nv.kernel_module:
+            bits.append(f"{nv.kernel_module} module")
+        if nv.cuda_driver_version:
+            bits.append(f"CUDA {nv.cuda_driver_version}")
+        bits.append(f"NVML {nv.nvml.replace('_', ' ')}")
+        rows.append(("NVIDIA", ", ".join(bits)))
+    amd = facts.amd
+    if amd and (amd.driver_version or amd.kfd or facts.gpus_of("amd")):
+        bits = [
+            f"amdgpu {amd.driver_version or 'in-kernel'}",
+            "/dev/kfd present" if amd.kfd else "no /dev/kfd",
+        ]
+        rows.append(("AMD", ", ".join(bits)))
+    stacks = [f"CUDA {t.version}" for t in facts.toolkits.cuda] + [
+        f"ROCm {t.version}" for t in facts.toolkits.rocm
+    ]
+    if facts.packages:
+        pkgs = [f"{n} {v}" for n, v in facts.packages.installed.items() if n.startswith(_STACK_PREFIXES)]
+        stacks += pkgs[:6] + ([f"... {len(pkgs) - 6} more"] if len(pkgs) > 6 else [])
+        if facts.packages.unconfigured:
+            stacks.append("unconfigured: " + ", ".join(facts.packages.unconfigured))
+    rows.append(("Stacks", "; ".join(stacks) or "none installed"))
+    py = facts.python
+    if py is not None:
+        t = py.torch
+        torch = "not installed"
+        if t is not None:
+            build = f"CUDA {t.cuda}" if t.cuda else f"ROCm/HIP {t.hip}" if t.hip else "CPU"
+            torch = f"{t.version} ({build})"
+        rows.append(("Python", f"{py.executable or '?'} {py.version or ''}".strip()))
+        rows.append(("torch", torch))
+    if facts.user is not None:
+        rows.append(("User", f"{facts.user.name} (groups: {', '.join(facts.user.groups) or 'none'})"))
+    for e in facts.errors:
+        rows.append(("Unknown", f"{e.probe}: {e.message}"))
+    return rows
+
+
+def render_facts(facts: Facts, console) -> None:
+    from rich.table import Table
+
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for label, value in summary_rows(facts):
+        table.add_row(label, value)
+    console.print(table)

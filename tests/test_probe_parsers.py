@@ -1,0 +1,419 @@
+"""The probe's pure parsers, table-driven: real file formats in, facts out."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuenv.facts import User
+from gpuenv.probe import (
+    apt_sources,
+    devices,
+    dpkg,
+    environment,
+    kernel,
+    kfd,
+    nvidia,
+    nvml,
+    osinfo,
+    pci,
+    python_env,
+    toolkits,
+    users,
+)
+from gpuenv.probe import platform as plat
+
+NOBLE = """PRETTY_NAME="Ubuntu 24.04.3 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+VERSION="24.04.3 LTS (Noble Numbat)"
+VERSION_CODENAME=noble
+ID=ubuntu
+ID_LIKE=debian
+UBUNTU_CODENAME=noble
+"""
+
+
+@pytest.mark.parametrize(
+    "text, key, want",
+    [
+        (NOBLE, "PRETTY_NAME", "Ubuntu 24.04.3 LTS"),
+        (NOBLE, "VERSION_CODENAME", "noble"),
+        ("ID='rhel'\n", "ID", "rhel"),
+        ('NAME="A \\"quoted\\" \\$name"\n', "NAME", 'A "quoted" $name'),
+        ("# comment\n\nID=arch\n", "ID", "arch"),
+        ("not a line\nID=fedora\n", "ID", "fedora"),
+    ],
+)
+def test_parse_os_release(text, key, want):
+    assert osinfo.parse_os_release(text)[key] == want
+
+
+def test_os_from_release():
+    os_ = osinfo.os_from_release(osinfo.parse_os_release(NOBLE))
+    assert (os_.id, os_.version_id, os_.codename, os_.id_like) == ("ubuntu", "24.04", "noble", ("debian",))
+    # RHEL has no codename: unknown, not empty.
+    rhel = osinfo.os_from_release({"ID": "rhel", "VERSION_ID": "9.6", "ID_LIKE": "fedora"})
+    assert rhel.codename is None and rhel.id_like == ("fedora",)
+    with pytest.raises(ValueError):
+        osinfo.os_from_release({"NAME": "no id"})
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        (
+            "processor\t: 0\nmodel name\t: AMD EPYC 9654 96-Core Processor\n",
+            "AMD EPYC 9654 96-Core Processor",
+        ),
+        ("processor : 0\nBogoMIPS : 50.00\n", None),
+    ],
+)
+def test_parse_cpu_model(text, want):
+    assert osinfo.parse_cpu_model(text) == want
+
+
+def test_parse_meminfo():
+    assert osinfo.parse_meminfo_mib("MemTotal:       65535068 kB\nMemFree: 1 kB\n") == 63999
+    assert osinfo.parse_meminfo_mib("MemFree: 1 kB\n") is None
+
+
+@pytest.mark.parametrize(
+    "text, digits, want",
+    [
+        ("0x1002\n", 4, "1002"),
+        ("0x10DE", 4, "10de"),
+        ("0x030000\n", 6, "030000"),
+        ("0xc1\n", 2, "c1"),
+        ("0x1", 4, "0001"),
+    ],
+)
+def test_parse_hex_id(text, digits, want):
+    assert pci.parse_hex_id(text, digits) == want
+
+
+@pytest.mark.parametrize("text", ["", "0x", "nvidia", "0x12345", "0x10g0"])
+def test_parse_hex_id_rejects(text):
+    with pytest.raises(ValueError):
+        pci.parse_hex_id(text)
+
+
+@pytest.mark.parametrize(
+    "vendor, cls, gpu",
+    [("1002", "0300", True), ("10de", "0302", True), ("1002", "1200", True), ("1002", "0403", False),
+     ("1022", "0300", False), ("8086", "0300", True), ("8086", "1200", False), ("10de", "0380", True)],
+)  # fmt: skip
+def test_is_gpu(vendor, cls, gpu):
+    assert pci.is_gpu(pci.PciDevice("0000:01:00.0", vendor, "0001", cls)) is gpu
+
+
+PCI_IDS = """# header
+1002  Advanced Micro Devices, Inc. [AMD/ATI]
+\t7550  Navi 48 [Radeon RX 9070/9070 XT/9070 GRE]
+\t\t1da2 e490  Sapphire Pulse Radeon RX 9070 XT
+1022  Advanced Micro Devices, Inc. [AMD]
+\t7550  Not a GPU
+10de  NVIDIA Corporation
+\t2b85  GB202 [GeForce RTX 5090]
+C 03  Display controller
+\t00  VGA compatible controller
+"""
+
+
+def test_parse_pci_ids_reads_only_wanted_vendors():
+    names = pci.parse_pci_ids(PCI_IDS, {("1002", "7550"), ("10de", "2b85"), ("10de", "ffff")})
+    assert names == {
+        ("1002", "7550"): "Navi 48 [Radeon RX 9070/9070 XT/9070 GRE]",
+        ("10de", "2b85"): "GB202 [GeForce RTX 5090]",
+    }
+
+
+@pytest.mark.parametrize(
+    "version, want",
+    [(120001, "gfx1201"), (120000, "gfx1200"), (90402, "gfx942"), (90010, "gfx90a"), (90012, "gfx90c"),
+     (100300, "gfx1030"), (110001, "gfx1101"), (110501, "gfx1151"), (90500, "gfx950"), (0, None), (91600, None)],
+)  # fmt: skip
+def test_gfx_target(version, want):
+    assert kfd.gfx_target(version) == want
+
+
+@pytest.mark.parametrize(
+    "domain, location, want",
+    [(0, 0x0300, "0000:03:00.0"), (0, 0xC608, "0000:c6:01.0"), (1, 0x1001, "0001:10:00.1")],
+)
+def test_kfd_pci_slot(domain, location, want):
+    assert kfd.pci_slot(domain, location) == want
+
+
+def test_kfd_node_from_properties():
+    props = kfd.parse_properties("cpu_cores_count 0\ngfx_target_version 120001\nvendor_id 4098\ndevice_id 30032\n"
+                                 "location_id 768\ndomain 0\nbogus line here\nname x\n")  # fmt: skip
+    node = kfd.node_from_properties("1", props)
+    assert (node.gfx_target, node.pci_slot, node.pci_id) == ("gfx1201", "0000:03:00.0", "1002:7550")
+    assert (
+        kfd.node_from_properties("0", kfd.parse_properties("cpu_cores_count 16\ngfx_target_version 0\n"))
+        is None
+    )
+
+
+def test_proc_modules_and_blacklists():
+    assert kernel.parse_proc_modules("amdgpu 19726336 14 - Live 0x0\namdxcp 12288 1 amdgpu, Live 0x0\n") == (
+        "amdgpu",
+        "amdxcp",
+    )
+    conf = "# nouveau off\nblacklist nouveau\noptions nouveau modeset=0\n  blacklist   nvidia-drm # trailing\nblacklist\n"
+    assert kernel.parse_blacklist(conf) == ["nouveau", "nvidia_drm"]
+    assert kernel.cmdline_blacklist("ro modprobe.blacklist=nouveau,amdgpu module_blacklist=radeon quiet") == [
+        "nouveau", "amdgpu", "radeon",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("data, want", [(bytes([6, 0, 0, 0, 1]), True), (bytes([6, 0, 0, 0, 0]), False)])
+def test_secure_boot(data, want):
+    assert kernel.parse_secure_boot(data) is want
+
+
+def test_secure_boot_rejects_short_variable():
+    with pytest.raises(ValueError):
+        kernel.parse_secure_boot(b"\x06\x00")
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.07  Release Build  (dvs-builder@U16)  Fri Mar 14 2025\n",
+         ("570.133.07", "open")),
+        ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.230.02  Tue Jan  7 2025\nGCC version:  gcc 12\n",
+         ("535.230.02", "proprietary")),
+        ("garbage\n", (None, None)),
+    ],
+)  # fmt: skip
+def test_nvidia_proc_version(text, want):
+    assert nvidia.parse_proc_version(text) == want
+
+
+@pytest.mark.parametrize(
+    "code, want",
+    [
+        (9, "driver_not_loaded"),
+        (18, "version_mismatch"),
+        (4, "no_permission"),
+        (12, "not_installed"),
+        (3, "error: Not Supported"),
+    ],
+)
+def test_nvml_states(code, want):
+    assert nvml.state_for(code, "Not Supported") == want
+
+
+def test_nvml_conversions():
+    assert (
+        nvml.cuda_version(12080) == "12.8"
+        and nvml.cuda_version(13000) == "13.0"
+        and nvml.cuda_version(11040) == "11.4"
+    )
+    assert nvml.bus_id("00000000:41:00.0") == "0000:41:00.0"
+    assert nvml.bus_id("00000001:C1:00.0") == "0001:c1:00.0"
+
+
+STATUS = """Package: dpkg
+Status: install ok installed
+Architecture: amd64
+Version: 1.22.6ubuntu6.1
+Description: Debian package management system
+ This package provides the low-level infrastructure.
+ .
+ Version: 9.9 (a continuation line, not a field)
+
+Package: nvidia-kernel-dkms
+Status: install ok half-configured
+Architecture: amd64
+Version: 570.133.20-1
+
+Package: libc6
+Status: install ok installed
+Architecture: i386
+Version: 2.36-9+deb12u10
+
+Package: gone
+Status: deinstall ok config-files
+Architecture: amd64
+Version: 1.0
+
+Package: broken
+Status: install reinstreq half-installed
+Architecture: amd64
+Version: 2.0
+
+Package: rocm-core
+Status: install ok unpacked
+Architecture: amd64
+Version: 7.2.0.70200-43~24.04
+"""
+
+
+def test_dpkg_status():
+    pk = dpkg.packages_from_status(STATUS)
+    assert pk.manager == "dpkg"
+    assert pk.installed == {
+        "dpkg": "1.22.6ubuntu6.1",
+        "libc6:i386": "2.36-9+deb12u10",
+        "nvidia-kernel-dkms": "570.133.20-1",
+        "rocm-core": "7.2.0.70200-43~24.04",
+    }
+    assert pk.unconfigured == ("nvidia-kernel-dkms", "broken", "rocm-core")
+
+
+def test_apt_one_line_list():
+    text = (
+        "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2 noble main\n"
+        "# deb http://archive.ubuntu.com/ubuntu/ noble universe # disabled on upgrade\n"
+        "deb-src http://archive.ubuntu.com/ubuntu/ noble main\n"
+        "deb https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/ /\n"
+        "deb [trusted=yes]\n"
+    )
+    got = apt_sources.parse_list(text, "/etc/apt/sources.list.d/x.list")
+    assert [(s.uri, s.suites, s.components, s.signed_by, s.enabled) for s in got] == [
+        ("https://repo.radeon.com/rocm/apt/7.2", ("noble",), ("main",), "/etc/apt/keyrings/rocm.gpg", True),
+        ("http://archive.ubuntu.com/ubuntu/", ("noble",), ("universe",), None, False),
+        (
+            "https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/",
+            ("/",),
+            (),
+            None,
+            True,
+        ),
+    ]
+
+
+def test_apt_deb822_sources():
+    text = """Types: deb deb-src
+URIs: http://archive.ubuntu.com/ubuntu/ http://mirror.example/ubuntu/
+Suites: noble noble-updates
+Components: main universe
+Signed-By: /usr/share/keyrings/ubuntu-archive-keyring.gpg
+
+# a source-only stanza is skipped
+Types: deb-src
+URIs: http://src.example/
+
+Types: deb
+URIs: https://repo.radeon.com/rocm/apt/7.2
+Suites: noble
+Components: main
+Enabled: no
+Signed-By:
+ -----BEGIN PGP PUBLIC KEY BLOCK-----
+ .
+ mQINBFx...
+ -----END PGP PUBLIC KEY BLOCK-----
+"""
+    got = apt_sources.parse_deb822(text, "/etc/apt/sources.list.d/x.sources")
+    assert [(s.uri, s.suites, s.components, s.signed_by, s.enabled) for s in got] == [
+        ("http://archive.ubuntu.com/ubuntu/", ("noble", "noble-updates"), ("main", "universe"),
+         "/usr/share/keyrings/ubuntu-archive-keyring.gpg", True),
+        ("http://mirror.example/ubuntu/", ("noble", "noble-updates"), ("main", "universe"),
+         "/usr/share/keyrings/ubuntu-archive-keyring.gpg", True),
+        ("https://repo.radeon.com/rocm/apt/7.2", ("noble",), ("main",), "inline", False),
+    ]  # fmt: skip
+
+
+def test_users_and_groups():
+    passwd = users.parse_passwd(
+        "root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/bash\nbad:line\n"
+    )
+    groups = users.parse_group("root:x:0:\nvideo:x:44:alice,bob\nrender:x:992:\nalice:x:1000:\n")
+    alice = next(e for e in passwd if e.name == "alice")
+    assert users.groups_of(alice, groups) == ("video", "alice")
+
+
+@pytest.mark.parametrize(
+    "line, want",
+    [("crw-rw---- root render", (0o660, "root", "render")), ("crw-rw-rw- root root", (0o666, "root", "root")),
+     ("crw------- root root", (0o600, "root", "root"))],
+)  # fmt: skip
+def test_parse_ls_mode(line, want):
+    assert devices.parse_ls_mode(line) == want
+
+
+@pytest.mark.parametrize(
+    "mode, owner, group, user, want",
+    [
+        (0o660, 0, "render", User("alice", 1000, ("alice", "video")), False),
+        (0o660, 0, "render", User("alice", 1000, ("render",)), True),
+        (0o666, 0, "root", User("alice", 1000, ()), True),
+        (0o600, 1000, "alice", User("alice", 1000, ()), True),
+        (0o000, 0, "root", User("root", 0, ()), True),
+        (0o660, 0, "render", None, None),
+    ],
+)
+def test_can_open(mode, owner, group, user, want):
+    assert devices.can_open(mode, owner, group, user) is want
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("__version__ = '2.6.0+cu126'\ncuda: Optional[str] = '12.6'\nhip: Optional[str] = None\n", ("2.6.0+cu126", "12.6", None)),
+        ("__version__ = '2.7.1+rocm6.3'\ncuda: Optional[str] = None\nhip: Optional[str] = '6.3.42131-fa1d09cbd'\n",
+         ("2.7.1+rocm6.3", None, "6.3.42131-fa1d09cbd")),
+        ("__version__ = '2.7.0+cpu'\ncuda = None\nhip = None\n", ("2.7.0+cpu", None, None)),
+    ],
+)  # fmt: skip
+def test_torch_version_py(text, want):
+    t = python_env.parse_torch_version_py(text)
+    assert (t.version, t.cuda, t.hip) == want
+
+
+@pytest.mark.parametrize(
+    "version, cuda, hip",
+    [("2.6.0+cu126", "12.6", None), ("2.7.0+cu128", "12.8", None), ("2.7.1+rocm6.3", None, "6.3")],
+)
+def test_torch_from_local_version(version, cuda, hip):
+    t = python_env.torch_from_local_version(version)
+    assert (t.cuda, t.hip) == (cuda, hip)
+
+
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        ("torch", True),
+        ("nvidia_cudnn_cu12", True),
+        ("Flash_Attn", True),
+        ("rocm-smi", True),
+        ("numpy", False),
+        ("jaxlib", True),
+    ],
+)
+def test_relevant_distributions(name, want):
+    assert python_env.relevant(name) is want
+
+
+def test_cuda_and_rocm_version_files():
+    assert toolkits.parse_cuda_version_json('{"cuda": {"name": "CUDA SDK", "version": "12.8.1"}}') == "12.8.1"
+    assert toolkits.parse_cuda_version_txt("CUDA Version 11.0.228\n") == "11.0.228"
+    assert toolkits.parse_rocm_version("7.2.0-43\n") == "7.2.0"
+    assert toolkits.parse_rocm_version("6.3.1-48") == "6.3.1"
+    for bad in ("", "rocm", "7.x"):
+        with pytest.raises(ValueError):
+            toolkits.parse_rocm_version(bad)
+
+
+def test_environment_selection():
+    env = {
+        "HSA_OVERRIDE_GFX_VERSION": "11.0.0",
+        "HOME": "/root",
+        "PATH": "/usr/bin:/usr/local/cuda-12.8/bin:/home/u/shipping/bin:/opt/rocm/bin",
+    }
+    assert environment.select(env) == {
+        "HSA_OVERRIDE_GFX_VERSION": "11.0.0",
+        "PATH": "/usr/local/cuda-12.8/bin:/opt/rocm/bin",
+    }
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [("12:devices:/docker/3f9c2b7e1a04\n", "docker"), ("0::/kubepods/burstable/pod1\n", "kubernetes"), ("0::/\n", None),
+     ("0::/machine.slice/libpod-abc.scope\n", "podman")],
+)  # fmt: skip
+def test_cgroup_container(text, want):
+    assert plat.parse_cgroup_container(text) == want
