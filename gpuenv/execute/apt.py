@@ -1,0 +1,83 @@
+"""apt's own dry run, parsed: what `apt-get -s` says it would install and remove.
+
+Pure functions of apt's text (``parse_simulation``), plus the collateral rule: a package apt
+would remove that the plan did not name is collateral, shown in red by a dry run and refused by
+apply unless the user names it with --allow-removal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_LINE = re.compile(r"^(Inst|Remv|Purg|Conf) (\S+)(?: \[([^\]]*)\])?(?: \(([^ )]*))?")
+_MISSING = re.compile(
+    r"^E: Unable to locate package (\S+)|^E: Package '([^']+)' has no installation candidate"
+)
+
+
+@dataclass(frozen=True)
+class Simulation:
+    installs: tuple[str, ...] = ()  # new or upgraded packages
+    removes: tuple[str, ...] = ()  # removed or purged
+    missing: tuple[str, ...] = ()  # names apt could not find (not in its lists yet)
+    error: str | None = None  # apt refused to simulate (broken dependencies, ...)
+
+    def collateral(self, planned: Iterable[str], allowed: Iterable[str] = ()) -> tuple[str, ...]:
+        ok = set(planned) | set(allowed)
+        return tuple(p for p in self.removes if p not in ok)
+
+
+def parse_simulation(text: str, returncode: int = 0) -> Simulation:
+    installs: list[str] = []
+    removes: list[str] = []
+    missing: list[str] = []
+    errors: list[str] = []
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if m:
+            action, pkg = m.group(1), m.group(2).split(":")[0]
+            if action == "Inst":
+                installs.append(pkg)
+            elif action in ("Remv", "Purg"):
+                removes.append(pkg)
+            continue
+        miss = _MISSING.match(line)
+        if miss:
+            missing.append(miss.group(1) or miss.group(2))
+        elif line.startswith("E: "):
+            errors.append(line[3:])
+    error = None
+    if returncode != 0 and not missing:
+        error = "; ".join(errors) or f"apt-get exited {returncode}"
+    return Simulation(tuple(dict.fromkeys(installs)), tuple(dict.fromkeys(removes)), tuple(missing), error)
+
+
+def parse_dpkg_query(text: str) -> dict[str, str]:
+    """`dpkg-query -W -f '${Package}\\t${Version}\\t${db:Status-Abbrev}\\n'` -> installed name -> version."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 3 and parts[2].startswith("ii"):
+            out[parts[0].split(":")[0]] = parts[1]
+    return out
+
+
+def pub_fingerprints(colons: str) -> tuple[tuple[str, ...], int]:
+    """`gpg --show-keys --with-colons` -> (fingerprints of the primary keys, number of primary keys).
+    Subkey fingerprints are skipped: the pinned fingerprint is the primary key's."""
+    fprs: list[str] = []
+    primaries = 0
+    expect = False
+    for line in colons.splitlines():
+        fields = line.split(":")
+        if fields[0] == "pub":
+            primaries += 1
+            expect = True
+        elif fields[0] == "sub":
+            expect = False
+        elif fields[0] == "fpr" and expect and len(fields) > 9:
+            fprs.append(fields[9].upper())
+            expect = False
+    return tuple(fprs), primaries

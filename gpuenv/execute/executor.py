@@ -1,0 +1,597 @@
+"""Dry run and apply of a Plan.
+
+Every step kind has two parts: ``done`` (read-only: is the machine already in the step's end
+state?) and ``act`` (make it so). A dry run calls only ``done`` and apt's simulation, and it is
+built with a ``SimulatingRunner`` and ``ReadOnlyFiles``: the one place that decides dry run is
+``dry_run()`` choosing those two objects, and they refuse any change by construction.
+
+Apply: lock and journal, refuse (before any change) a stale plan, blockers without --force, a
+locked or interrupted dpkg, a key whose fingerprint differs from the pinned one, and apt removals
+the plan did not name; then run the steps in order, skipping those already done, so that a
+second run changes nothing and --resume continues after a crash.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+import stat
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpuenv.execute import apt
+from gpuenv.execute.journal import Busy, Journal
+from gpuenv.execute.runner import CommandError, DryRunViolation, Runner, SimulatingRunner
+from gpuenv.exitcodes import Exit
+from gpuenv.facts import Facts
+from gpuenv.plan.plan import Kind, Plan, Step
+from gpuenv.plan.planfile import digest as plan_digest
+
+Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
+_KEY_MAX = 1 << 20
+
+
+class Refused(RuntimeError):
+    def __init__(self, exit: Exit, message: str) -> None:
+        super().__init__(message)
+        self.exit = exit
+
+
+# --------------------------------------------------------------------------------------------
+# Files under the root
+
+
+class Files:
+    def __init__(self, root: str) -> None:
+        self.root = os.path.abspath(root)
+
+    def at(self, path: str) -> Path:
+        return Path(self.root) / path.lstrip("/")
+
+    def read(self, path: str) -> bytes | None:
+        try:
+            return self.at(path).read_bytes()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def mode(self, path: str) -> str | None:
+        try:
+            return f"{stat.S_IMODE(self.at(path).stat().st_mode):04o}"
+        except FileNotFoundError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(self.at(path))
+
+    def write(self, path: str, data: bytes, mode: str) -> None:
+        """Atomic: a temporary file in the same directory, fsync, chmod, rename."""
+        target = self.at(path)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.gpuenv-")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, int(mode, 8))
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def remove(self, path: str) -> None:
+        self.at(path).unlink(missing_ok=True)
+
+
+class ReadOnlyFiles(Files):
+    def write(self, path: str, data: bytes, mode: str) -> None:
+        raise DryRunViolation(f"dry run refused to write {path}")
+
+    def remove(self, path: str) -> None:
+        raise DryRunViolation(f"dry run refused to remove {path}")
+
+
+# --------------------------------------------------------------------------------------------
+# Reports
+
+
+@dataclass(frozen=True)
+class StepReport:
+    step: Step
+    state: str  # done (nothing to do) | todo | ran | skipped | failed | refused | pending
+    detail: str = ""
+    simulation: apt.Simulation | None = None
+    collateral: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()  # autoremove: orphans outside the stack, left installed
+
+
+@dataclass(frozen=True)
+class Outcome:
+    exit: Exit
+    message: str
+    reports: tuple[StepReport, ...] = ()
+    changed: bool = False
+    log_path: str | None = None
+
+    @property
+    def collateral(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(p for r in self.reports for p in r.collateral))
+
+    @property
+    def pending(self) -> bool:
+        return any(r.state == "todo" for r in self.reports)
+
+
+@dataclass(frozen=True)
+class Options:
+    allow_removal: frozenset[str] = frozenset()
+    force: bool = False
+    resume: bool = False
+    facts_now: Facts | None = None  # the machine now, to refuse a stale plan
+    on_event: Event | None = None
+    fetch: Callable[[str], bytes] | None = None  # key download; default: HTTPS via urllib
+
+
+# --------------------------------------------------------------------------------------------
+# The context both modes share
+
+
+@dataclass
+class _Ctx:
+    root: str
+    runner: Runner
+    files: Files
+    allow: frozenset[str] = frozenset()
+    on_event: Event | None = None
+    keys: dict[str, bytes] = field(default_factory=dict)  # step id -> verified keyring bytes
+    changed: set[str] = field(default_factory=set)  # steps that changed something (dry run: would)
+    _installed: dict[str, str] | None = None
+
+    def emit(self, event: str, step: Step | None, detail: str = "") -> None:
+        if self.on_event:
+            self.on_event(event, step, detail)
+
+    def installed(self) -> dict[str, str]:
+        if self._installed is None:
+            res = self.runner.run(
+                ["dpkg-query", "-W", "-f", "${Package}\\t${Version}\\t${db:Status-Abbrev}\\n"], check=False
+            )
+            self._installed = apt.parse_dpkg_query(res.output)
+        return self._installed
+
+    def forget(self) -> None:
+        self._installed = None
+
+    def simulate(self, args: list[str]) -> apt.Simulation:
+        # apt -s as root still writes its binary caches and its planner log (eipp.log.xz):
+        # switched off, so that a simulation leaves /var/cache and /var/log as it found them.
+        no_cache = ["-o", "Dir::Cache::pkgcache=", "-o", "Dir::Cache::srcpkgcache="]
+        no_cache += ["-o", "Dir::Log::Planner=/dev/null"]
+        res = self.runner.run(["apt-get", "-s", "-q", *no_cache, *args], check=False)
+        return apt.parse_simulation(res.output, res.returncode)
+
+
+def _sim_args(step: Step) -> list[str] | None:
+    if step.kind is Kind.APT_PURGE:
+        return ["autoremove", "--purge"] if step.autoremove else ["purge", *(step.packages or ())]
+    if step.kind is Kind.APT_INSTALL:
+        return ["install", *(step.packages or ())]
+    return None
+
+
+def _allowed_by(step: Step, pkg: str) -> bool:
+    pats = step.allow or ()
+    if any(p.startswith("!") and re.fullmatch(p[1:], pkg) for p in pats):
+        return False
+    return any(not p.startswith("!") and re.fullmatch(p, pkg) for p in pats)
+
+
+# --------------------------------------------------------------------------------------------
+# Per-kind: done (read-only) and act
+
+
+def _done(ctx: _Ctx, plan: Plan, step: Step) -> tuple[bool, str]:
+    k = step.kind
+    if k is Kind.APT_INSTALL:
+        missing = [p for p in step.packages or () if p not in ctx.installed()]
+        return (not missing, "installed" if not missing else "to install: " + " ".join(missing))
+    if k is Kind.APT_PURGE:
+        if step.autoremove:
+            sim = ctx.simulate(["autoremove", "--purge"])
+            mine = [p for p in sim.removes if _allowed_by(step, p)]
+            return (not mine, "no orphan of this stack" if not mine else "orphans: " + " ".join(mine))
+        present = [p for p in step.packages or () if p in ctx.installed()]
+        return (not present, "none installed" if not present else "to purge: " + " ".join(present))
+    if k is Kind.APT_UPDATE:
+        later = plan.steps[plan.steps.index(step) + 1 :]
+        pending = [s for s in later if s.kind is Kind.APT_INSTALL and not _done(ctx, plan, s)[0]]
+        return (
+            not pending,
+            "nothing left to install" if not pending else "needed by " + ", ".join(s.id for s in pending),
+        )
+    if k in (Kind.APT_SOURCE, Kind.APT_PIN, Kind.WRITE_FILE):
+        same = (
+            ctx.files.read(step.path) == (step.content or "").encode()
+            and ctx.files.mode(step.path) == step.mode
+        )
+        return (same, "up to date" if same else ("differs" if ctx.files.exists(step.path) else "absent"))
+    if k is Kind.REMOVE_FILE:
+        gone = not ctx.files.exists(step.path)
+        return (gone, "absent" if gone else "present")
+    if k is Kind.APT_KEY:
+        data = ctx.files.read(step.path)
+        if data is None:
+            return False, "no keyring yet"
+        fprs, count = _fingerprints(ctx.runner, data)
+        ok = count == 1 and fprs == (step.fingerprint,)
+        return ok, "holds the pinned key" if ok else "holds other keys: " + " ".join(fprs)
+    if k is Kind.GROUP_ADD:
+        members = _group_members(ctx.files.read("/etc/group") or b"")
+        missing = [g for g in step.groups or () if step.user not in members.get(g, ())]
+        return (not missing, "member already" if not missing else "not yet in " + ",".join(missing))
+    if k is Kind.COMMAND:
+        if step.after is not None and not set(step.after) & ctx.changed:
+            return True, "nothing it follows changed"
+        if step.only_if_exists and not ctx.files.exists(step.only_if_exists):
+            return True, f"{step.only_if_exists} is absent"
+        if step.creates and ctx.files.exists(step.creates):
+            return True, f"{step.creates} exists"
+        return False, "runs"
+    if k is Kind.REBOOT or k is Kind.CHECK:
+        return True, ""
+    return False, "runs"
+
+
+def _act(ctx: _Ctx, step: Step) -> str:
+    k = step.kind
+    apt_opts = ["-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold"]
+    status = (lambda line: ctx.emit("apt-status", step, line)) if ctx.on_event else None
+    if k is Kind.APT_INSTALL or (k is Kind.APT_PURGE and not step.autoremove):
+        sim = ctx.simulate(_sim_args(step) or [])
+        if sim.error or sim.missing:
+            raise CommandError(apt_result(sim))
+        collateral = sim.collateral(step.packages or (), ctx.allow)
+        if collateral:
+            raise Refused(Exit.REFUSED, _collateral_message(step, collateral))
+        verb = "install" if k is Kind.APT_INSTALL else "purge"
+        ctx.runner.run(["apt-get", verb, "-y", "-q", *apt_opts, *(step.packages or ())], on_status=status)
+        ctx.forget()
+        return f"{verb}ed " + " ".join(step.packages or ())
+    if k is Kind.APT_PURGE:  # autoremove, narrowed to this stack's packages
+        sim = ctx.simulate(["autoremove", "--purge"])
+        mine = [p for p in sim.removes if _allowed_by(step, p) or p in ctx.allow]
+        kept = [p for p in sim.removes if p not in mine]
+        if not mine:
+            return "nothing to remove"
+        if kept:
+            ctx.runner.run(["apt-get", "purge", "-y", "-q", *apt_opts, *mine], on_status=status)
+        else:
+            ctx.runner.run(["apt-get", "autoremove", "--purge", "-y", "-q", *apt_opts], on_status=status)
+        ctx.forget()
+        return "removed " + " ".join(mine) + (f"; left for you to review: {' '.join(kept)}" if kept else "")
+    if k is Kind.APT_UPDATE:
+        ctx.runner.run(["apt-get", "update", "-q"])
+        return "updated"
+    if k in (Kind.APT_SOURCE, Kind.APT_PIN, Kind.WRITE_FILE):
+        ctx.files.write(step.path, (step.content or "").encode(), step.mode or "0644")
+        return f"wrote {step.path}"
+    if k is Kind.REMOVE_FILE:
+        ctx.files.remove(step.path)
+        return f"removed {step.path}"
+    if k is Kind.APT_KEY:
+        data = ctx.keys.get(step.id)
+        if data is None:  # --resume after the preflight: fetch and verify again
+            data = ctx.keys[step.id] = _fetch_key(ctx, step)
+        ctx.files.write(step.path, data, step.mode or "0644")
+        return f"wrote {step.path} ({step.fingerprint})"
+    if k is Kind.GROUP_ADD:
+        members = _group_members(ctx.files.read("/etc/group") or b"")
+        for g in step.groups or ():
+            if g not in members:
+                ctx.runner.run(["groupadd", "--system", g])
+        ctx.runner.run(["usermod", "-a", "-G", ",".join(step.groups or ()), step.user or ""])
+        return f"{step.user} added to {','.join(step.groups or ())}"
+    if k in (Kind.COMMAND, Kind.PIP_INSTALL):
+        ctx.runner.run(list(step.argv or ()))
+        return "ran " + " ".join(step.argv or ())
+    return ""
+
+
+def apt_result(sim: apt.Simulation):
+    from gpuenv.execute.runner import Result
+
+    text = sim.error or ("apt cannot find: " + " ".join(sim.missing))
+    return Result(("apt-get", "-s"), 100, "E: " + text)
+
+
+def _collateral_message(step: Step, collateral: tuple[str, ...]) -> str:
+    return (
+        f"step {step.id}: apt would also remove {', '.join(collateral)}, which the plan does not name. "
+        f"Nothing was changed by this step. If that is what you want, run again with "
+        + " ".join(f"--allow-removal {p}" for p in collateral)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Keys
+
+
+def _fingerprints(runner: Runner, data: bytes) -> tuple[tuple[str, ...], int]:
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+        os.chmod(home, 0o700)
+        path = os.path.join(home, "key")
+        with open(path, "wb") as fh:
+            fh.write(data)
+        res = runner.run(
+            ["gpg", "--homedir", home, "--batch", "--no-autostart", "--show-keys", "--with-colons", path],
+            host=True,
+            check=False,
+        )
+    return apt.pub_fingerprints(res.output)
+
+
+def _dearmor(runner: Runner, data: bytes) -> bytes:
+    if not data.lstrip().startswith(b"-----BEGIN PGP"):
+        return data
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+        os.chmod(home, 0o700)
+        src, out = os.path.join(home, "key.asc"), os.path.join(home, "key.gpg")
+        with open(src, "wb") as fh:
+            fh.write(data)
+        runner.run(
+            ["gpg", "--homedir", home, "--batch", "--no-autostart", "--dearmor", "--output", out, src],
+            host=True,
+        )
+        return Path(out).read_bytes()
+
+
+def _default_fetch(url: str) -> bytes:
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "https" and not _loopback(parts):
+        raise Refused(Exit.REFUSED, f"refusing to fetch a signing key over {parts.scheme}: {url}")
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - scheme checked above
+            data = resp.read(_KEY_MAX + 1)
+    except OSError as exc:
+        raise Refused(Exit.REFUSED, f"cannot fetch the signing key {url}: {exc}") from exc
+    if len(data) > _KEY_MAX:
+        raise Refused(Exit.REFUSED, f"the signing key at {url} is larger than 1 MiB")
+    return data
+
+
+def _loopback(parts: urllib.parse.SplitResult) -> bool:
+    # Plain http is accepted only from this machine: the tests' local repository (the
+    # fingerprint is still checked, as for any key).
+    try:
+        return parts.scheme == "http" and ipaddress.ip_address(parts.hostname or "").is_loopback
+    except ValueError:
+        return False
+
+
+def _fetch_key(ctx: _Ctx, step: Step, fetch: Callable[[str], bytes] | None = None) -> bytes:
+    data = (fetch or _default_fetch)(step.url or "")
+    fprs, count = _fingerprints(ctx.runner, data)
+    if count != 1 or fprs != (step.fingerprint,):
+        got = ", ".join(fprs) or "no OpenPGP key"
+        raise Refused(
+            Exit.REFUSED,
+            f"the key at {step.url} has fingerprint {got}; the plan pins {step.fingerprint}. "
+            "Nothing was changed. The vendor may have rotated its key: check the vendor's announcement "
+            "and update the bundled matrices before trusting a new key.",
+        )
+    return _dearmor(ctx.runner, data)
+
+
+def _group_members(text: bytes) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for line in text.decode("utf-8", "replace").splitlines():
+        parts = line.split(":")
+        if len(parts) >= 4:
+            out[parts[0]] = tuple(u for u in parts[3].split(",") if u)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# dpkg health
+
+
+def _dpkg_locked(root: str) -> bool:
+    import fcntl
+
+    path = Path(root) / "var/lib/dpkg/lock-frontend"
+    if not path.exists():
+        return False
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.lockf(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
+def _dpkg_interrupted(root: str) -> bool:
+    updates = Path(root) / "var/lib/dpkg/updates"
+    return updates.is_dir() and any(p.name.isdigit() for p in updates.iterdir())
+
+
+# --------------------------------------------------------------------------------------------
+# The two entry points
+
+
+def dry_run(plan: Plan, root: str = "/") -> Outcome:
+    """What apply would do now, step by step, with apt's own simulation. Changes nothing: the
+    runner runs only read-only commands and the files object refuses writes."""
+    ctx = _Ctx(root=root, runner=SimulatingRunner(root), files=ReadOnlyFiles(root))
+    reports = []
+    for step in plan.steps:
+        done, detail = _done(ctx, plan, step)
+        sim = None
+        collateral: tuple[str, ...] = ()
+        kept: tuple[str, ...] = ()
+        args = _sim_args(step)
+        if not done and args is not None:
+            sim = ctx.simulate(args)
+            if step.autoremove:
+                kept = tuple(p for p in sim.removes if not _allowed_by(step, p))
+            else:
+                collateral = sim.collateral(step.packages or ())
+        if not done and step.kind is Kind.APT_KEY:
+            detail = f"would fetch {step.url} and require fingerprint {step.fingerprint}"
+        if not done:
+            ctx.changed.add(step.id)
+        reports.append(StepReport(step, "done" if done else "todo", detail, sim, collateral, kept))
+    return Outcome(Exit.OK, "dry run: nothing was changed", tuple(reports))
+
+
+def apply(plan: Plan, root: str = "/", options: Options | None = None) -> Outcome:
+    opts = options or Options()
+    journal = Journal(root)
+    try:
+        journal.acquire()
+    except Busy as exc:
+        return Outcome(Exit.BUSY, str(exc))
+    except OSError as exc:
+        return Outcome(Exit.PROBLEMS, f"cannot open the journal under {journal.dir}: {exc}")
+    try:
+        return _apply_locked(plan, root, opts, journal)
+    finally:
+        journal.release()
+
+
+def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Outcome:
+    pdigest = plan_digest(plan)
+    state = journal.state
+    log_path = str(journal.log_path)
+
+    def log(line: str) -> None:
+        journal.log(f"{time.strftime('%H:%M:%S')} {line}")
+
+    runner = Runner(root, log=log)
+    ctx = _Ctx(root=root, runner=runner, files=Files(root), allow=opts.allow_removal, on_event=opts.on_event)
+    ctx.changed = set(state.changed) if state.plan_digest == pdigest else set()
+    same_plan = state.plan_digest == pdigest
+    if same_plan and state.finished:
+        return Outcome(Exit.OK, "this plan was already applied: nothing to do", log_path=log_path)
+    resuming = same_plan and bool(state.done or state.started)
+    if resuming and not opts.resume:
+        return Outcome(
+            Exit.REFUSED,
+            f"this plan was interrupted (at step {state.started or 'after ' + state.done[-1]}); "
+            "continue it with: gpuenv apply PLAN --resume",
+        )
+    if not same_plan and state.plan_digest and not state.finished and not opts.force:
+        return Outcome(
+            Exit.REFUSED,
+            f"another plan is half-applied (journal {journal.path}); finish it with --resume, or pass --force",
+        )
+    if opts.resume and not resuming:
+        return Outcome(Exit.REFUSED, "nothing to resume: the journal holds no unfinished run of this plan")
+
+    # -- refusals before any change --
+    if not resuming:
+        if opts.facts_now is None:
+            if not opts.force:
+                return Outcome(
+                    Exit.REFUSED, "cannot tell whether the plan is stale (no facts of this machine)"
+                )
+        elif opts.facts_now.digest() != plan.facts_digest:
+            return Outcome(
+                Exit.REFUSED,
+                "stale plan: this machine changed since the plan was made "
+                f"(facts now {opts.facts_now.digest()[:19]}…, plan {plan.facts_digest[:19]}…). "
+                "Make a new plan: gpuenv plan ... --out FILE",
+            )
+    if plan.blockers and not opts.force:
+        return Outcome(
+            Exit.REFUSED,
+            "the plan has blockers: " + ", ".join(plan.blockers) + " (see its notes; --force overrides)",
+        )
+    if _dpkg_locked(root):
+        return Outcome(
+            Exit.BUSY,
+            "dpkg is locked by another package manager (apt, unattended-upgrades?); try again when it is done",
+        )
+    interrupted = _dpkg_interrupted(root)
+    if interrupted and not resuming:
+        return Outcome(
+            Exit.REFUSED, "dpkg was interrupted: run 'dpkg --configure -a' first (nothing was changed)"
+        )
+
+    reports: list[StepReport] = []
+    # The journal may hold another (finished) plan: its step ids say nothing about this one.
+    done_before = set(state.done) if same_plan else set()
+    todo = [s for s in plan.steps if s.id not in done_before]
+    try:
+        for step in todo:  # keys and collateral removals are checked before anything changes
+            if step.kind is Kind.APT_KEY and not _done(ctx, plan, step)[0]:
+                ctx.keys[step.id] = _fetch_key(ctx, step, opts.fetch)
+            if step.kind is Kind.APT_PURGE and not step.autoremove and not _done(ctx, plan, step)[0]:
+                sim = ctx.simulate(_sim_args(step) or [])
+                collateral = sim.collateral(step.packages or (), opts.allow_removal)
+                if collateral:
+                    reports.append(StepReport(step, "refused", "", sim, collateral))
+                    raise Refused(Exit.REFUSED, _collateral_message(step, collateral))
+    except Refused as exc:
+        return Outcome(exc.exit, str(exc), tuple(reports), log_path=log_path)
+    except CommandError as exc:
+        return Outcome(Exit.PROBLEMS, str(exc), tuple(reports), log_path=log_path)
+
+    if not resuming:
+        journal.begin(pdigest, plan.to_dict())
+    log(f"apply {pdigest} ({plan.action.value} {plan.target.stack} {plan.target.version or ''})")
+    changed = False
+    try:
+        if interrupted:  # our own run died inside dpkg: finish its configuration first
+            ctx.emit("step-start", None, "dpkg --configure -a (the interrupted run)")
+            runner.run(["dpkg", "--configure", "-a"])
+            changed = True
+        for step in plan.steps:
+            if step.id in journal.state.done:
+                reports.append(StepReport(step, "done", "done in an earlier run"))
+                continue
+            journal.mark_started(step.id)
+            done, detail = _done(ctx, plan, step)
+            if done:
+                ctx.emit("step-skip", step, detail)
+                reports.append(StepReport(step, "skipped", detail))
+            else:
+                ctx.emit("step-start", step, step.title)
+                journal.mark_changed(step.id)
+                detail = _act(ctx, step)
+                ctx.changed.add(step.id)
+                changed = True
+                ctx.emit("step-done", step, detail)
+                reports.append(StepReport(step, "ran", detail))
+            log(f"step {step.id}: {reports[-1].state}: {detail}")
+            journal.mark_done(step.id)
+    except Refused as exc:
+        reports.append(StepReport(step, "refused", str(exc)))
+        log(f"step {step.id}: refused: {exc}")
+        return Outcome(exc.exit, str(exc), tuple(reports), changed, log_path)
+    except (CommandError, OSError) as exc:
+        reports.append(StepReport(step, "failed", str(exc)))
+        log(f"step {step.id}: failed: {exc}")
+        return Outcome(
+            Exit.PROBLEMS,
+            f"step {step.id} failed: {exc}\nFix the cause, then continue with: gpuenv apply PLAN --resume",
+            tuple(reports),
+            changed,
+            log_path,
+        )
+    journal.finish()
+    log("finished")
+    reboot = any(r.step.reboot_after and r.state == "ran" for r in reports)
+    msg = (
+        "applied" + ("; reboot to load the new driver" if reboot else "") if changed else "nothing to change"
+    )
+    return Outcome(Exit.OK, msg, tuple(reports), changed, log_path)

@@ -1,0 +1,148 @@
+"""The only place in execute/ that starts processes. Commands are argument vectors, never shell
+strings (shell=False always). With a root other than "/", commands run inside it through
+``chroot ROOT argv`` (how images are built and how the install tests run).
+
+``Runner`` runs anything the executor asks for. ``SimulatingRunner`` is what a dry run gets: it
+runs only read-only commands (``apt-get -s``, ``dpkg-query``, ``apt-cache``) and raises
+``DryRunViolation`` for everything else, so a dry run cannot change the machine even through a
+bug elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# Locale and frontend fixed so that apt's output parses the same everywhere and nothing prompts.
+_ENV = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "LC_ALL": "C.UTF-8",
+    "LANG": "C.UTF-8",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "APT_LISTCHANGES_FRONTEND": "none",
+}
+
+
+class DryRunViolation(RuntimeError):
+    """A dry run tried to run something that could change the machine."""
+
+
+class CommandError(RuntimeError):
+    def __init__(self, result: Result) -> None:
+        tail = (result.output.strip().splitlines() or ["(no output)"])[-12:]
+        super().__init__(f"{' '.join(result.argv)} exited {result.returncode}:\n" + "\n".join(tail))
+        self.result = result
+
+
+@dataclass(frozen=True)
+class Result:
+    argv: tuple[str, ...]
+    returncode: int
+    output: str  # stdout and stderr, interleaved as the command wrote them
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+class Runner:
+    def __init__(self, root: str = "/", log: Callable[[str], None] | None = None) -> None:
+        self.root = os.path.abspath(root)
+        self._log = log
+
+    def argv_for(self, argv: Sequence[str]) -> list[str]:
+        return list(argv) if self.root == "/" else ["chroot", self.root, *argv]
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        check: bool = True,
+        on_status: Callable[[str], None] | None = None,
+        host: bool = False,
+        env: dict[str, str] | None = None,
+    ) -> Result:
+        """Run argv (inside the root unless host=True). on_status receives apt's status lines,
+        read from the pipe given to apt as APT::Status-Fd."""
+        self._guard(argv, host)
+        full = list(argv) if host else self.argv_for(argv)
+        status_r = status_w = None
+        if on_status is not None:
+            status_r, status_w = os.pipe()
+            at = full.index("apt-get") + 1
+            full[at:at] = ["-o", f"APT::Status-Fd={status_w}"]
+        if self._log:
+            self._log("$ " + " ".join(full))
+        reader = None
+        if status_r is not None:
+            reader = threading.Thread(target=_pump, args=(status_r, on_status), daemon=True)
+            reader.start()
+        try:
+            proc = subprocess.run(  # noqa: S603 - argv list, shell=False, by design
+                full,
+                shell=False,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                env={**_ENV, **(env or {})},
+                pass_fds=(status_w,) if status_w is not None else (),
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            proc = subprocess.CompletedProcess(full, 127, f"{exc.filename}: not found".encode())
+        finally:
+            if status_w is not None:
+                os.close(status_w)
+            if reader is not None:
+                reader.join(timeout=5)
+        output = proc.stdout.decode("utf-8", "replace") if proc.stdout else ""
+        result = Result(tuple(full), proc.returncode, output)
+        if self._log and output:
+            self._log(output.rstrip("\n"))
+        if check and not result.ok:
+            raise CommandError(result)
+        return result
+
+    def _guard(self, argv: Sequence[str], host: bool) -> None:
+        if not argv or not all(isinstance(a, str) for a in argv):
+            raise ValueError(f"argv must be a non-empty list of strings, got {argv!r}")
+
+
+class SimulatingRunner(Runner):
+    """A dry run's runner: read-only commands only."""
+
+    def _guard(self, argv: Sequence[str], host: bool) -> None:
+        super()._guard(argv, host)
+        if not (_read_only_host(argv) if host else _read_only(argv)):
+            raise DryRunViolation(f"dry run refused to run: {' '.join(argv)}")
+
+
+def _read_only(argv: Sequence[str]) -> bool:
+    name = os.path.basename(argv[0])
+    if name == "apt-get":
+        return any(
+            a in ("-s", "--simulate", "--just-print", "--dry-run", "--no-act", "--recon") for a in argv[1:]
+        )
+    if name == "dpkg-query":
+        return True
+    if name == "dpkg":
+        return list(argv[1:]) in (["--audit"], ["--print-architecture"])
+    return name == "apt-cache" and len(argv) > 1 and argv[1] in ("policy", "show", "depends", "rdepends")
+
+
+def _read_only_host(argv: Sequence[str]) -> bool:
+    # Reading a downloaded key's fingerprint, in a throwaway GNUPGHOME: nothing on the machine changes.
+    return (
+        os.path.basename(argv[0]) == "gpg"
+        and "--show-keys" in argv
+        and not {"--dearmor", "--output", "--import", "--recv-keys"} & set(argv)
+    )
+
+
+def _pump(fd: int, sink: Callable[[str], None]) -> None:
+    with os.fdopen(fd, "r", errors="replace") as fh:
+        for line in fh:
+            sink(line.rstrip("\n"))

@@ -1,0 +1,320 @@
+"""Plan and Step: what `gpuenv install|uninstall` will do, as data (contract: gpuenv.plan/1).
+
+The plan that is shown is the object that is applied: the executor reads nothing but these
+fields. ``to_dict``/``from_dict`` follow ``shared/contracts/plan.schema.json``; ``from_dict``
+refuses a malformed plan with a ``PlanError`` naming the offending field, so a hand-edited or
+truncated plan file never half-applies.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+SCHEMA = "gpuenv.plan/1"
+_STEP_ID = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_PACKAGE = re.compile(r"[a-z0-9][a-z0-9.+-]*(:[a-z0-9]+)?")
+_MODE = re.compile(r"0[0-7]{3}")
+
+
+class PlanError(ValueError):
+    """A plan document that does not fit gpuenv.plan/1, or a plan that cannot be made."""
+
+
+class Action(str, enum.Enum):
+    INSTALL = "install"
+    UNINSTALL = "uninstall"
+
+
+class Kind(str, enum.Enum):
+    CHECK = "check"
+    APT_PURGE = "apt-purge"
+    APT_UPDATE = "apt-update"
+    APT_INSTALL = "apt-install"
+    APT_SOURCE = "apt-source"
+    APT_KEY = "apt-key"
+    APT_PIN = "apt-pin"
+    WRITE_FILE = "write-file"
+    REMOVE_FILE = "remove-file"
+    GROUP_ADD = "group-add"
+    COMMAND = "command"
+    PIP_INSTALL = "pip-install"
+    REBOOT = "reboot"
+
+
+# Kinds whose step writes a file from ``content`` (apt-key writes the verified download instead).
+FILE_KINDS = (Kind.APT_SOURCE, Kind.APT_PIN, Kind.WRITE_FILE)
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    kind: Kind
+    title: str
+    why: str | None = None
+    argv: tuple[str, ...] | None = None
+    packages: tuple[str, ...] | None = None
+    path: str | None = None
+    content: str | None = None
+    mode: str | None = None
+    sha256: str | None = None
+    fingerprint: str | None = None
+    reboot_after: bool = False
+    skip_if: str | None = None
+    # Optional fields gpuenv adds to the contract:
+    url: str | None = None  # apt-key: where the key is fetched from
+    user: str | None = None  # group-add: the account
+    groups: tuple[str, ...] | None = None  # group-add: the groups
+    only_if_exists: str | None = None  # command: skipped when this path is absent in the root
+    creates: str | None = None  # command: skipped when this path already exists in the root
+    after: tuple[str, ...] | None = None  # command: runs only when one of these steps changed something
+    autoremove: bool = False  # apt-purge: apt's autoremove, narrowed to ``allow``
+    # apt-purge with autoremove: anchored regexes of the packages it may remove; "!^...$" excludes
+    allow: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        where = f"step {self.id!r}"
+        if not isinstance(self.id, str) or not _STEP_ID.fullmatch(self.id):
+            raise PlanError(f"{where}: id must match {_STEP_ID.pattern}")
+        if not isinstance(self.kind, Kind):
+            raise PlanError(f"{where}: kind {self.kind!r} is not a Kind")
+        if not self.title:
+            raise PlanError(f"{where}: title is empty")
+        for pkg in self.packages or ():
+            if not _PACKAGE.fullmatch(pkg):
+                raise PlanError(f"{where}: {pkg!r} is not a package name (globs and options are refused)")
+        if self.path is not None and (not self.path.startswith("/") or "/../" in self.path + "/"):
+            raise PlanError(f"{where}: path {self.path!r} must be absolute, without '..'")
+        if self.mode is not None and not _MODE.fullmatch(self.mode):
+            raise PlanError(f"{where}: mode {self.mode!r} must be octal like 0644")
+        need = {
+            Kind.APT_PURGE: ("packages",) if not self.autoremove else ("allow",),
+            Kind.APT_INSTALL: ("packages",),
+            Kind.APT_KEY: ("url", "fingerprint", "path"),
+            Kind.REMOVE_FILE: ("path",),
+            Kind.GROUP_ADD: ("user", "groups"),
+            Kind.COMMAND: ("argv",),
+            Kind.PIP_INSTALL: ("argv",),
+        }.get(self.kind, ())
+        if self.kind in FILE_KINDS:
+            need = ("path", "content", "mode")
+        for name in need:
+            if not getattr(self, name):
+                raise PlanError(f"{where}: a {self.kind.value} step needs {name}")
+        if self.fingerprint is not None and not re.fullmatch(r"[0-9A-F]{40}", self.fingerprint):
+            raise PlanError(f"{where}: fingerprint must be 40 upper-case hex digits")
+
+
+@dataclass(frozen=True)
+class TorchPick:
+    version: str
+    index_url: str
+    variant: str | None = None
+    venv: str | None = None
+
+
+@dataclass(frozen=True)
+class PlanTarget:
+    stack: str  # rocm | cuda
+    version: str | None = None
+    driver: str | None = None
+    torch: TorchPick | None = None
+
+    def __post_init__(self) -> None:
+        if self.stack not in ("rocm", "cuda"):
+            raise PlanError(f"target.stack must be rocm or cuda, not {self.stack!r}")
+
+
+@dataclass(frozen=True)
+class Plan:
+    action: Action
+    target: PlanTarget
+    facts_digest: str
+    steps: tuple[Step, ...]
+    created_at: str | None = None
+    gpuenv_version: str | None = None
+    blockers: tuple[str, ...] = ()
+    # gpuenv's additions: why each blocker stops the plan, and what the host or user must do.
+    notes: tuple[str, ...] = ()
+    user: str | None = None
+    test_overrides: bool = False  # made with GPUENV_TEST_* vendor URL or key overrides
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"sha256:[0-9a-f]{64}", self.facts_digest or ""):
+            raise PlanError("facts_digest must be sha256:<64 hex digits>")
+        seen: set[str] = set()
+        for step in self.steps:
+            if step.id in seen:
+                raise PlanError(f"step id {step.id!r} appears twice")
+            seen.add(step.id)
+
+    @property
+    def reboot_required(self) -> bool:
+        return any(s.reboot_after or s.kind is Kind.REBOOT for s in self.steps)
+
+    @property
+    def changes(self) -> bool:
+        return any(s.kind is not Kind.CHECK for s in self.steps)
+
+    def step(self, step_id: str) -> Step:
+        for s in self.steps:
+            if s.id == step_id:
+                return s
+        raise KeyError(step_id)
+
+    def with_steps(self, steps: tuple[Step, ...]) -> Plan:
+        return replace(self, steps=steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return to_dict(self)
+
+
+# --------------------------------------------------------------------------------------------
+_STEP_TUPLES = ("argv", "packages", "groups", "allow", "after")
+
+
+def _step_to_dict(step: Step) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in fields(Step):
+        value = getattr(step, f.name)
+        if f.name == "kind":
+            value = value.value
+        elif f.name in _STEP_TUPLES and value is not None:
+            value = list(value)
+        elif value is None or (value is False and f.name in ("autoremove",)):
+            continue  # optional, absent means the default
+        out[f.name] = value
+    return out
+
+
+def to_dict(plan: Plan) -> dict[str, Any]:
+    target: dict[str, Any] = {
+        "stack": plan.target.stack,
+        "version": plan.target.version,
+        "driver": plan.target.driver,
+        "torch": None,
+    }
+    if plan.target.torch:
+        t = plan.target.torch
+        target["torch"] = {k: v for k, v in vars(t).items() if v is not None}
+    return {
+        "schema": SCHEMA,
+        "action": plan.action.value,
+        "target": target,
+        "facts_digest": plan.facts_digest,
+        "created_at": plan.created_at,
+        "gpuenv_version": plan.gpuenv_version,
+        "reboot_required": plan.reboot_required,
+        "blockers": list(plan.blockers),
+        "notes": list(plan.notes),
+        "user": plan.user,
+        "test_overrides": plan.test_overrides,
+        "steps": [_step_to_dict(s) for s in plan.steps],
+    }
+
+
+def _typed(doc: dict, key: str, types: type | tuple[type, ...], path: str, default: Any = None) -> Any:
+    if key not in doc or doc[key] is None:
+        return default
+    value = doc[key]
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in _as_tuple(types)):
+        raise PlanError(f"{path}.{key}: expected {_names(types)}, got {value!r}")
+    return value
+
+
+def _as_tuple(types: type | tuple[type, ...]) -> tuple[type, ...]:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _names(types: type | tuple[type, ...]) -> str:
+    return " or ".join(t.__name__ for t in _as_tuple(types))
+
+
+def _strings(doc: dict, key: str, path: str) -> tuple[str, ...] | None:
+    value = _typed(doc, key, list, path)
+    if value is None:
+        return None
+    if not all(isinstance(v, str) for v in value):
+        raise PlanError(f"{path}.{key}: expected a list of strings")
+    return tuple(value)
+
+
+def _step_from_dict(doc: Any, path: str) -> Step:
+    if not isinstance(doc, dict):
+        raise PlanError(f"{path}: expected an object")
+    try:
+        kind = Kind(doc.get("kind"))
+    except ValueError:
+        raise PlanError(f"{path}.kind: {doc.get('kind')!r} is not a step kind") from None
+    kwargs: dict[str, Any] = {"kind": kind}
+    for f in fields(Step):
+        if f.name == "kind":
+            continue
+        if f.name in _STEP_TUPLES:
+            kwargs[f.name] = _strings(doc, f.name, path)
+        elif f.name in ("reboot_after", "autoremove"):
+            kwargs[f.name] = _typed(doc, f.name, bool, path, False)
+        else:
+            kwargs[f.name] = _typed(doc, f.name, str, path)
+    if kwargs["id"] is None or kwargs["title"] is None:
+        raise PlanError(f"{path}: id and title are required")
+    return Step(**kwargs)
+
+
+def from_dict(doc: Any) -> Plan:
+    if not isinstance(doc, dict):
+        raise PlanError("plan: expected a JSON object at the top level")
+    if doc.get("schema") != SCHEMA:
+        raise PlanError(f"plan: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+    for key in ("action", "target", "facts_digest", "steps"):
+        if key not in doc:
+            raise PlanError(f"plan.{key}: required field missing")
+    try:
+        action = Action(doc["action"])
+    except ValueError:
+        raise PlanError(f"plan.action: {doc['action']!r} is not install or uninstall") from None
+    tdoc = doc["target"]
+    if not isinstance(tdoc, dict):
+        raise PlanError("plan.target: expected an object")
+    torch_doc = _typed(tdoc, "torch", dict, "plan.target")
+    torch = None
+    if torch_doc is not None:
+        if not isinstance(torch_doc.get("version"), str) or not isinstance(torch_doc.get("index_url"), str):
+            raise PlanError("plan.target.torch: version and index_url are required strings")
+        torch = TorchPick(
+            version=torch_doc["version"],
+            index_url=torch_doc["index_url"],
+            variant=_typed(torch_doc, "variant", str, "plan.target.torch"),
+            venv=_typed(torch_doc, "venv", str, "plan.target.torch"),
+        )
+    target = PlanTarget(
+        stack=_typed(tdoc, "stack", str, "plan.target", ""),
+        version=_typed(tdoc, "version", str, "plan.target"),
+        driver=_typed(tdoc, "driver", str, "plan.target"),
+        torch=torch,
+    )
+    steps_doc = doc["steps"]
+    if not isinstance(steps_doc, list):
+        raise PlanError("plan.steps: expected a list")
+    steps = tuple(_step_from_dict(s, f"plan.steps[{i}]") for i, s in enumerate(steps_doc))
+    plan = Plan(
+        action=action,
+        target=target,
+        facts_digest=_typed(doc, "facts_digest", str, "plan", ""),
+        steps=steps,
+        created_at=_typed(doc, "created_at", str, "plan"),
+        gpuenv_version=_typed(doc, "gpuenv_version", str, "plan"),
+        blockers=_strings(doc, "blockers", "plan") or (),
+        notes=_strings(doc, "notes", "plan") or (),
+        user=_typed(doc, "user", str, "plan"),
+        test_overrides=_typed(doc, "test_overrides", bool, "plan", False),
+    )
+    declared = doc.get("reboot_required")
+    if declared is not None and declared is not plan.reboot_required:
+        raise PlanError("plan.reboot_required does not match the steps' reboot points")
+    return plan
+
+
+__all__ = ["SCHEMA", "Action", "Kind", "Plan", "PlanError", "PlanTarget", "Step", "TorchPick"]

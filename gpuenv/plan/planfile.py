@@ -1,0 +1,56 @@
+"""Saved plans: `gpuenv plan --out FILE` writes one, `gpuenv apply FILE` reads it back.
+
+A plan file is the plan's JSON and nothing else; loading refuses anything that does not parse
+into a valid Plan (``PlanError``), so a truncated or hand-mangled file is never half-applied.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from gpuenv.plan.plan import Plan, PlanError, from_dict
+
+
+def dumps(plan: Plan) -> str:
+    return json.dumps(plan.to_dict(), indent=2) + "\n"
+
+
+def loads(text: str) -> Plan:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PlanError(f"plan: not valid JSON: {exc}") from exc
+    return from_dict(doc)
+
+
+def digest(plan: Plan) -> str:
+    """sha256 of the canonical plan: what the journal records, so --resume continues only the
+    plan it started (created_at is part of it: two plans made at different times are two plans)."""
+    canonical = json.dumps(plan.to_dict(), sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def save(plan: Plan, path: str | os.PathLike) -> None:
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(dumps(plan))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def load(path: str | os.PathLike) -> Plan:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise PlanError(f"plan: cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise PlanError(f"plan: {path} is not text: {exc}") from exc
+    return loads(text)

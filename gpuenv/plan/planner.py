@@ -1,0 +1,733 @@
+"""The planner: facts + matrices + repository data + a request -> Plan. Pure: no I/O, no clock.
+
+Plans follow shared/reference/installers.md (B1-B6): purge the other stack by exact package names
+taken from what is installed (never vendor globs), then key (verified against a pinned
+fingerprint), sources with signed-by and the right suite, pin, one apt-get update, headers,
+driver, groups, toolkit, post-install files. Blockers (container, WSL, unsupported GPU/OS/arch)
+are finding codes on the plan; the steps are still there so that the user sees what would run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gpuenv.facts import Facts, Gpu
+from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Step, TorchPick
+from gpuenv.plan.repos import Repos
+
+DEFAULT_ROCM = "7.2.4"  # the product's default target; matrices.default_rocm() wins when it answers
+_LEGACY_CC_MAX = (7, 2)  # Maxwell, Pascal, Volta (and Xavier 7.2): proprietary modules only
+_BLACKWELL_CC_MIN = (10, 0)  # Blackwell and newer: open modules only
+_DEB_NAME = re.compile(r"[a-z0-9][a-z0-9.+-]+")
+
+
+@dataclass(frozen=True)
+class Request:
+    action: Action
+    stack: str  # rocm | cuda
+    version: str | None = None
+    torch: str | None = None
+    venv: str | None = None
+    user: str | None = None  # the account given render/video (default chosen by the CLI: SUDO_USER)
+    created_at: str | None = None
+    gpuenv_version: str | None = None
+
+
+class _Ask:
+    """Calls into the matrices API that tolerate an API not written yet (NotImplementedError)
+    or no matrices at all: the caller gets None and the plan says what went unchecked."""
+
+    def __init__(self, matrices) -> None:
+        self.m = matrices
+        self.missing: list[str] = []
+
+    def __call__(self, what: str, name: str, *args):
+        if self.m is None:
+            self.missing.append(what)
+            return None
+        try:
+            return getattr(self.m, name)(*args)
+        except NotImplementedError:
+            self.missing.append(what)
+            return None
+
+
+def choose_stack(facts: Facts, matrices=None) -> str | None:
+    """`install auto`: the resolver's choice when it has one, else the vendor of the discrete GPUs."""
+    try:
+        from gpuenv.resolve.target import choose_auto  # written by the resolver's owner
+
+        target = choose_auto(facts, matrices)
+        if target is not None and target.stack:
+            return target.stack
+    except (ImportError, NotImplementedError, AttributeError):
+        pass  # the resolver's choice is not available yet: fall back to the GPUs themselves
+    amd = [g for g in facts.gpus_of("amd") if not g.integrated]
+    nvidia = facts.gpus_of("nvidia")
+    if amd and not nvidia:
+        return "rocm"
+    if nvidia and not amd:
+        return "cuda"
+    return None
+
+
+def make_plan(facts: Facts, matrices, repos: Repos, req: Request) -> Plan:
+    if req.stack not in ("rocm", "cuda"):
+        raise PlanError(f"stack must be rocm or cuda, not {req.stack!r}")
+    ask = _Ask(matrices)
+    blockers: list[str] = []
+    notes: list[str] = []
+    other = "cuda" if req.stack == "rocm" else "rocm"
+
+    if req.action is Action.UNINSTALL:
+        steps = _purge_steps(facts, repos, req.stack, why="uninstall requested")
+        target = PlanTarget(stack=req.stack, version=None)
+    else:
+        steps = _purge_steps(facts, repos, other, why=f"stack.both-installed: {req.stack} replaces {other}")
+        if req.stack == "rocm":
+            target, more = _rocm(facts, ask, repos, req, blockers, notes)
+        else:
+            target, more = _cuda(facts, ask, repos, req, blockers, notes)
+        steps += more
+    if ask.missing:
+        notes.append("matrices unavailable for: " + ", ".join(dict.fromkeys(ask.missing)) + " (not checked)")
+    return Plan(
+        action=req.action,
+        target=target,
+        facts_digest=facts.digest(),
+        steps=tuple(steps),
+        created_at=req.created_at,
+        gpuenv_version=req.gpuenv_version,
+        blockers=tuple(dict.fromkeys(blockers)),
+        notes=tuple(notes),
+        user=req.user,
+        test_overrides=bool(repos.overrides),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Purge
+
+
+def purge_packages(facts: Facts, repos: Repos, stack: str) -> list[str]:
+    """The installed packages that belong to a stack, by the anchored purge rules."""
+    installed = facts.packages.installed if facts.packages else {}
+    rules = repos.purge[stack]
+    return sorted(p for p in installed if rules.matches(p.split(":")[0]))
+
+
+def _purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]:
+    vendor = "amd" if stack == "rocm" else "nvidia"
+    spec = repos.section(vendor)
+    steps: list[Step] = []
+    packages = purge_packages(facts, repos, stack)
+    if stack == "cuda":
+        for tk in facts.toolkits.cuda:
+            if tk.source == "runfile" and tk.path:
+                uninstaller = spec["runfile_uninstallers"]["toolkit"].format(path=tk.path.rstrip("/"))
+                steps.append(
+                    Step(
+                        id=f"purge-cuda-runfile-{tk.version}",
+                        kind=Kind.COMMAND,
+                        title=f"Remove the runfile CUDA {tk.version} with its own uninstaller",
+                        why="cuda.mixed-install: a runfile install is removed by its uninstaller, not apt",
+                        argv=(uninstaller,),
+                        only_if_exists=uninstaller,
+                    )
+                )
+        driver_uninstaller = spec["runfile_uninstallers"]["driver"]
+        driver_seen = bool(facts.nvidia and facts.nvidia.driver_version) or facts.module_loaded("nvidia")
+        packaged = any(p.startswith(("nvidia-", "cuda-drivers")) for p in packages)
+        if driver_seen and not packaged:  # a driver no package owns: the runfile's
+            steps.append(
+                Step(
+                    id="purge-nvidia-runfile-driver",
+                    kind=Kind.COMMAND,
+                    title="Remove a runfile NVIDIA driver with nvidia-uninstall (when one is there)",
+                    why="cuda.mixed-install: a runfile driver is removed by its uninstaller, not apt",
+                    argv=(driver_uninstaller, "--silent"),
+                    only_if_exists=driver_uninstaller,
+                )
+            )
+    kernel_driver = any(("dkms" in p or p in ("nvidia-open", "cuda-drivers")) for p in packages)
+    if packages:
+        steps.append(
+            Step(
+                id=f"purge-{stack}-packages",
+                kind=Kind.APT_PURGE,
+                title=f"Purge the {len(packages)} installed {stack.upper()} packages",
+                why=why,
+                packages=tuple(packages),
+                argv=("apt-get", "purge", "-y", *packages),
+                reboot_after=kernel_driver,
+                skip_if="none of these packages is installed",
+            )
+        )
+    files = list(spec["leftover_files"])
+    for src in facts.apt_sources or ():
+        if src.file and repos.is_vendor_uri(vendor, src.uri) and src.file not in files:
+            others = [
+                s
+                for s in facts.apt_sources or ()
+                if s.file == src.file and not repos.is_vendor_uri(vendor, s.uri)
+            ]
+            if not others:  # a file that also lists other repositories is left alone
+                files.append(src.file)
+    file_ids: dict[str, str] = {}
+    for i, path in enumerate(dict.fromkeys(files)):
+        file_ids[path] = f"purge-{stack}-file-{i}"
+        steps.append(
+            Step(
+                id=f"purge-{stack}-file-{i}",
+                kind=Kind.REMOVE_FILE,
+                title=f"Remove {path}",
+                why=f"stack.leftovers: {stack} sources, pins, keyrings and gpuenv's own files",
+                path=path,
+                skip_if="the file is absent",
+            )
+        )
+    changed = tuple(s.id for s in steps if s.kind is Kind.APT_PURGE) + tuple(file_ids.values())
+    if stack == "rocm":
+        why = "drop /etc/ld.so.conf.d/rocm.conf from the loader cache"
+        steps.append(_ldconfig("purge-rocm-ldconfig", why, changed))
+    else:
+        blacklist = file_ids[spec["nouveau_blacklist"]["path"]]
+        steps.append(
+            _initramfs("purge-cuda-initramfs", "the nouveau blacklist is gone", (blacklist,), reboot=False)
+        )
+    rules = repos.purge[stack]
+    steps.append(
+        Step(
+            id=f"purge-{stack}-autoremove",
+            kind=Kind.APT_PURGE,
+            title=f"Autoremove what the {stack.upper()} purge orphaned (simulated first; only {stack} packages)",
+            why="apt autoremove is simulated and narrowed: it never takes packages outside the stack",
+            autoremove=True,
+            allow=rules.patterns + tuple("!" + p.pattern for p in rules.keep),
+            argv=("apt-get", "autoremove", "--purge", "-y"),
+            skip_if="apt's simulation finds no orphan of this stack",
+        )
+    )
+    return steps
+
+
+# --------------------------------------------------------------------------------------------
+# Install: the parts shared by both stacks
+
+
+def _platform(facts: Facts, stack: str, blockers: list[str], notes: list[str]) -> bool:
+    """True when the plan may include kernel drivers (not in a container or WSL)."""
+    kernel_ok = True
+    if facts.platform.container:
+        blockers.append("platform.container")
+        host = (
+            "amdgpu-dkms (and --device /dev/kfd --device /dev/dri)"
+            if stack == "rocm"
+            else ("the NVIDIA driver and nvidia-container-toolkit (nvidia-ctk runtime configure)")
+        )
+        notes.append(
+            f"platform.container: inside {facts.platform.container} no kernel driver can load; this plan "
+            f"installs user space only. The host needs {host}. Apply with --force to install the user space."
+        )
+        kernel_ok = False
+    if facts.platform.wsl:
+        blockers.append("platform.wsl")
+        if stack == "cuda":
+            notes.append(
+                "platform.wsl: never install a Linux NVIDIA driver inside WSL 2; the driver comes from Windows. "
+                "Use NVIDIA's WSL-Ubuntu toolkit repository (not planned by gpuenv yet)."
+            )
+        else:
+            notes.append(
+                "platform.wsl: ROCm on WSL 2 is user space over /dev/dxg (librocdxg), never amdgpu-dkms."
+            )
+        kernel_ok = False
+    return kernel_ok
+
+
+def _key_source_steps(key, lists: list[tuple[str, str]], why: str) -> list[Step]:
+    steps = [
+        Step(
+            id="key",
+            kind=Kind.APT_KEY,
+            title=f"Fetch the signing key, check fingerprint {key.fingerprint}, write {key.keyring}",
+            why=why,
+            url=key.url,
+            fingerprint=key.fingerprint,
+            path=key.keyring,
+            mode="0644",
+            skip_if="the keyring holds exactly that key",
+        )
+    ]
+    for i, (path, content) in enumerate(lists):
+        steps.append(
+            Step(
+                id=f"source-{i}",
+                kind=Kind.APT_SOURCE,
+                title=f"Write {path}",
+                why=why,
+                path=path,
+                content=content,
+                mode="0644",
+                skip_if="the file already has this content and mode",
+            )
+        )
+    return steps
+
+
+def _apt_update() -> Step:
+    return Step(
+        id="apt-update",
+        kind=Kind.APT_UPDATE,
+        title="apt-get update (once, after the sources changed)",
+        why="read the new vendor sources",
+        argv=("apt-get", "update"),
+        skip_if="every package the plan installs is already installed",
+    )
+
+
+def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
+    if not kernel_ok:
+        return []
+    rel = facts.kernel.release
+    if not _DEB_NAME.fullmatch(f"linux-headers-{rel}"):
+        # A self-built or vendor kernel: no distribution package carries its headers.
+        notes.append(
+            f"kernel.headers-missing: kernel {rel} has no headers package; install its build tree yourself"
+        )
+        return []
+    pkgs = [f"linux-headers-{rel}"]
+    if facts.os.id == "ubuntu":
+        pkgs.append(f"linux-modules-extra-{rel}")
+    installed = facts.kernel.headers_installed is True and all(facts.installed(p) for p in pkgs[1:])
+    if installed:
+        return []
+    return [
+        Step(
+            id="headers",
+            kind=Kind.APT_INSTALL,
+            title=f"Install kernel headers for the running kernel {rel}",
+            why="kernel.headers-missing: DKMS builds the driver against them",
+            packages=tuple(pkgs),
+            argv=("apt-get", "install", "-y", *pkgs),
+            skip_if="installed",
+        )
+    ]
+
+
+def _install(step_id: str, title: str, why: str, packages: list[str], reboot: bool = False) -> Step:
+    return Step(
+        id=step_id,
+        kind=Kind.APT_INSTALL,
+        title=title,
+        why=why,
+        packages=tuple(packages),
+        argv=("apt-get", "install", "-y", *packages),
+        reboot_after=reboot,
+        skip_if="installed",
+    )
+
+
+def _ldconfig(step_id: str, why: str, after: tuple[str, ...]) -> Step:
+    return Step(
+        id=step_id,
+        kind=Kind.COMMAND,
+        title="Refresh the loader cache (ldconfig)",
+        why=why,
+        argv=("ldconfig",),
+        after=after,
+        skip_if="none of the steps it follows changed anything",
+    )
+
+
+def _initramfs(step_id: str, why: str, after: tuple[str, ...], reboot: bool) -> Step:
+    return Step(
+        id=step_id,
+        kind=Kind.COMMAND,
+        title="Rebuild the initramfs (update-initramfs -u)",
+        why=why,
+        argv=("update-initramfs", "-u"),
+        only_if_exists="/usr/sbin/update-initramfs",
+        after=after,
+        reboot_after=reboot,
+        skip_if="update-initramfs is absent, or the blacklist did not change",
+    )
+
+
+def _torch_steps(
+    ask: _Ask, req: Request, stack: str, version: str, notes: list[str]
+) -> tuple[TorchPick | None, list[Step]]:
+    if not req.torch:
+        return None, []
+    if not req.venv:
+        raise PlanError("--torch needs --venv DIR: gpuenv installs PyTorch into a named virtualenv only")
+    variants = ask("torch wheels", "torch_variants", req.torch)
+    if variants is None:
+        raise PlanError("--torch needs the bundled matrices (torch wheels), which are not available")
+    fits = [v for v in variants if v.stack == stack and v.stack_version and _le(v.stack_version, version)]
+    if not fits:
+        raise PlanError(f"no official torch {req.torch} wheel for {stack} {version} in the matrices")
+    best = max(fits, key=lambda v: _key(v.stack_version))
+    pick = TorchPick(version=best.torch, index_url=best.index_url, variant=best.variant, venv=req.venv)
+    py = f"{req.venv.rstrip('/')}/bin/python"
+    return pick, [
+        Step(
+            id="torch-venv",
+            kind=Kind.COMMAND,
+            title=f"Create the virtualenv {req.venv}",
+            why="torch goes into a named virtualenv, never the system Python",
+            argv=("python3", "-m", "venv", req.venv),
+            creates=py,
+        ),
+        Step(
+            id="torch",
+            kind=Kind.PIP_INSTALL,
+            title=f"pip install torch=={best.torch} from {best.index_url}",
+            why=f"torch {best.variant} wheel matches {stack} {version}",
+            argv=(py, "-m", "pip", "install", f"torch=={best.torch}", "--index-url", best.index_url),
+        ),
+    ]
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
+
+
+def _le(a: str, b: str) -> bool:
+    return _key(a) <= _key(b)
+
+
+# --------------------------------------------------------------------------------------------
+# ROCm (B1-B3)
+
+
+def _gfx(gpu: Gpu, ask: _Ask) -> str | None:
+    if gpu.gfx_target:
+        return gpu.gfx_target
+    info = ask("AMD GPU table", "amd_gpu", gpu.pci_id)
+    return info.gfx_target if info else None
+
+
+def _rocm(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[str], notes: list[str]):
+    version = req.version
+    if version is None:
+        default = ask("default ROCm release", "default_rocm")
+        version = default.version if default else DEFAULT_ROCM
+    rel = repos.amd_release(version)
+    if rel is None:
+        known = ", ".join(r["rocm"] for r in repos.section("amd")["releases"])
+        raise PlanError(f"no AMD repository data for ROCm {version} (known: {known})")
+    if not rel["confirmed"]:
+        notes.append(f"ROCm {version} pairs with amdgpu {rel['amdgpu']}: inferred, not stated by AMD")
+    kernel_ok = _platform(facts, "rocm", blockers, notes)
+    if facts.host.arch != "x86_64":
+        blockers.append("platform.arch-unsupported")
+        notes.append(
+            f"platform.arch-unsupported: AMD's ROCm packages are for x86_64, this is {facts.host.arch}"
+        )
+    suite = repos.amd_suite(facts.os.id, facts.os.version_id)
+    if suite is None:
+        blockers.append("os.unsupported")
+        notes.append(f"os.unsupported: no AMD repository suite for {facts.os.id} {facts.os.version_id}")
+        suite = "jammy"  # shown, never applied: the blocker stops apply
+    matrix_rel = ask("ROCm release table", "rocm_release", version)
+    if matrix_rel is not None:
+        try:
+            if matrix_rel.os_support(facts.os.id, facts.os.version_id) is None:
+                blockers.append("os.unsupported")
+                notes.append(
+                    f"os.unsupported: ROCm {version} does not list {facts.os.id} {facts.os.version_id}"
+                )
+        except NotImplementedError:
+            ask.missing.append("ROCm OS support")
+    gpus = [g for g in facts.gpus_of("amd") if not g.integrated]
+    if not gpus:
+        blockers.append("gpu.none")
+        notes.append("gpu.none: no discrete AMD GPU found; ROCm has nothing to run on")
+    for g in gpus:
+        gfx = _gfx(g, ask)
+        if matrix_rel is None:
+            continue
+        level = matrix_rel.support(gfx) if gfx else None
+        if level is None:
+            blockers.append("amd.gpu-unsupported")
+            notes.append(
+                f"amd.gpu-unsupported: {g.name or g.pci_id} ({gfx or 'unknown gfx target'}) is not supported by ROCm {version}"
+            )
+        elif level != "full":
+            notes.append(
+                f"amd.gpu-preview: {g.name or g.pci_id} ({gfx}) is supported as {level} by ROCm {version}"
+            )
+
+    key = repos.amd_key()
+    lists = repos.amd_lists(version, rel["amdgpu"], suite)
+    pin = repos.section("amd")["pin"]
+    pkgs = repos.section("amd")["packages"]
+    why_repo = f"AMD's repositories for ROCm {version} ({suite} suite)"
+    steps = _key_source_steps(key, lists, why_repo)
+    steps.append(
+        Step(
+            id="pin",
+            kind=Kind.APT_PIN,
+            title=f"Write {pin['path']} (prefer repo.radeon.com)",
+            why="AMD's packages must win over the distribution's ROCm packages",
+            path=pin["path"],
+            content=pin["content"],
+            mode="0644",
+            skip_if="the file already has this content and mode",
+        )
+    )
+    steps.append(_apt_update())
+    steps += _headers(facts, kernel_ok, notes)
+    if kernel_ok:
+        steps.append(
+            _install(
+                "driver",
+                f"Install the amdgpu kernel driver ({pkgs['driver']} from amdgpu {rel['amdgpu']})",
+                "amd.driver-missing: ROCm needs AMD's amdgpu driver",
+                [pkgs["driver"]],
+                reboot=True,
+            )
+        )
+    if req.user and req.user != "root":
+        steps.append(
+            Step(
+                id="groups",
+                kind=Kind.GROUP_ADD,
+                title=f"Add {req.user} to render and video (effective at next login)",
+                why="amd.no-device-access: /dev/kfd and /dev/dri/renderD* belong to render/video",
+                user=req.user,
+                groups=("render", "video"),
+                argv=("usermod", "-a", "-G", "render,video", req.user),
+                skip_if="the user is already in both groups",
+            )
+        )
+    else:
+        notes.append(
+            "no --user given (and no SUDO_USER): add the GPU user with usermod -a -G render,video NAME"
+        )
+    steps.append(
+        _install(
+            "toolkit",
+            f"Install ROCm {version} ({pkgs['toolkit']})",
+            f"target rocm {version}",
+            [pkgs["toolkit"]],
+        )
+    )
+    conf = repos.section("amd")["ld_so_conf"]
+    steps.append(
+        Step(
+            id="ld-so-conf",
+            kind=Kind.WRITE_FILE,
+            title=f"Write {conf['path']}",
+            why="the loader finds ROCm's libraries in /opt/rocm/lib and lib64",
+            path=conf["path"],
+            content=conf["content"],
+            mode="0644",
+            skip_if="the file already has this content and mode",
+        )
+    )
+    steps.append(_ldconfig("ldconfig", "load rocm.conf into the loader cache", ("ld-so-conf", "toolkit")))
+    torch, more = _torch_steps(ask, req, "rocm", version, notes)
+    steps += more
+    driver = pkgs["driver"] if kernel_ok else None
+    return PlanTarget(stack="rocm", version=version, driver=driver, torch=torch), steps
+
+
+# --------------------------------------------------------------------------------------------
+# CUDA (B4)
+
+
+def _cc(gpu: Gpu, ask: _Ask) -> tuple[str | None, str | None]:
+    if gpu.compute_capability:
+        return gpu.compute_capability, gpu.architecture
+    info = ask("NVIDIA GPU table", "nvidia_gpu", gpu.pci_id)
+    if info is None:
+        return None, gpu.architecture
+    return info.compute_capability, info.architecture
+
+
+def _flavour(cc: str | None, arch: str | None, ask: _Ask) -> str:
+    """'open', 'proprietary' or 'either' for one GPU."""
+    if arch:
+        spec = ask("NVIDIA architecture table", "nvidia_arch", arch)
+        if spec is not None:
+            return spec.module
+    if cc is None:
+        return "either"
+    k = _key(cc)
+    if k <= _LEGACY_CC_MAX:
+        return "proprietary"
+    if k >= _BLACKWELL_CC_MIN:
+        return "open"
+    return "either"
+
+
+def _cuda(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[str], notes: list[str]):
+    kernel_ok = _platform(facts, "cuda", blockers, notes)
+    arch = repos.nvidia_arch(facts.host.arch)
+    if arch is None:
+        blockers.append("platform.arch-unsupported")
+        notes.append(f"platform.arch-unsupported: gpuenv has no CUDA repository for {facts.host.arch}")
+        arch = "x86_64"
+    distro = repos.nvidia_distro(facts.os.id, facts.os.version_id)
+    if distro is None:
+        blockers.append("os.unsupported")
+        notes.append(f"os.unsupported: no NVIDIA CUDA repository for {facts.os.id} {facts.os.version_id}")
+        distro = "ubuntu2404"  # shown, never applied: the blocker stops apply
+    if facts.os.id == "debian" and kernel_ok:
+        notes.append(
+            "NVIDIA's Debian repository expects Debian's contrib component enabled "
+            "(CUDA installation guide 4.8); gpuenv does not edit the distribution's own sources"
+        )
+    gpus = facts.gpus_of("nvidia")
+    if not gpus:
+        blockers.append("gpu.none")
+        notes.append("gpu.none: no NVIDIA GPU found; CUDA has nothing to run on")
+    ccs = [_cc(g, ask) for g in gpus]
+    flavours = {_flavour(cc, a, ask) for cc, a in ccs}
+    if {"open", "proprietary"} <= flavours:
+        blockers.append("nvidia.module-flavor")
+        notes.append(
+            "nvidia.module-flavor: these GPUs need both the open (Blackwell) and proprietary (Maxwell-Volta) modules"
+        )
+    flavour = "proprietary" if "proprietary" in flavours else "open"
+
+    toolkits = ask("CUDA toolkit table", "cuda_toolkits") or []
+    known_ccs = [cc for cc, _ in ccs if cc]
+
+    def fits(tk) -> bool:
+        return all(cc in tk.compute_capabilities for cc in known_ccs)
+
+    if req.version:
+        series = ".".join(req.version.split(".")[:2])
+        chosen = next((t for t in reversed(toolkits) if t.series == series or t.version == req.version), None)
+        if toolkits and chosen is None:
+            raise PlanError(f"CUDA {req.version} is not in the bundled matrices")
+        if chosen is not None and not fits(chosen):
+            blockers.append("nvidia.gpu-dropped")
+            notes.append(
+                f"nvidia.gpu-dropped: CUDA {series} does not support compute capability {', '.join(known_ccs)}"
+            )
+    else:
+        usable = [t for t in toolkits if fits(t) and t.confirmed and _driver_major(t.min_driver)]
+        if not usable:
+            raise PlanError(
+                "cannot choose a CUDA release: give --version (the matrices gave no toolkit for these GPUs)"
+            )
+        chosen = usable[-1]
+        series = chosen.series
+    if not series or "." not in series:
+        raise PlanError(f"CUDA version {req.version!r} must look like 12.8")
+    major, minor = series.split(".")[:2]
+    min_driver = chosen.min_driver if chosen else None
+
+    pk = repos.section("nvidia")["packages"]
+    driver_pkgs: list[str]
+    if flavour == "proprietary":
+        branch = _legacy_branch(ask, min_driver)
+        if branch is None:
+            driver_pkgs = [pk["driver_proprietary"]]
+            notes.append(
+                "driver branch not pinned: the matrices gave no branch that still supports these GPUs"
+            )
+        elif branch >= pk["pinning_from_branch"]:
+            driver_pkgs = [pk["driver_pinning"].format(branch=branch), pk["driver_proprietary"]]
+        else:
+            driver_pkgs = [pk["driver_branch_proprietary"].format(branch=branch)]
+        driver_label = f"proprietary modules ({' '.join(driver_pkgs)})"
+    else:
+        driver_pkgs = [pk["driver_open"]]
+        driver_label = (
+            f"open modules ({pk['driver_open']}" + (f", >= {min_driver}" if min_driver else "") + ")"
+        )
+
+    key = repos.nvidia_key(distro, arch)
+    list_path, list_content = repos.nvidia_list(distro, arch)
+    steps: list[Step] = []
+    for src in facts.apt_sources or ():  # a second CUDA source (cuda-keyring's, a legacy cuda.list)
+        if src.file and src.file != list_path and repos.is_vendor_uri("nvidia", src.uri):
+            steps.append(
+                Step(
+                    id=f"drop-source-{len(steps)}",
+                    kind=Kind.REMOVE_FILE,
+                    title=f"Remove the other CUDA source {src.file}",
+                    why="apt.source-mismatch: one CUDA repository, one signed-by",
+                    path=src.file,
+                    skip_if="the file is absent",
+                )
+            )
+    steps += _key_source_steps(
+        key, [(list_path, list_content)], f"NVIDIA's CUDA repository for {distro}/{arch}"
+    )
+    steps.append(_apt_update())
+    steps += _headers(facts, kernel_ok, notes)
+    if kernel_ok:
+        bl = repos.section("nvidia")["nouveau_blacklist"]
+        nouveau = facts.module_loaded("nouveau")
+        steps.append(
+            Step(
+                id="nouveau-blacklist",
+                kind=Kind.WRITE_FILE,
+                title=f"Blacklist nouveau ({bl['path']})",
+                why="nvidia.nouveau-loaded" if nouveau else "keep nouveau from claiming the GPU at boot",
+                path=bl["path"],
+                content=bl["content"],
+                mode="0644",
+                skip_if="the file already has this content and mode",
+            )
+        )
+        steps.append(
+            _initramfs(
+                "initramfs", "the blacklist must be in the initramfs", ("nouveau-blacklist",), reboot=True
+            )
+        )
+        steps.append(
+            _install(
+                "driver",
+                f"Install the NVIDIA driver, {driver_label}",
+                "nvidia.driver-missing" + (f": CUDA {series} needs >= {min_driver}" if min_driver else ""),
+                driver_pkgs,
+                reboot=True,
+            )
+        )
+    toolkit = pk["toolkit"].format(major=major, minor=minor)
+    steps.append(
+        _install("toolkit", f"Install CUDA {series} ({toolkit})", f"target cuda {series}", [toolkit])
+    )
+    prof = repos.section("nvidia")["profile"]
+    steps.append(
+        Step(
+            id="profile",
+            kind=Kind.WRITE_FILE,
+            title=f"Put /usr/local/cuda-{series}/bin on PATH ({prof['path']})",
+            why="cuda.not-on-path",
+            path=prof["path"],
+            content=prof["content"].replace("{series}", series),
+            mode="0644",
+            skip_if="the file already has this content and mode",
+        )
+    )
+    torch, more = _torch_steps(ask, req, "cuda", series, notes)
+    steps += more
+    return PlanTarget(
+        stack="cuda", version=series, driver=" ".join(driver_pkgs) if kernel_ok else None, torch=torch
+    ), steps
+
+
+def _driver_major(version: str | None) -> int | None:
+    head = (version or "").lstrip(">= ").split(".")[0]
+    return int(head) if head.isdigit() else None
+
+
+def _legacy_branch(ask: _Ask, min_driver: str | None) -> int | None:
+    """Newest driver branch that still supports Maxwell-Volta and meets the toolkit's minimum."""
+    branches = ask("NVIDIA driver branches", "driver_branches") or []
+    need = _driver_major(min_driver) or 0
+    nums = [
+        int(b.branch.lstrip("Rr"))
+        for b in branches
+        if b.legacy_gpus and b.branch.lstrip("Rr").isdigit() and int(b.branch.lstrip("Rr")) >= need
+    ]
+    return max(nums) if nums else None

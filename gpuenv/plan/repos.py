@@ -1,0 +1,210 @@
+"""Vendor repositories, keys and purge rules (matrices/repos.json), as the planner asks for them.
+
+Loaded and checked here so that the planner stays a pure function of its inputs. The only knobs
+are test-only: ``Overrides`` maps vendor URL prefixes to a local test server and replaces the
+pinned fingerprints, so the install tests run the plan's real apt steps against a throwaway
+repository. The command layer builds them from ``GPUENV_TEST_REPO_MAP`` and
+``GPUENV_TEST_KEY_FINGERPRINTS``; a plan made with them says so (``test_overrides``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from gpuenv.plan.plan import PlanError
+
+_FPR = re.compile(r"[0-9A-F]{40}")
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """TEST ONLY. url_map: (vendor prefix, replacement) pairs; fingerprints: vendor -> FPR."""
+
+    url_map: tuple[tuple[str, str], ...] = ()
+    fingerprints: tuple[tuple[str, str], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.url_map or self.fingerprints)
+
+    @classmethod
+    def parse(cls, repo_map: str | None, fingerprints: str | None) -> Overrides:
+        """'https://repo.radeon.com=http://127.0.0.1:8000/amd,...' and 'amd=HEX,nvidia=HEX'."""
+        pairs = []
+        for item in filter(None, (repo_map or "").split(",")):
+            src, sep, dst = item.partition("=")
+            if not sep or not src.startswith("https://") or not dst.startswith(("http://", "https://")):
+                raise PlanError(f"GPUENV_TEST_REPO_MAP: {item!r} is not https://VENDOR=URL")
+            pairs.append((src.rstrip("/"), dst.rstrip("/")))
+        fprs = []
+        for item in filter(None, (fingerprints or "").split(",")):
+            vendor, sep, fpr = item.partition("=")
+            if not sep or vendor not in ("amd", "nvidia") or not _FPR.fullmatch(fpr.upper()):
+                raise PlanError(f"GPUENV_TEST_KEY_FINGERPRINTS: {item!r} is not amd|nvidia=40 hex digits")
+            fprs.append((vendor, fpr.upper()))
+        return cls(tuple(pairs), tuple(fprs))
+
+
+@dataclass(frozen=True)
+class PurgeRules:
+    match: tuple[re.Pattern[str], ...]
+    keep: tuple[re.Pattern[str], ...]
+
+    def matches(self, package: str) -> bool:
+        if any(p.fullmatch(package) for p in self.keep):
+            return False
+        return any(p.fullmatch(package) for p in self.match)
+
+    @property
+    def patterns(self) -> tuple[str, ...]:
+        return tuple(p.pattern for p in self.match)
+
+
+@dataclass(frozen=True)
+class Key:
+    url: str
+    fingerprint: str
+    keyring: str
+    source: str
+    confirmed: bool
+
+
+@dataclass(frozen=True)
+class Repos:
+    doc: dict[str, Any] = field(repr=False)
+    purge: dict[str, PurgeRules]
+    overrides: Overrides = Overrides()
+
+    # -- AMD --
+    def amd_key(self) -> Key:
+        return self._key("amd", {})
+
+    def amd_suite(self, os_id: str, version: str | None) -> str | None:
+        return _lookup(self.doc["amd"]["suites"], os_id, version, "suite")
+
+    def amd_release(self, rocm: str) -> dict[str, Any] | None:
+        for rel in self.doc["amd"]["releases"]:
+            if rel["rocm"] == rocm:
+                return rel
+        return None
+
+    def amd_lists(self, rocm: str, amdgpu: str, suite: str) -> list[tuple[str, str]]:
+        """(path, content) of each AMD sources file."""
+        keyring = self.amd_key().keyring
+        out = []
+        for name in ("amdgpu", "rocm"):
+            spec = self.doc["amd"]["lists"][name]
+            lines = [
+                self.map_url(ln.format(keyring=keyring, amdgpu=amdgpu, rocm=rocm, suite=suite))
+                for ln in spec["lines"]
+            ]
+            out.append((spec["path"], "\n".join(lines) + "\n"))
+        return out
+
+    # -- NVIDIA --
+    def nvidia_distro(self, os_id: str, version: str | None) -> str | None:
+        return _lookup(self.doc["nvidia"]["repos"], os_id, version, "distro")
+
+    def nvidia_arch(self, machine: str) -> str | None:
+        return self.doc["nvidia"]["arches"].get(machine)
+
+    def nvidia_key(self, distro: str, arch: str) -> Key:
+        return self._key("nvidia", {"distro": distro, "arch": arch})
+
+    def nvidia_list(self, distro: str, arch: str) -> tuple[str, str]:
+        spec = self.doc["nvidia"]["list"]
+        keyring = self.nvidia_key(distro, arch).keyring
+        lines = [self.map_url(ln.format(keyring=keyring, distro=distro, arch=arch)) for ln in spec["lines"]]
+        return spec["path"].format(distro=distro, arch=arch), "\n".join(lines) + "\n"
+
+    # -- both --
+    def section(self, vendor: str) -> dict[str, Any]:
+        return self.doc[vendor]
+
+    def is_vendor_uri(self, vendor: str, uri: str) -> bool:
+        hosts = self.doc[vendor]["source_hosts"]
+        mapped = [dst for src, dst in self.overrides.url_map if any(h in src for h in hosts)]
+        return any(h in uri for h in hosts) or any(uri.startswith(m) for m in mapped)
+
+    def map_url(self, text: str) -> str:
+        for src, dst in self.overrides.url_map:
+            text = text.replace(src, dst)
+        return text
+
+    def _key(self, vendor: str, fmt: dict[str, str]) -> Key:
+        spec = self.doc[vendor]["key"]
+        fpr = dict(self.overrides.fingerprints).get(vendor, spec["fingerprint"])
+        return Key(
+            url=self.map_url(spec["url"].format(**fmt)),
+            fingerprint=fpr,
+            keyring=spec["keyring"],
+            source=spec["source"],
+            confirmed=spec["confirmed"],
+        )
+
+
+def _lookup(entries: list[dict], os_id: str, version: str | None, key: str) -> str | None:
+    for e in entries:
+        if (
+            e["os"] == os_id
+            and version is not None
+            and (version == e["version"] or version.startswith(e["version"] + "."))
+        ):
+            return e[key]
+    return None
+
+
+def default_path() -> Path:
+    try:
+        from importlib.resources import files
+
+        bundled = Path(str(files("gpuenv._matrices"))) / "repos.json"
+        if bundled.exists():
+            return bundled
+    except (ModuleNotFoundError, TypeError):
+        pass  # an editable install: the data lives beside the package
+    return Path(__file__).resolve().parents[2] / "matrices" / "repos.json"
+
+
+def load(path: str | Path | None = None, overrides: Overrides | None = None) -> Repos:
+    return _load(str(path or default_path()), overrides or Overrides())
+
+
+@lru_cache(maxsize=8)
+def _load(path: str, overrides: Overrides) -> Repos:
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise PlanError(f"repos: cannot read {path}: {exc}") from exc
+    if not isinstance(doc, dict) or doc.get("schema") != "gpuenv.matrices.repos/1":
+        raise PlanError(f"repos: {path} is not a gpuenv.matrices.repos/1 document")
+    try:
+        purge = {stack: _rules(doc["purge"][stack], stack) for stack in ("cuda", "rocm")}
+        for vendor in ("amd", "nvidia"):
+            if not _FPR.fullmatch(doc[vendor]["key"]["fingerprint"]):
+                raise PlanError(f"repos: {vendor} key fingerprint is not 40 upper-case hex digits")
+            if not doc[vendor]["key"]["url"].startswith("https://"):
+                raise PlanError(f"repos: {vendor} key URL must be https")
+    except (KeyError, TypeError) as exc:
+        raise PlanError(f"repos: {path}: missing or malformed {exc}") from exc
+    return Repos(doc=doc, purge=purge, overrides=overrides)
+
+
+def _rules(spec: dict, stack: str) -> PurgeRules:
+    compiled = {}
+    for part in ("match", "keep"):
+        pats = []
+        for text in spec[part]:
+            # Anchored expressions only: a shell glob or a bare substring would reach unrelated packages.
+            if not (text.startswith("^") and text.endswith("$")):
+                raise PlanError(f"repos: purge.{stack}.{part}: {text!r} is not anchored with ^...$")
+            try:
+                pats.append(re.compile(text))
+            except re.error as exc:
+                raise PlanError(f"repos: purge.{stack}.{part}: {text!r}: {exc}") from exc
+        compiled[part] = tuple(pats)
+    return PurgeRules(match=compiled["match"], keep=compiled["keep"])

@@ -1,0 +1,157 @@
+"""Human output of plans, dry runs and applies (the only rich user for install/apply)."""
+
+from __future__ import annotations
+
+import json
+
+from gpuenv.execute.executor import Outcome, StepReport
+from gpuenv.plan.plan import Kind, Plan, Step
+
+_SIGN = {
+    Kind.APT_PURGE: ("-", "red"),
+    Kind.REMOVE_FILE: ("-", "red"),
+    Kind.APT_INSTALL: ("+", "green"),
+    Kind.PIP_INSTALL: ("+", "green"),
+    Kind.APT_KEY: ("+", "green"),
+    Kind.APT_SOURCE: ("w", "cyan"),
+    Kind.APT_PIN: ("w", "cyan"),
+    Kind.WRITE_FILE: ("w", "cyan"),
+    Kind.GROUP_ADD: ("g", "cyan"),
+    Kind.APT_UPDATE: ("~", "blue"),
+    Kind.COMMAND: ("$", "blue"),
+    Kind.REBOOT: ("!", "yellow"),
+    Kind.CHECK: ("?", "dim"),
+}
+
+
+def console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def plan_json(plan: Plan) -> str:
+    return json.dumps(plan.to_dict(), indent=2)
+
+
+def _what(step: Step) -> str:
+    if step.packages:
+        return " ".join(step.packages)
+    if step.kind is Kind.APT_KEY:
+        return f"{step.path}  ← {step.url}  (fingerprint {step.fingerprint})"
+    if step.path:
+        return step.path + (f" (mode {step.mode})" if step.mode else "")
+    if step.argv:
+        return " ".join(step.argv)
+    return ""
+
+
+def show_plan(con, plan: Plan, dry: Outcome | None = None) -> None:
+    from rich.markup import escape
+
+    t = plan.target
+    head = f"[bold]{plan.action.value} {t.stack}{' ' + t.version if t.version else ''}[/bold]"
+    if t.driver:
+        head += f"  driver: {escape(t.driver)}"
+    if t.torch:
+        head += f"  torch {t.torch.version} ({t.torch.variant}) into {t.torch.venv}"
+    con.print(head)
+    if plan.test_overrides:
+        con.print("[yellow]made with GPUENV_TEST_* overrides (test vendor URLs or keys)[/yellow]")
+    for code in plan.blockers:
+        con.print(f"[bold red]BLOCKER[/bold red] {code}")
+    for note in plan.notes:
+        con.print(f"[yellow]note[/yellow] {escape(note)}")
+    reports = {r.step.id: r for r in dry.reports} if dry else {}
+    for i, step in enumerate(plan.steps, 1):
+        sign, color = _SIGN.get(step.kind, ("·", "white"))
+        rep = reports.get(step.id)
+        state = ""
+        if rep is not None:
+            state = " [dim](already done)[/dim]" if rep.state == "done" else ""
+        reboot = "  [bold yellow]⟳ reboot after[/bold yellow]" if step.reboot_after else ""
+        con.print(f"[{color}]{sign}[/{color}] {i:2}. {escape(step.title)}{state}{reboot}")
+        what = _what(step)
+        if what and what not in step.title:
+            con.print(f"       [dim]{escape(what)}[/dim]")
+        if step.why:
+            con.print(f"       [dim italic]why: {escape(step.why)}[/dim italic]")
+        if rep is not None:
+            _show_simulation(con, rep)
+    if plan.reboot_required:
+        con.print("[bold yellow]A reboot is needed after this plan (marked ⟳).[/bold yellow]")
+
+
+def _show_simulation(con, rep: StepReport) -> None:
+    from rich.markup import escape
+
+    sim = rep.simulation
+    if sim is None:
+        return
+    if sim.missing:
+        con.print(
+            f"       [yellow]apt could not simulate: {escape(' '.join(sim.missing))} "
+            "(not in apt's lists yet: the vendor source is added by this plan)[/yellow]"
+        )
+    elif sim.error:
+        con.print(f"       [yellow]apt could not simulate: {escape(sim.error)}[/yellow]")
+    else:
+        if sim.removes:
+            planned = set(rep.step.packages or ())
+            names = " ".join(
+                f"[bold red]{p} (COLLATERAL)[/bold red]" if p in rep.collateral else p
+                for p in sim.removes
+                if p in planned or p in rep.collateral or rep.step.autoremove
+            )
+            con.print(f"       apt would remove: {names}")
+        if sim.installs:
+            con.print(f"       apt would install: {escape(' '.join(sim.installs))}")
+    if rep.collateral:
+        con.print(
+            f"       [bold red]collateral removal: {escape(', '.join(rep.collateral))} is not in the plan; "
+            "apply refuses unless --allow-removal names it[/bold red]"
+        )
+    if rep.kept:
+        con.print(f"       [dim]autoremove leaves (not this stack's): {escape(' '.join(rep.kept))}[/dim]")
+
+
+def progress(con):
+    """An executor event sink that prints each step as it runs, and apt's own progress."""
+    last = {"pct": -1.0}
+
+    def on_event(event: str, step: Step | None, detail: str) -> None:
+        from rich.markup import escape
+
+        if event == "step-start":
+            con.print(f"[bold]→[/bold] {escape(detail)}")
+        elif event == "step-done":
+            con.print(f"  [green]✓[/green] {escape(detail)}")
+        elif event == "step-skip":
+            con.print(f"  [dim]✓ {escape(step.title if step else '')}: already done ({escape(detail)})[/dim]")
+        elif event == "apt-status":
+            parts = detail.split(":", 3)
+            if len(parts) == 4 and parts[0] == "pmstatus":
+                try:
+                    pct = float(parts[2])
+                except ValueError:
+                    return
+                if pct - last["pct"] >= 10 or pct >= 100:
+                    last["pct"] = pct
+                    con.print(f"    [dim]{pct:5.1f}% {escape(parts[3])}[/dim]")
+
+    return on_event
+
+
+def show_outcome(con, outcome: Outcome) -> None:
+    from rich.markup import escape
+
+    counts: dict[str, int] = {}
+    for r in outcome.reports:
+        counts[r.state] = counts.get(r.state, 0) + 1
+    summary = ", ".join(f"{n} {state}" for state, n in counts.items())
+    color = "green" if outcome.exit == 0 else "red"
+    con.print(f"[{color}]{escape(outcome.message)}[/{color}]" + (f"  ({summary})" if summary else ""))
+    if outcome.collateral:
+        con.print(f"[bold red]collateral removal refused: {escape(', '.join(outcome.collateral))}[/bold red]")
+    if outcome.log_path:
+        con.print(f"[dim]log: {escape(outcome.log_path)}[/dim]")

@@ -1,0 +1,433 @@
+"""A Debian 12 chroot and a local signed APT repository for the install tests (real apt, dpkg).
+
+- ``base_chroot``: ``debootstrap --variant=minbase bookworm``, once per session (or reused from
+  ``$GPUENV_CHROOT_CACHE``, a directory, when set), with no Debian sources (only the test
+  repository is reachable) and a user ``alice``. Each scenario copies it with ``cp -a``.
+- ``vendor_repo``: packages built with ``dpkg-deb`` under the real vendor names and
+  dependencies, laid out like repo.radeon.com and NVIDIA's CUDA repository, signed with a
+  throwaway key made in a temporary GNUPGHOME, served over http://127.0.0.1 by a thread. Its
+  ``env`` maps the vendor URLs and pins the throwaway key's fingerprint (GPUENV_TEST_*).
+- ``chroot_facts``: the facts of a chroot (OS, dpkg status, apt sources, the given GPU), so that
+  plans are made, and staleness checked, from what is really in the chroot.
+
+Nothing touches the host: every apt/dpkg command runs through ``chroot``; no mounts are made.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+MIRROR = os.environ.get("GPUENV_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+KERNEL = "6.1.0-28-amd64"
+AMD_GPU = {
+    "vendor": "amd",
+    "pci_id": "1002:744c",
+    "pci_slot": "0000:03:00.0",
+    "name": "AMD Radeon RX 7900 XTX",
+    "gfx_target": "gfx1100",
+    "architecture": "RDNA3",
+    "integrated": False,
+}
+NVIDIA_GPU = {
+    "vendor": "nvidia",
+    "pci_id": "10de:2330",
+    "pci_slot": "0000:41:00.0",
+    "name": "NVIDIA H100 SXM5 80GB",
+    "compute_capability": "9.0",
+    "architecture": "Hopper",
+}
+
+
+def skip_reason() -> str | None:
+    if os.geteuid() != 0:
+        return "the chroot install tests need root (chroot, dpkg inside the chroot)"
+    for tool in ("debootstrap", "dpkg-deb", "apt-ftparchive", "gpg", "chroot"):
+        if shutil.which(tool) is None:
+            return f"the chroot install tests need {tool} (see .ci/run)"
+    return None
+
+
+def run(argv, **kw) -> subprocess.CompletedProcess:
+    kw.setdefault("check", True)
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    try:
+        return subprocess.run(argv, **kw)
+    except subprocess.CalledProcessError as exc:
+        raise AssertionError(f"{argv} failed ({exc.returncode}):\n{exc.stdout}\n{exc.stderr}") from None
+
+
+def in_root(root: Path, *argv: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C.UTF-8", "DEBIAN_FRONTEND": "noninteractive"}
+    return run(["chroot", str(root), *argv], env=env, check=check)
+
+
+# --------------------------------------------------------------------------------------------
+# The base chroot
+
+
+def _debootstrap(dest: Path) -> None:
+    run(["debootstrap", "--variant=minbase", "bookworm", str(dest), MIRROR])
+    # Only the test repository: no Debian sources, no 9 MB index download per scenario.
+    (dest / "etc/apt/sources.list").write_text("")
+    for p in (dest / "var/lib/apt/lists").glob("*_*"):
+        p.unlink()
+    (dest / "etc/apt/apt.conf.d/99gpuenv-test").write_text('Acquire::Languages "none";\n')
+    in_root(dest, "useradd", "--create-home", "--uid", "1000", "alice")
+    in_root(dest, "apt-get", "clean")
+
+
+@pytest.fixture(scope="session")
+def base_chroot(tmp_path_factory) -> Path:
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    cache = os.environ.get("GPUENV_CHROOT_CACHE")
+    if cache and (Path(cache) / "etc/debian_version").exists():
+        return Path(cache)
+    dest = Path(cache) if cache else tmp_path_factory.mktemp("bookworm") / "root"
+    if dest.exists():
+        shutil.rmtree(dest)
+    _debootstrap(dest)
+    return dest
+
+
+def copy_root(base: Path, dest: Path) -> Path:
+    run(["cp", "-a", str(base), str(dest)])
+    return dest
+
+
+# --------------------------------------------------------------------------------------------
+# The vendor repository
+
+
+@dataclass(frozen=True)
+class Deb:
+    name: str
+    version: str
+    depends: str = ""
+    files: tuple[tuple[str, str], ...] = ()  # (path, content)
+
+
+# Real vendor names and dependency shapes, tiny payloads, no maintainer scripts (no real DKMS).
+NVIDIA_DEBS = (
+    Deb("libcublas-12-8", "12.8.4.1-1", files=(("/usr/local/cuda-12.8/lib64/libcublas.so.12", "fake\n"),)),
+    Deb(
+        "cuda-nvcc-12-8",
+        "12.8.93-1",
+        files=(("/usr/local/cuda-12.8/bin/nvcc", "#!/bin/sh\necho fake nvcc\n"),),
+    ),
+    Deb("cuda-toolkit-12-8", "12.8.1-1", "libcublas-12-8, cuda-nvcc-12-8"),
+    Deb("nvidia-kernel-open-dkms", "570.124.06-1", files=(("/usr/src/nvidia-570.124.06/README", "fake\n"),)),
+    Deb("nvidia-open", "570.124.06-1", "nvidia-kernel-open-dkms"),
+    Deb("cuda-drivers", "570.124.06-1", "nvidia-open"),
+    Deb("nvidia-container-toolkit", "1.17.8-1", files=(("/usr/bin/nvidia-ctk", "#!/bin/sh\n"),)),
+    # Not NVIDIA's: a user's package that needs a CUDA library (apt would drag it out).
+    Deb("myapp", "1.0-1", "libcublas-12-8", files=(("/usr/bin/myapp", "#!/bin/sh\n"),)),
+)
+AMDGPU_DEBS = (
+    Deb("amdgpu-dkms", "1:6.12.12.30304-2200000.22.04", files=(("/usr/src/amdgpu-6.12/README", "x\n"),)),
+)
+ROCM_DEBS = (
+    Deb("rocm-core", "7.2.4.70204-93~22.04", files=(("/opt/rocm-7.2.4/.info/version", "7.2.4\n"),)),
+    Deb(
+        "hip-runtime-amd",
+        "7.2.53211.70204-93~22.04",
+        "rocm-core",
+        (("/opt/rocm-7.2.4/lib/libamdhip64.so.7", "x\n"),),
+    ),
+    Deb("rocm", "7.2.4.70204-93~22.04", "rocm-core, hip-runtime-amd"),
+)
+
+
+def build_deb(deb: Deb, out: Path, work: Path) -> Path:
+    pkg = work / f"{deb.name}_{deb.version.replace(':', '%')}"
+    (pkg / "DEBIAN").mkdir(parents=True)
+    control = f"Package: {deb.name}\nVersion: {deb.version}\nArchitecture: amd64\nMaintainer: gpuenv tests <t@invalid>\n"
+    if deb.depends:
+        control += f"Depends: {deb.depends}\n"
+    control += "Description: gpuenv test package (fake)\n"
+    (pkg / "DEBIAN/control").write_text(control)
+    for path, content in deb.files:
+        f = pkg / path.lstrip("/")
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(content)
+        if content.startswith("#!"):
+            f.chmod(0o755)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / f"{deb.name}_{deb.version.split(':')[-1]}_amd64.deb"
+    run(["dpkg-deb", "--root-owner-group", "-Zgzip", "--build", str(pkg), str(target)])
+    return target
+
+
+@dataclass(frozen=True)
+class Repo:
+    root: Path
+    url: str
+    fingerprint: str
+    gnupghome: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            "GPUENV_TEST_REPO_MAP": f"https://repo.radeon.com={self.url}/amd,"
+            f"https://developer.download.nvidia.com={self.url}/nvidia",
+            "GPUENV_TEST_KEY_FINGERPRINTS": f"amd={self.fingerprint},nvidia={self.fingerprint}",
+        }
+
+    def keyring(self) -> bytes:
+        return run(["gpg", "--homedir", str(self.gnupghome), "--export", self.fingerprint], text=False).stdout
+
+
+def _gpg(home: Path, *args: str, **kw) -> subprocess.CompletedProcess:
+    return run(
+        ["gpg", "--homedir", str(home), "--batch", "--pinentry-mode", "loopback", "--passphrase", "", *args],
+        **kw,
+    )
+
+
+def _sign(home: Path, fpr: str, directory: Path, release_args: list[str]) -> None:
+    release = run(["apt-ftparchive", *release_args, "release", "."], cwd=directory).stdout
+    (directory / "Release").write_text(release)
+    _gpg(
+        home,
+        "--local-user",
+        fpr,
+        "--yes",
+        "--clearsign",
+        "-o",
+        str(directory / "InRelease"),
+        str(directory / "Release"),
+    )
+    _gpg(
+        home,
+        "--local-user",
+        fpr,
+        "--yes",
+        "-abs",
+        "-o",
+        str(directory / "Release.gpg"),
+        str(directory / "Release"),
+    )
+
+
+def _dist_repo(
+    home: Path, fpr: str, base: Path, debs: tuple[Deb, ...], work: Path, suite: str = "jammy"
+) -> None:
+    pool = base / "pool/main"
+    for deb in debs:
+        build_deb(deb, pool, work)
+    binary = base / f"dists/{suite}/main/binary-amd64"
+    binary.mkdir(parents=True, exist_ok=True)
+    pool.mkdir(parents=True, exist_ok=True)
+    packages = run(["apt-ftparchive", "packages", "pool/main"], cwd=base).stdout
+    (binary / "Packages").write_text(packages)
+    opts = [
+        "-o", f"APT::FTPArchive::Release::Suite={suite}",
+        "-o", f"APT::FTPArchive::Release::Codename={suite}",
+        "-o", "APT::FTPArchive::Release::Origin=repo.radeon.com",
+        "-o", "APT::FTPArchive::Release::Components=main",
+        "-o", "APT::FTPArchive::Release::Architectures=amd64",
+    ]  # fmt: skip
+    _sign(home, fpr, base / f"dists/{suite}", opts)
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def vendor_repo(tmp_path_factory) -> Repo:
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    top = tmp_path_factory.mktemp("vendor-repo")
+    home = top / "gnupg"
+    home.mkdir(mode=0o700)
+    _gpg(home, "--quick-gen-key", "gpuenv test repository <test@invalid>", "rsa2048", "sign", "never")
+    colons = _gpg(home, "--with-colons", "--list-keys").stdout
+    fpr = next(ln.split(":")[9] for ln in colons.splitlines() if ln.startswith("fpr:"))
+    armored = _gpg(home, "--armor", "--export", fpr).stdout
+    www, work = top / "www", top / "build"
+    # NVIDIA: a flat repository per distro, its key beside it.
+    nv = www / "nvidia/compute/cuda/repos/debian12/x86_64"
+    for deb in NVIDIA_DEBS:
+        build_deb(deb, nv, work)
+    (nv / "Packages").write_text(run(["apt-ftparchive", "packages", "."], cwd=nv).stdout)
+    _sign(home, fpr, nv, [])
+    (nv / "3bf863cc.pub").write_text(armored)
+    # AMD: amdgpu, rocm and graphics repositories with the jammy suite, one key for all.
+    _dist_repo(home, fpr, www / "amd/amdgpu/30.30.4/ubuntu", AMDGPU_DEBS, work)
+    _dist_repo(home, fpr, www / "amd/rocm/apt/7.2.4", ROCM_DEBS, work)
+    _dist_repo(home, fpr, www / "amd/graphics/7.2.4/ubuntu", (), work)
+    (www / "amd/rocm/rocm.gpg.key").write_text(armored)
+
+    handler = functools.partial(_Quiet, directory=str(www))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield Repo(www, f"http://127.0.0.1:{server.server_address[1]}", fpr, home)
+    server.shutdown()
+    server.server_close()
+
+
+# --------------------------------------------------------------------------------------------
+# Facts of a chroot
+
+
+def _dpkg_installed(root: Path) -> dict[str, str]:
+    out, pkg, ver, ok = {}, None, None, False
+    text = (root / "var/lib/dpkg/status").read_text()
+    for line in text.splitlines() + [""]:
+        if line.startswith("Package: "):
+            pkg = line[9:]
+        elif line.startswith("Version: "):
+            ver = line[9:]
+        elif line.startswith("Status: "):
+            ok = line.endswith(" installed")
+        elif not line and pkg:
+            if ok:
+                out[pkg] = ver
+            pkg, ver, ok = None, None, False
+    return dict(sorted(out.items()))
+
+
+def _sources(root: Path) -> list[dict]:
+    out = []
+    for f in sorted((root / "etc/apt/sources.list.d").glob("*.list")):
+        for line in f.read_text().splitlines():
+            parts = line.split()
+            if not parts or parts[0] != "deb":
+                continue
+            opts, rest = "", parts[1:]
+            if rest and rest[0].startswith("["):
+                end = next(i for i, p in enumerate(rest) if p.endswith("]"))
+                opts, rest = " ".join(rest[: end + 1]), rest[end + 1 :]
+            signed = next(
+                (
+                    o.split("=", 1)[1].rstrip("]")
+                    for o in opts.strip("[]").split()
+                    if o.startswith("signed-by=")
+                ),
+                None,
+            )
+            out.append(
+                {
+                    "uri": rest[0],
+                    "file": "/" + str(f.relative_to(root)),
+                    "suites": rest[1:2],
+                    "components": rest[2:],
+                    "signed_by": signed,
+                }
+            )
+    return out
+
+
+def chroot_facts(root: Path, gpu: dict) -> dict:
+    osr = dict(
+        line.split("=", 1) for line in (root / "etc/os-release").read_text().splitlines() if "=" in line
+    )
+    groups = [
+        ln.split(":")[0]
+        for ln in (root / "etc/group").read_text().splitlines()
+        if "alice" in ln.split(":")[-1].split(",")
+    ]
+    return {
+        "schema": "gpuenv.facts/1",
+        "host": {"arch": "x86_64", "hostname": "chroot"},
+        "os": {
+            "id": osr["ID"].strip('"'),
+            "version_id": osr.get("VERSION_ID", "").strip('"'),
+            "codename": osr.get("VERSION_CODENAME"),
+        },
+        "kernel": {"release": KERNEL, "headers_installed": True, "modules_loaded": []},
+        "platform": {"container": None, "wsl": False},
+        "gpus": [gpu],
+        "packages": {"manager": "dpkg", "installed": _dpkg_installed(root), "unconfigured": []},
+        "apt_sources": _sources(root),
+        "user": {"name": "alice", "uid": 1000, "groups": ["alice", *groups]},
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Running gpuenv against a chroot, and what a chroot holds
+
+
+def gpuenv(*args: str, env: dict[str, str], check: bool = False, **kw) -> subprocess.CompletedProcess:
+    full_env = {**os.environ, **env, "COLUMNS": "200", "NO_COLOR": "1"}
+    full_env.pop("SUDO_USER", None)
+    return subprocess.run(
+        [sys.executable, "-m", "gpuenv", *args],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        check=check,
+        **kw,
+    )
+
+
+VOLATILE = ("var/log/", "var/cache/", "var/lib/apt/lists/", "var/lib/gpuenv/", "tmp/")
+
+
+def manifest(root: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """path -> mode:sha256 (or link target) of every file under root, apart from `skip` prefixes."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        if rel_dir in ("proc", "sys", "dev"):
+            dirnames[:] = []
+            continue
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            full = os.path.join(dirpath, name)
+            rel = os.path.normpath(os.path.join(rel_dir, name))
+            if any(rel.startswith(s) for s in skip):
+                continue
+            st = os.lstat(full)
+            if os.path.islink(full):
+                out[rel] = "link:" + os.readlink(full)
+            elif os.path.isfile(full):
+                with open(full, "rb") as fh:
+                    out[rel] = f"{st.st_mode:o}:{hashlib.sha256(fh.read()).hexdigest()}"
+            else:
+                out[rel] = f"{st.st_mode:o}"
+        for d in dirnames:
+            full = os.path.join(dirpath, d)
+            rel = os.path.normpath(os.path.join(rel_dir, d))
+            if not os.path.islink(full) and not any((rel + "/").startswith(s) for s in skip):
+                out[rel + "/"] = f"{os.lstat(full).st_mode:o}"
+    return out
+
+
+def end_state(root: Path) -> dict:
+    """What an apply leaves that matters: packages, groups, and files outside caches and logs.
+    Backups that shadow's tools rotate (/etc/group-) and the loader cache are left out: they
+    depend on how many times a tool ran, not on the end state."""
+    skip = (
+        *VOLATILE,
+        "etc/group-",
+        "etc/gshadow-",
+        "etc/passwd-",
+        "etc/shadow-",
+        "etc/ld.so.cache",
+        "var/lib/dpkg/",
+    )
+    return {"packages": _dpkg_installed(root), "files": manifest(root, skip)}
+
+
+def write_json(path: Path, doc: dict) -> Path:
+    import json
+
+    path.write_text(json.dumps(doc, indent=1))
+    return path
