@@ -46,6 +46,10 @@ def probe(json_out: bool, root: str | None, user: str | None, python: str | None
     from gpuenv.exitcodes import Exit
     from gpuenv.probe import RootError, collect
 
+    if python is not None and root is None and "/" not in python:
+        import shutil
+
+        python = shutil.which(python) or python  # `--python python3.11`: looked up on PATH
     if python is not None and root is None and not os.access(python, os.X_OK):
         sys.stderr.write(f"gpuenv probe: --python {python}: not an executable file\n")
         return int(Exit.USAGE)

@@ -42,6 +42,7 @@ UBUNTU_CODENAME=noble
         ('NAME="A \\"quoted\\" \\$name"\n', "NAME", 'A "quoted" $name'),
         ("# comment\n\nID=arch\n", "ID", "arch"),
         ("not a line\nID=fedora\n", "ID", "fedora"),
+        ("NAME=Fedora\\ Linux\n", "NAME", "Fedora Linux"),
     ],
 )
 def test_parse_os_release(text, key, want):
@@ -162,9 +163,25 @@ def test_proc_modules_and_blacklists():
     )
     conf = "# nouveau off\nblacklist nouveau\noptions nouveau modeset=0\n  blacklist   nvidia-drm # trailing\nblacklist\n"
     assert kernel.parse_blacklist(conf) == ["nouveau", "nvidia_drm"]
-    assert kernel.cmdline_blacklist("ro modprobe.blacklist=nouveau,amdgpu module_blacklist=radeon quiet") == [
-        "nouveau", "amdgpu", "radeon",
+    assert kernel.cmdline_blacklist("ro modprobe.blacklist=nouveau,amdgpu module_blacklist=radeon quiet rd.driver.blacklist=nvidia-drm") == [
+        "nouveau", "amdgpu", "radeon", "nvidia_drm",
     ]  # fmt: skip
+
+
+def test_blacklist_by_install_and_alias():
+    """`install MODULE /bin/false` (the usual way to keep nouveau or amdgpu out) and `alias MODULE
+    off` keep a module from loading as surely as `blacklist`; an install that runs something real
+    (a wrapper loading the module) does not."""
+    conf = (
+        "install nouveau /bin/false\n"
+        "install amdgpu /bin/true\n"
+        "install radeon exec /usr/bin/false\n"
+        "alias nvidiafb off\n"
+        "install nvidia /sbin/modprobe nvidia-current $CMDLINE_OPTS\n"
+        "alias pci:v000010DEd* nvidia\n"
+        "# install snd_hda_intel /bin/false\n"
+    )
+    assert kernel.parse_blacklist(conf) == ["nouveau", "amdgpu", "radeon", "nvidiafb"]
 
 
 @pytest.mark.parametrize("data, want", [(bytes([6, 0, 0, 0, 1]), True), (bytes([6, 0, 0, 0, 0]), False)])
@@ -263,6 +280,34 @@ def test_dpkg_status():
     assert pk.unconfigured == ("nvidia-kernel-dkms", "broken", "rocm-core")
 
 
+def test_dpkg_journal_overrides_status():
+    """An interrupted dpkg run leaves the packages' real states in /var/lib/dpkg/updates; they
+    replace the status file's stanzas (per package and architecture), as dpkg-query reads them."""
+    status = (
+        "Package: dpkg\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1.22.6\n\n"
+        "Package: amdgpu-dkms\nStatus: install ok installed\nArchitecture: all\nVersion: 1:6.12.12\n\n"
+        "Package: nvidia-driver-570\nStatus: install ok installed\nArchitecture: amd64\nVersion: 570.133.07\n"
+    )
+    journal = [
+        "Package: amdgpu-dkms\nStatus: install reinstreq half-installed\nArchitecture: all\nVersion: 1:6.16.6\n",
+        "Package: nvidia-driver-570\nStatus: deinstall ok config-files\nArchitecture: amd64\nVersion: 570.133.07\n",
+    ]
+    pk = dpkg.packages_from_status(status, updates=journal)
+    assert pk.installed == {"dpkg": "1.22.6"}
+    assert pk.unconfigured == ("amdgpu-dkms",)
+
+
+def test_kfd_memory_banks():
+    """FB_PRIVATE only on a discrete card; FB_PUBLIC on a resizable-BAR card and on an APU alike
+    (unknown); only system-memory banks mean an APU node."""
+    gib16 = 17163091968
+    assert kfd.memory_from_banks([{"heap_type": 2, "size_in_bytes": gib16}]) == (16368, False)
+    assert kfd.memory_from_banks([{"heap_type": 1, "size_in_bytes": gib16}]) == (16368, None)
+    assert kfd.memory_from_banks([{"heap_type": 1, "size_in_bytes": 536870912}]) == (512, None)
+    assert kfd.memory_from_banks([{"heap_type": 0, "size_in_bytes": 1 << 30}]) == (None, True)
+    assert kfd.memory_from_banks([]) == (None, None) and kfd.memory_from_banks([{"bogus": 1}]) == (None, None)
+
+
 def test_apt_one_line_list():
     text = (
         "deb [arch=amd64 signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2 noble main\n"
@@ -270,6 +315,8 @@ def test_apt_one_line_list():
         "deb-src http://archive.ubuntu.com/ubuntu/ noble main\n"
         "deb https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2404/x86_64/ /\n"
         "deb [trusted=yes]\n"
+        "deb mirror+file:/etc/apt/mirrors/ubuntu.list noble main\n"
+        "deb not-a-uri noble main\n"
     )
     got = apt_sources.parse_list(text, "/etc/apt/sources.list.d/x.list")
     assert [(s.uri, s.suites, s.components, s.signed_by, s.enabled) for s in got] == [
@@ -282,6 +329,7 @@ def test_apt_one_line_list():
             None,
             True,
         ),
+        ("mirror+file:/etc/apt/mirrors/ubuntu.list", ("noble",), ("main",), None, True),
     ]
 
 

@@ -85,6 +85,11 @@ def test_malformed_kfd_properties(root, data):
     assert [g.pci_id for g in facts.gpus][:2] == ["1002:7550", "1002:164e"]
     props = kfd.parse_properties(data.decode("utf-8", "replace"))
     assert all(isinstance(v, int) for v in props.values())
+    # The dGPU carries exactly the gfx target the malformed node names for its slot, or none.
+    node = kfd.node_from_properties("1", props)
+    dgpu = next(g for g in facts.gpus if g.pci_slot == "0000:03:00.0")
+    want = node.gfx_target if node is not None and node.pci_slot == "0000:03:00.0" else None
+    assert dgpu.gfx_target == want
 
 
 @SETTINGS

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -168,3 +169,122 @@ def test_device_stand_in_without_mode_line_uses_the_files_mode(tmp_path):
     kfd_node = f.device_nodes["/dev/kfd"]
     assert (kfd_node.exists, kfd_node.mode) == (True, "0640")
     assert f.device_nodes["/dev/dri/renderD128"].group == "render"
+
+
+def test_absolute_link_to_a_host_file_is_not_followed_to_the_host(tmp_path):
+    """/etc/os-release -> /usr/lib/os-release with no such file in the root: unknown, even though
+    the reading machine has one (following it from outside would report the host's OS)."""
+    root = tmp_path / "root"
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/os-release").symlink_to("/usr/lib/os-release")
+    (root / "etc/passwd").symlink_to("../../../../../../../../etc/passwd")  # climbs to the root's /etc
+    f = collect(root=str(root), user="root")
+    assert f.os.id == "unknown" and "os" in {e.probe for e in f.errors}
+    assert f.user is None  # the root's /etc/passwd is the link itself: a loop, not the host's file
+
+
+def test_fifo_or_device_where_a_file_is_expected_does_not_hang(tmp_path):
+    """A sysroot is untrusted: a FIFO at /proc/modules or at a device stand-in must not block."""
+    root = tmp_path / "root"
+    shutil.copytree(ROOTS / "ubuntu2404-rx9070xt-igpu-rocm", root, symlinks=True)
+    (root / "proc/modules").unlink()
+    os.mkfifo(root / "proc/modules")
+    (root / "dev/kfd").unlink()
+    os.mkfifo(root / "dev/kfd")
+    f = collect(root=str(root), user="alice")
+    assert f.kernel.modules_loaded is None and "kernel.modules" in {e.probe for e in f.errors}
+    assert f.device_nodes["/dev/kfd"].exists is True
+    validate(f.to_dict(), "facts")
+
+
+@pytest.mark.parametrize(
+    "layout, want",
+    [
+        ({"sys/firmware/acpi/tables/DSDT": None}, False),  # legacy BIOS boot: no EFI, no Secure Boot
+        ({"sys/firmware/": None}, None),  # an empty /sys/firmware: masked by a container runtime
+        ({"sys/firmware/efi/efivars/": None}, None),  # efivarfs not mounted
+        (
+            {"sys/firmware/efi/efivars/BootOrder-8be4df61-93ca-11d2-aa0d-e398403d8c8c": b"\x07\0\0\0\1\0"},
+            False,
+        ),
+        ({"sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e398403d8c8c": b"\x06\0\0\0\1"}, True),
+        ({"sys/firmware/efi/vars/SecureBoot-8be4df61-93ca-11d2-aa0d-e398403d8c8c/data": b"\1"}, True),
+        ({}, None),  # no /sys at all
+    ],
+)
+def test_secure_boot_states(tmp_path, layout, want):
+    from gpuenv.probe import kernel
+    from gpuenv.probe.host import Host
+
+    for rel, data in layout.items():
+        path = tmp_path / rel
+        if rel.endswith("/"):
+            path.mkdir(parents=True)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data or b"")
+    assert kernel.secure_boot(Host.at(str(tmp_path))) is want
+
+
+def test_dkms_tree_build_dir_and_original_module_are_not_versions_or_kernels(tmp_path):
+    """A failed build leaves VERSION/build (with make.log); DKMS keeps replaced in-tree modules in
+    MODULE/original_module: neither is a version or a kernel of `dkms status`."""
+    from gpuenv.facts import DkmsEntry
+    from gpuenv.probe import dkms
+    from gpuenv.probe.host import Host
+
+    base = tmp_path / "var/lib/dkms/nvidia"
+    (tmp_path / "usr/src/nvidia-570.133.07").mkdir(parents=True)
+    (base / "570.133.07/build").mkdir(parents=True)
+    (base / "570.133.07/build/make.log").write_text("error: ...\n")
+    (base / "570.133.07/source").symlink_to("/usr/src/nvidia-570.133.07")
+    (base / "570.133.07/6.8.0-51-generic/x86_64/module").mkdir(parents=True)
+    (base / "570.133.07/6.8.0-60-generic/x86_64").mkdir(parents=True)  # build failed for this one
+    (base / "kernel-6.8.0-51-generic-x86_64").symlink_to("570.133.07/6.8.0-51-generic/x86_64")
+    (base / "original_module/6.8.0-51-generic/x86_64").mkdir(parents=True)
+    (tmp_path / "var/lib/dkms/amdgpu/6.16.6/6.8.0-51-generic/x86_64/module").mkdir(parents=True)
+    (tmp_path / "var/lib/dkms/amdgpu/6.16.6/source").symlink_to("/usr/src/amdgpu-6.16.6")  # gone
+    got = dkms.scan(Host.at(str(tmp_path)))
+    assert got == (
+        DkmsEntry("amdgpu", "6.16.6", "6.8.0-51-generic", "broken"),
+        DkmsEntry("nvidia", "570.133.07", "6.8.0-51-generic", "installed"),
+        DkmsEntry("nvidia", "570.133.07", "6.8.0-60-generic", "added"),
+    )
+
+
+def test_dpkg_journal_is_read_under_a_root(tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(ROOTS / "ubuntu2404-rx9070xt-igpu-rocm", root, symlinks=True)
+    (root / "var/lib/dpkg/updates").mkdir()
+    (root / "var/lib/dpkg/updates/0000").write_text(
+        "Package: rocm-core\nStatus: install ok half-configured\nArchitecture: amd64\nVersion: 7.2.0.70200-43~24.04\n"
+    )
+    (root / "var/lib/dpkg/updates/tmp.i").write_text("Package: rocm-core\nStatus: garbage\n")
+    f = collect(root=str(root), user="alice")
+    assert f.packages.unconfigured == ("rocm-core",)
+    assert f.packages.installed["rocm-core"] == "7.2.0.70200-43~24.04"
+
+
+def test_only_regular_files_are_read_and_dev_null_reads_empty():
+    """A config masked with a link to /dev/null reads as empty; any other device is refused
+    before it is opened (opening a device can act on it)."""
+    from gpuenv.probe.host import Host
+
+    live = Host.at(None)
+    assert live.read_text("/dev/null") == ""
+    with pytest.raises(OSError, match="not a regular file"):
+        live.read_bytes("/dev/zero")
+    with pytest.raises(OSError, match="directory"):
+        live.read_bytes("/proc")
+
+
+def test_kfd_partitions_of_one_gpu_list_the_source_once(tmp_path):
+    """MI300X compute partitions (CPX) are several KFD nodes on one PCI function."""
+    root = tmp_path / "root"
+    shutil.copytree(ROOTS / "ubuntu2204-8xmi300x-rocm", root, symlinks=True)
+    nodes = root / "sys/class/kfd/kfd/topology/nodes"
+    shutil.copytree(nodes / "2", nodes / "10")
+    f = collect(root=str(root), user="ubuntu")
+    first = next(g for g in f.gpus if g.pci_slot == "0000:05:00.0")
+    assert first.sources == ("sysfs", "kfd") and first.gfx_target == "gfx942"
+    assert len(f.gpus) == 8

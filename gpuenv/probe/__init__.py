@@ -139,7 +139,10 @@ def _gpus(host: Host, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvid
         values = {k: v for k, v in values.items() if v is not None}
         for i, g in enumerate(gpus):
             if slot is not None and g.pci_slot == slot:
-                gpus[i] = dataclasses.replace(g, **values, sources=(*g.sources, source))
+                # One PCI function can be several KFD nodes (MI300X compute partitions): list a
+                # source once.
+                sources = g.sources if source in g.sources else (*g.sources, source)
+                gpus[i] = dataclasses.replace(g, **values, sources=sources)
                 return
         if pci_id is not None:
             gpus.append(Gpu(vendor=vendor, pci_id=pci_id, pci_slot=slot, sources=(source,), **values))

@@ -33,6 +33,17 @@ def available() -> bool:
 
 
 def _import():
+    import sys
+
+    # The probe writes nothing: no __pycache__ in ROCm's tree (root can write there).
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+    try:
+        return _import_binding()
+    finally:
+        sys.dont_write_bytecode = saved
+
+
+def _import_binding():
     try:
         import amdsmi
 

@@ -10,6 +10,8 @@ from gpuenv.probe.host import Host
 SOURCES_LIST = "/etc/apt/sources.list"
 SOURCES_DIR = "/etc/apt/sources.list.d"
 _OPTIONS = re.compile(r"^\[([^\]]*)\]\s*")
+# An APT URI: a scheme, then ':' (http://, https://, file:/, cdrom:[...]/, mirror+file:/..., copy:).
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S")
 
 
 def parse_list(text: str, file: str | None = None) -> list[AptSource]:
@@ -36,7 +38,7 @@ def parse_list(text: str, file: str | None = None) -> list[AptSource]:
                 options[key.lower()] = value
             rest = rest[m.end() :]
         fields = rest.split()
-        if len(fields) < 2 or "://" not in fields[0] and not fields[0].startswith(("file:", "cdrom:")):
+        if len(fields) < 2 or not _URI.match(fields[0]):
             continue
         out.append(
             AptSource(

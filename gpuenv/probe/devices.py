@@ -72,8 +72,8 @@ def probe(host: Host, user: User | None, current_user: bool) -> dict[str, Device
             try:
                 mode, owner, group = parse_ls_mode(host.read_optional(path) or "")
                 owner_uid = uids.get(owner) if owner else None
-            except ValueError:
-                pass  # no stand-in line: the file's own mode and group stand
+            except (ValueError, OSError):
+                pass  # no readable stand-in line (or not a regular file): its own mode and group stand
         if host.live and current_user:
             import os
 

@@ -6,6 +6,11 @@ from gpuenv.facts import DkmsEntry
 from gpuenv.probe.host import Host
 
 DKMS = "/var/lib/dkms"
+# Entries of the DKMS tree that are neither versions nor kernels: a module's saved in-tree copy
+# (MODULE/original_module/KERNEL/ARCH), and a version's build directory (VERSION/build, left
+# behind with its make.log when a build fails) and source link.
+_NOT_VERSIONS = ("original_module",)
+_NOT_KERNELS = ("source", "build", "tarball")
 
 
 def scan(host: Host) -> tuple[DkmsEntry, ...] | None:
@@ -21,11 +26,16 @@ def scan(host: Host) -> tuple[DkmsEntry, ...] | None:
         installed = _installed_links(host, mdir, entries)
         for version in entries:
             vdir = f"{mdir}/{version}"
-            if version.startswith("kernel-") or not host.is_dir(vdir) or host.is_link(vdir):
+            if (
+                version.startswith("kernel-")
+                or version in _NOT_VERSIONS
+                or not host.is_dir(vdir)
+                or host.is_link(vdir)
+            ):
                 continue
             # `dkms status` calls a version whose source tree is gone "broken".
             broken = host.is_link(f"{vdir}/source") and not host.exists(f"{vdir}/source")
-            kernels = [k for k in host.listdir(vdir) if k != "source" and host.is_dir(f"{vdir}/{k}")]
+            kernels = [k for k in host.listdir(vdir) if k not in _NOT_KERNELS and host.is_dir(f"{vdir}/{k}")]
             if not kernels:
                 out.append(DkmsEntry(module, version, None, "broken" if broken else "added"))
                 continue

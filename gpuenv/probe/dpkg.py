@@ -7,6 +7,11 @@ from gpuenv.facts import Packages
 from gpuenv.probe.host import Host
 
 STATUS = "/var/lib/dpkg/status"
+# dpkg's journal: each status change is written here first (one stanza per file, 0000, 0001,
+# ...) and folded into the status file only at checkpoints. After an interrupted dpkg run, the
+# journal holds the packages' real states (half-installed, half-configured), so it is read on top
+# of the status file, as dpkg and dpkg-query do.
+UPDATES = "/var/lib/dpkg/updates"
 # States where the package's files are on disk (dpkg-query's "installed" in the wide sense).
 _PRESENT = {"installed", "half-configured", "unpacked", "triggers-awaited", "triggers-pending"}
 # States `dpkg --configure -a` (or a reinstall) must finish.
@@ -34,13 +39,31 @@ def parse_status(text: str) -> list[dict[str, str]]:
     return stanzas
 
 
-def packages_from_status(text: str, native_arch: str | None = None) -> Packages:
-    """Installed and unfinished packages; ``native_arch`` defaults to dpkg's own architecture."""
+def packages_from_status(
+    text: str,
+    native_arch: str | None = None,
+    updates: list[str] | tuple[str, ...] = (),
+    fallback_arch: str | None = None,
+) -> Packages:
+    """Installed and unfinished packages; ``native_arch`` defaults to dpkg's own architecture
+    (the ``dpkg`` package's), else ``fallback_arch``.
+
+    ``updates`` are the texts of dpkg's journal files, in order: a stanza there replaces the
+    status file's stanza of the same package and architecture.
+    """
     installed: dict[str, str] = {}
     unfinished: list[str] = []
     stanzas = parse_status(text)
+    if updates:
+        merged = {(st.get("Package"), st.get("Architecture")): st for st in stanzas}
+        for update in updates:
+            for st in parse_status(update):
+                merged[(st.get("Package"), st.get("Architecture"))] = st
+        stanzas = list(merged.values())
     if native_arch is None:
-        native_arch = next((st.get("Architecture") for st in stanzas if st.get("Package") == "dpkg"), None)
+        native_arch = next(
+            (st.get("Architecture") for st in stanzas if st.get("Package") == "dpkg"), fallback_arch
+        )
     for st in stanzas:
         name, status = st.get("Package"), st.get("Status", "").split()
         if not name or len(status) != 3:
@@ -59,9 +82,19 @@ def packages_from_status(text: str, native_arch: str | None = None) -> Packages:
 
 def probe(host: Host) -> Packages | None:
     """None when the machine has no dpkg database (not a Debian-family system, or unknown)."""
+    limit = 256 << 20  # a real status file is a few MiB; a bigger one is not read half-way
     try:
-        text = host.read_text(STATUS, limit=256 << 20)
+        data = host.read_bytes(STATUS, limit=limit)
     except (FileNotFoundError, NotADirectoryError):
         return None
-    # dpkg's own architecture is the native one (/var/lib/dpkg/arch exists only with foreign ones).
-    return packages_from_status(text)
+    if len(data) >= limit:
+        raise ValueError(f"{STATUS} is larger than {limit >> 20} MiB: not read")
+    text = data.decode("utf-8", errors="replace")
+    journal = [
+        host.read_text(f"{UPDATES}/{name}", limit=16 << 20)
+        for name in sorted((n for n in host.listdir(UPDATES) if n.isascii() and n.isdigit()), key=int)
+    ]
+    # dpkg's own architecture is the native one; without a dpkg stanza, /var/lib/dpkg/arch
+    # (written once a foreign architecture is added) names the native one first.
+    arch_file = (host.read_optional("/var/lib/dpkg/arch") or "").split()
+    return packages_from_status(text, updates=journal, fallback_arch=arch_file[0] if arch_file else None)

@@ -5,8 +5,20 @@ from __future__ import annotations
 
 from gpuenv.probe.host import Host
 
-MODPROBE_DIRS = ("/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d")
+# kmod's search order; a file name found in an earlier directory hides the same name later.
+MODPROBE_DIRS = (
+    "/etc/modprobe.d",
+    "/run/modprobe.d",
+    "/usr/local/lib/modprobe.d",
+    "/usr/lib/modprobe.d",
+    "/lib/modprobe.d",
+)
+# `install MODULE /bin/false` (or true) is the other common way to keep a module from loading:
+# modprobe runs the command instead of loading it (blacklist alone does not stop a dependency
+# or an explicit `modprobe MODULE`).
+_NO_OP_COMMANDS = ("/bin/false", "/bin/true", "/usr/bin/false", "/usr/bin/true", "false", "true")
 SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e398403d8c8c"
+SECURE_BOOT_SYSFS = "/sys/firmware/efi/vars/SecureBoot-8be4df61-93ca-11d2-aa0d-e398403d8c8c/data"
 
 
 def release(host: Host) -> str:
@@ -37,12 +49,22 @@ def parse_proc_modules(text: str) -> tuple[str, ...]:
 
 
 def parse_blacklist(text: str) -> list[str]:
-    """Module names of ``blacklist NAME`` lines of a modprobe.d file."""
+    """Modules a modprobe.d file keeps from loading: ``blacklist NAME``, ``install NAME
+    /bin/false`` (or ``/bin/true``, also with ``exec``), and ``alias NAME off``."""
     out = []
     for line in text.splitlines():
         fields = line.split("#", 1)[0].split()
-        if len(fields) >= 2 and fields[0] == "blacklist":
-            out.append(fields[1].replace("-", "_"))
+        if len(fields) < 2:
+            continue
+        verb, name = fields[0], fields[1].replace("-", "_")
+        if verb == "blacklist":
+            out.append(name)
+        elif verb == "install":
+            command = [f for f in fields[2:] if f != "exec"]
+            if len(command) == 1 and command[0].rstrip(";") in _NO_OP_COMMANDS:
+                out.append(name)
+        elif verb == "alias" and fields[2:] == ["off"]:
+            out.append(name)
     return out
 
 
@@ -50,7 +72,7 @@ def cmdline_blacklist(cmdline: str) -> list[str]:
     out = []
     for word in cmdline.split():
         key, _, value = word.partition("=")
-        if key in ("modprobe.blacklist", "module_blacklist"):
+        if key in ("modprobe.blacklist", "module_blacklist", "rd.driver.blacklist"):  # dracut: initramfs
             out.extend(v.replace("-", "_") for v in value.split(",") if v)
     return out
 
@@ -79,12 +101,23 @@ def parse_secure_boot(data: bytes) -> bool:
 
 
 def secure_boot(host: Host) -> bool | None:
+    """True/False from the SecureBoot EFI variable; False on a legacy BIOS boot (no
+    /sys/firmware/efi: Secure Boot cannot be on); None when it cannot be told: no /sys, an empty
+    /sys/firmware (Docker and other runtimes mask it with an empty tmpfs), or efivarfs not
+    mounted."""
     if not host.is_dir("/sys/firmware/efi"):
-        # Legacy BIOS boot (or no /sys mapped): no Secure Boot, if /sys is there at all.
-        return False if host.is_dir("/sys/firmware") else None
-    if not host.exists(SECURE_BOOT_VAR):
-        return None if not host.is_dir("/sys/firmware/efi/efivars") else False
-    return parse_secure_boot(host.read_bytes(SECURE_BOOT_VAR))
+        # A real /sys/firmware always holds something (acpi, dmi, memmap); an empty one is masked.
+        return False if host.listdir("/sys/firmware") else None
+    if host.exists(SECURE_BOOT_VAR):
+        return parse_secure_boot(host.read_bytes(SECURE_BOOT_VAR))
+    if host.exists(SECURE_BOOT_SYSFS):  # the old sysfs-efivars interface: the value only
+        data = host.read_bytes(SECURE_BOOT_SYSFS)
+        if len(data) < 1:
+            raise ValueError("SecureBoot data is empty")
+        return data[0] == 1
+    if host.listdir("/sys/firmware/efi/efivars"):
+        return False  # efivarfs is mounted and has no SecureBoot variable: firmware without it
+    return None  # efivarfs not mounted (or not mapped in): unknown
 
 
 def parse_tainted(text: str) -> int:

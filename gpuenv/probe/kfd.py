@@ -57,7 +57,7 @@ def node_from_properties(node: str, props: dict[str, int], memory_mib: int | Non
         return None
     slot = None
     if "location_id" in props:
-        slot = pci_slot(props.get("domain", 0) & 0xFFFF, props["location_id"])
+        slot = pci_slot(props.get("domain", 0), props["location_id"])
     pci_id = None
     vendor, device = props.get("vendor_id"), props.get("device_id")
     if vendor and device and 0 < vendor <= 0xFFFF and 0 < device <= 0xFFFF:
@@ -65,20 +65,44 @@ def node_from_properties(node: str, props: dict[str, int], memory_mib: int | Non
     return KfdNode(node, target, slot, pci_id, memory_mib)
 
 
-def _memory(host: Host, node: str) -> tuple[int | None, bool | None]:
-    """(VRAM in MiB, integrated): heap_type 1/2 are the GPU's own frame buffer (public/private),
-    0 is system memory, which is all an APU's banks hold."""
-    total, banks = 0, 0
-    for bank in host.listdir(f"{TOPOLOGY}/{node}/mem_banks"):
-        props = parse_properties(host.read_optional(f"{TOPOLOGY}/{node}/mem_banks/{bank}/properties") or "")
-        if "heap_type" not in props:
-            continue
-        banks += 1
-        if props["heap_type"] in (1, 2):
-            total += props.get("size_in_bytes", 0)
-    if not banks:
+# HSA heap types of a KFD memory bank (kfd_crat.h).
+_HEAP_SYSTEM, _HEAP_FB_PUBLIC, _HEAP_FB_PRIVATE = 0, 1, 2
+
+
+def memory_from_banks(banks: list[dict[str, int]]) -> tuple[int | None, bool | None]:
+    """(frame buffer in MiB, integrated) from the properties of a GPU node's memory banks.
+
+    KFD reports a GPU's memory as one frame-buffer heap: FB_PRIVATE when part of it is not
+    CPU-visible (only a discrete card's VRAM behind a small BAR is), FB_PUBLIC otherwise. An APU
+    reports FB_PUBLIC too (its carve-out, or on newer kernels a share of system memory), so
+    FB_PUBLIC alone cannot tell a discrete card with resizable BAR from an iGPU: ``integrated``
+    is then None (unknown), and the resolver's GPU table decides. Only system-memory banks (the
+    old CPU+GPU nodes of Kaveri/Carrizo) mean integrated.
+    """
+    total, fb, private = 0, 0, False
+    typed = [b for b in banks if "heap_type" in b]
+    for props in typed:
+        if props["heap_type"] in (_HEAP_FB_PUBLIC, _HEAP_FB_PRIVATE):
+            fb += 1
+            total += max(props.get("size_in_bytes", 0), 0)
+            private = private or props["heap_type"] == _HEAP_FB_PRIVATE
+    if not typed:
         return None, None
-    return (total // (1 << 20) or None), total == 0
+    if private:
+        integrated: bool | None = False
+    elif not fb:
+        integrated = True
+    else:
+        integrated = None
+    return (total // (1 << 20) or None), integrated
+
+
+def _memory(host: Host, node: str) -> tuple[int | None, bool | None]:
+    banks = [
+        parse_properties(host.read_optional(f"{TOPOLOGY}/{node}/mem_banks/{bank}/properties") or "")
+        for bank in host.listdir(f"{TOPOLOGY}/{node}/mem_banks")
+    ]
+    return memory_from_banks(banks)
 
 
 def scan(host: Host, errors: list) -> list[KfdNode] | None:

@@ -60,10 +60,15 @@ def _text(value: object) -> str:
 
 
 def query() -> NvmlResult:
+    import sys
+
+    saved, sys.dont_write_bytecode = sys.dont_write_bytecode, True  # the probe writes nothing
     try:
         import pynvml
     except ImportError:
         return NvmlResult("not_installed")
+    finally:
+        sys.dont_write_bytecode = saved
     try:
         pynvml.nvmlInit()
     except pynvml.NVMLError as exc:

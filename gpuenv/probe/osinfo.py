@@ -15,6 +15,7 @@ from gpuenv.probe.host import Host
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 _ESCAPES = re.compile(r'\\([\\$"`])')
+_ANY_ESCAPE = re.compile(r"\\(.)")
 
 # dpkg architecture names to uname -m names, for reading a sysroot's arch from dpkg.
 _DPKG_ARCH = {
@@ -44,6 +45,9 @@ def parse_os_release(text: str) -> dict[str, str]:
             value = value[1:-1]
             if quote == '"':
                 value = _ESCAPES.sub(r"\1", value)
+        else:
+            # Unquoted shell word: a backslash escapes the next character (NAME=Fedora\ Linux).
+            value = _ANY_ESCAPE.sub(r"\1", value)
         out[key] = value
     return out
 

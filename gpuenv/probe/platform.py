@@ -46,7 +46,8 @@ def container(host: Host) -> str | None:
     if host.exists("/run/.containerenv"):
         return "podman"
     env = host.read_optional("/run/systemd/container")
-    if env and env.strip():
+    # systemd names WSL among its container types; WSL is the `wsl` fact, not a container.
+    if env and env.strip() and env.strip() != "wsl":
         value = env.strip()
         return (
             value if value in ("docker", "podman", "lxc") else ("lxc" if value.startswith("lxc") else "other")

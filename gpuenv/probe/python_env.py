@@ -182,7 +182,7 @@ def probe(
         exe, version = sys.executable, platform.python_version()
         dirs = [p for p in sys.path if p and os.path.isdir(p)]
     else:
-        doc = json.loads(host.run_json([python, "-"], _SCRIPT))
+        doc = json.loads(host.run_json([python, "-B", "-"], _SCRIPT))
         exe, version = doc.get("executable") or python, doc.get("version")
         dirs = [p for p in doc.get("path", []) if isinstance(p, str) and p]
     packages, torch = scan_site(host, dirs, errors)

@@ -77,6 +77,18 @@ def probe(host: Host, name: str | None) -> User | None:
             return User(name=pw.pw_name, uid=uid, groups=names)
         return User(name=entry.name, uid=entry.uid, groups=groups_of(entry, groups))
     entry = next((e for e in passwd if e.name == name), None)
+    if entry is None and host.live:
+        # On the live machine the user may come from NSS (LDAP, sssd) rather than /etc/passwd.
+        import grp
+        import pwd
+
+        try:
+            pw = pwd.getpwnam(name)
+        except KeyError:
+            pw = None
+        if pw is not None:
+            names = [g.gr_name for g in grp.getgrall() if g.gr_gid == pw.pw_gid or name in g.gr_mem]
+            return User(name=pw.pw_name, uid=pw.pw_uid, groups=tuple(dict.fromkeys(names)))
     if entry is None:
         raise LookupError(f"no user {name!r} in /etc/passwd")
     return User(name=entry.name, uid=entry.uid, groups=groups_of(entry, groups))

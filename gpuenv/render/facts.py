@@ -51,13 +51,14 @@ def summary_rows(facts: Facts) -> list[tuple[str, str]]:
             bits.append(f"{nv.kernel_module} module")
         if nv.cuda_driver_version:
             bits.append(f"CUDA {nv.cuda_driver_version}")
-        bits.append(f"NVML {nv.nvml.replace('_', ' ')}")
+        if nv.nvml:  # omitted (unknown) in facts files that did not ask NVML
+            bits.append(f"NVML {nv.nvml.replace('_', ' ')}")
         rows.append(("NVIDIA", ", ".join(bits)))
     amd = facts.amd
     if amd and (amd.driver_version or amd.kfd or facts.gpus_of("amd")):
         bits = [
             f"amdgpu {amd.driver_version or 'in-kernel'}",
-            "/dev/kfd present" if amd.kfd else "no /dev/kfd",
+            "/dev/kfd present" if amd.kfd else "no /dev/kfd" if amd.kfd is False else "/dev/kfd unknown",
         ]
         rows.append(("AMD", ", ".join(bits)))
     stacks = [f"CUDA {t.version}" for t in facts.toolkits.cuda] + [
