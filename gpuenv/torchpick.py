@@ -18,6 +18,7 @@ discrete card; the doctor reports the iGPU separately).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,22 +97,70 @@ def sm_of(compute_capability: str) -> str:
     return f"sm_{major}{minor or '0'}"
 
 
-def _cc(code: str) -> tuple[int, int]:
-    """ "sm_120" / "compute_86" -> (12, 0) / (8, 6): the last digit is the minor."""
-    digits = code.split("_", 1)[1]
-    return int(digits[:-1]), int(digits[-1])
+_CODE = re.compile(r"(sm|compute)_(\d+)(\d)([a-z]?)")
+
+
+def _cc(code: str) -> tuple[int, int] | None:
+    """ "sm_120" / "compute_86" / "sm_90a" -> (12, 0) / (8, 6) / (9, 0): the last digit is the
+    minor; None for anything else (a torch arch list may hold entries gpuenv does not know)."""
+    m = _CODE.fullmatch(code)
+    return (int(m.group(2)), int(m.group(3))) if m else None
+
+
+def covers(codes: tuple[str, ...] | list[str], sm: str) -> str | None:
+    """The entry of a compiled-code list (cubins ``sm_XY``, PTX ``compute_XY``, mixed as
+    torch.cuda.get_arch_list() prints them) that runs on a GPU ``sm``, or None.
+
+    The one rule gpuenv uses for CUDA code, shared by ``gpuenv torch`` and the doctor's torch
+    checks: a cubin runs on the same major version with an equal or higher minor (an arch-specific
+    ``sm_90a`` cubin only on exactly that GPU); PTX JIT-compiles for any GPU of equal or higher
+    capability. A cubin is preferred to PTX, the closest one first."""
+    gpu = _cc(sm)
+    if gpu is None:
+        return None
+    cubins, ptx = [], []
+    for code in codes:
+        cc = _cc(code)
+        if cc is None:
+            continue
+        if code.startswith("compute_"):
+            if cc <= gpu:
+                ptx.append((cc, code))
+        elif code.endswith("a"):  # arch-specific features: no forward compatibility at all
+            if cc == gpu:
+                cubins.append((cc, code))
+        elif cc[0] == gpu[0] and cc[1] <= gpu[1]:
+            cubins.append((cc, code))
+    if cubins:
+        return max(cubins)[1]
+    return max(ptx)[1] if ptx else None
 
 
 def cuda_covers(variant: TorchVariant, sm: str) -> str | None:
-    """The wheel entry that runs on ``sm`` ("sm_86" for an sm_89 GPU, "compute_120" PTX), or None."""
-    gpu = _cc(sm)
-    if sm in variant.archs:
-        return sm
-    same_major = [a for a in variant.archs if _cc(a)[0] == gpu[0] and _cc(a)[1] <= gpu[1]]
-    if same_major:
-        return max(same_major, key=_cc)
-    ptx = [p for p in variant.ptx if _cc(p) <= gpu]
-    return max(ptx, key=_cc) if ptx else None
+    """The wheel entry that runs on ``sm`` ("sm_86" for an sm_89 GPU, "compute_120" PTX), or None.
+    Only PTX the wheel's build list names counts (``variant.ptx``)."""
+    return covers(tuple(variant.archs) + tuple(variant.ptx), sm)
+
+
+def driver_fit(matrices: Matrices, driver: str, cuda: str, via_ptx: list[str]) -> tuple[str | None, str]:
+    """How an NVIDIA driver runs code built with CUDA ``cuda``: ("full" | "minor", "") or
+    (None, why not). Minor-version compatibility covers cubins only: GPUs that would run through
+    PTX (``via_ptx``) need the toolkit's full minimum driver, since an older driver cannot JIT
+    newer PTX. The one driver rule of ``gpuenv torch`` and the doctor's torch.driver-too-old."""
+    mode = matrices.driver_runs_cuda(driver, cuda)
+    need = matrices.min_driver(cuda)
+    if mode == "minor" and via_ptx:
+        return None, (
+            f"{', '.join(via_ptx)} would run through CUDA {cuda} PTX, which needs "
+            f"driver >= {need or '?'}; this one is {driver}"
+        )
+    if mode is None:
+        floor = matrices.minor_compat_driver(cuda)
+        return None, (
+            f"CUDA {cuda} needs driver >= {need or '?'} "
+            f"(or >= {floor or '?'} with minor-version compatibility); this one is {driver}"
+        )
+    return mode, ""
 
 
 def gpu_archs(facts: Facts, matrices: Matrices, vendor: str) -> list[GpuArch]:
@@ -150,7 +199,7 @@ def _python_minor(facts: Facts) -> str | None:
     return ".".join(parts[:2]) if len(parts) >= 2 else None
 
 
-def _fit(
+def fit(
     variant: TorchVariant, gpus: list[GpuArch], driver: str | None, python: str | None, matrices: Matrices
 ) -> tuple[bool, str, str | None]:
     """(fits, why, driver mode "full"/"minor"/None)."""
@@ -166,26 +215,10 @@ def _fit(
     mode = None
     if variant.stack == "cuda" and driver:
         assert variant.stack_version is not None
-        mode = matrices.driver_runs_cuda(driver, variant.stack_version)
         via_ptx = [g.arch for g in gpus if (cuda_covers(variant, g.arch or "") or "").startswith("compute_")]
-        if mode == "minor" and via_ptx:
-            # An older driver cannot JIT PTX produced by a newer toolkit: minor-version
-            # compatibility covers cubins only.
-            return (
-                False,
-                f"{', '.join(via_ptx)} would run through CUDA {variant.stack_version} PTX, which needs "
-                f"driver >= {matrices.min_driver(variant.stack_version) or '?'}; this one is {driver}",
-                None,
-            )
+        mode, why = driver_fit(matrices, driver, variant.stack_version, via_ptx)
         if mode is None:
-            need = matrices.min_driver(variant.stack_version)
-            floor = matrices.minor_compat_driver(variant.stack_version)
-            return (
-                False,
-                f"CUDA {variant.stack_version} needs driver >= {need or '?'} "
-                f"(or >= {floor or '?'} with minor-version compatibility); this one is {driver}",
-                None,
-            )
+            return False, why, None
     return True, "fits", mode
 
 
@@ -209,6 +242,11 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
         wanted = list(reversed(versions))
 
     present = [v for v in VENDORS if facts.gpus_of(v)]
+    set_aside: list[str] = []
+    if vendor is None and len(present) > 1 and all(g.integrated for g in gpu_archs(facts, matrices, "amd")):
+        # A Ryzen iGPU beside an NVIDIA card is no second vendor to choose between.
+        present = ["nvidia"]
+        set_aside = [f"{g.name} ({g.pci_id}) is an AMD integrated GPU: set aside" for g in gpu_archs(facts, matrices, "amd")]
     if vendor is None:
         if len(present) > 1:
             return Choice(
@@ -230,7 +268,7 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
 
     label = LABEL[vendor]
     gpus = gpu_archs(facts, matrices, vendor)
-    reasons: list[str] = []
+    reasons: list[str] = list(set_aside)
     if vendor == "amd" and any(not g.integrated for g in gpus):
         for g in gpus:
             if g.integrated:
@@ -276,7 +314,7 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
         for variant in matrices.torch_variants(ver):
             if variant.stack != stack:
                 continue
-            ok, why, mode = _fit(variant, gpus, driver, python, matrices)
+            ok, why, mode = fit(variant, gpus, driver, python, matrices)
             if ok:
                 fitting.append((variant, mode))
             elif version is not None or ver == wanted[0]:

@@ -173,24 +173,8 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         None,
         "warning",
     ),
-    "gpu.no-driver": (
-        "doctor-healthy-rocm",
-        _p(
-            lambda d: d["gpus"].append(
-                _gpu(
-                    d,
-                    pci_id="1002:164e",
-                    name="Raphael",
-                    gfx_target=None,
-                    integrated=True,
-                    kernel_driver=None,
-                    pci_slot="0000:10:00.0",
-                )
-            )
-        ),
-        None,
-        "error",
-    ),
+    # The nvidia module is loaded but did not take the GPU (a branch too new or too old for it).
+    "gpu.no-driver": ("doctor-healthy-cuda", _p(("gpus.0.kernel_driver", None)), None, "error"),
     "gpu.mixed-vendors": (
         "doctor-healthy-rocm",
         _p(lambda d: d["gpus"].append(base("doctor-healthy-cuda")["gpus"][0])),
@@ -360,7 +344,10 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     ),
     "rocm.driver-mismatch": (
         "doctor-healthy-rocm",
-        _p(("apt_sources.1.uri", "https://repo.radeon.com/amdgpu/6.2.4/ubuntu")),
+        _p(
+            ("apt_sources.1.uri", "https://repo.radeon.com/amdgpu/6.2.4/ubuntu"),
+            _add_pkg("amdgpu-dkms", "1:6.8.5.60204-2041575.24.04"),  # ROCm 6.2.4's driver
+        ),
         None,
         "warning",
     ),

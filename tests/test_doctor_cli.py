@@ -201,3 +201,20 @@ def test_list_names_every_code():
     result = run("--list")
     assert result.exit_code == 0
     assert len(result.stdout.splitlines()) == len(all_checks())
+
+
+@pytest.mark.parametrize("path", sorted(FACTS_DIR.glob("*.json")), ids=lambda p: p.stem)
+def test_every_facts_fixture_renders_for_humans(path):
+    # The human report (summary rows included) must survive facts that leave fields out, such as
+    # a facts file written without NVML ("nvml" omitted): a traceback is never a verdict.
+    result = run("--facts", str(path))
+    assert result.exit_code in (0, 1), result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert "judged against" in result.stdout
+
+
+def test_a_running_driver_without_packages_is_judged_as_installed():
+    result = run("--facts", str(FACTS_DIR / "torch-rtx3090-470.json"), "--json")
+    report = json.loads(result.stdout)
+    assert report["target"]["basis"] == "installed" and report["target"]["stack"] == "cuda"
+    assert not {"kernel.headers-missing", "kernel.secure-boot"} & {f["code"] for f in report["findings"]}

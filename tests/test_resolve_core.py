@@ -214,3 +214,287 @@ def test_both_installed_is_left_to_leftovers_when_one_vendor_is_gone(matrices):
     doc["packages"]["installed"]["cuda-toolkit-12-8"] = "12.8.1-1"
     found = codes(diagnose(facts_of(doc), matrices, Target()))
     assert "stack.both-installed" not in found and found["stack.leftovers"] == "warning"
+
+
+# -- no false positives on real machines, and details that name what was seen -------------------
+
+
+def finding(report, code):
+    found = [f for f in report.findings if f.code == code]
+    return found[0] if found else None
+
+
+def raphael(**kw):
+    g = {"vendor": "amd", "pci_id": "1002:164e", "pci_slot": "0000:10:00.0", "pci_class": "0300",
+         "name": "Raphael", "kernel_driver": "amdgpu", "gfx_target": "gfx1036", "integrated": True,
+         "sources": ["sysfs", "kfd"]}  # fmt: skip
+    g.update(kw)
+    return g
+
+
+def test_nvidia_repository_driver_is_one_owner(matrices):
+    # NVIDIA's CUDA repository ships Ubuntu's package names: cuda-drivers-570 pulls nvidia-driver-570.
+    doc = base("doctor-healthy-cuda")
+    version = doc["packages"]["installed"]["nvidia-driver-570-open"]
+    doc["packages"]["installed"]["cuda-drivers-570"] = version
+    doc["packages"]["installed"]["cuda-drivers"] = version
+    assert "cuda.mixed-install" not in codes(diagnose(facts_of(doc), matrices, Target()))
+
+
+def test_runfile_toolkit_beside_a_packaged_driver_is_fine_beside_a_packaged_toolkit_is_not(matrices):
+    doc = base("doctor-healthy-cuda")
+    doc["toolkits"]["cuda"] = [{"version": "12.6.3", "path": "/usr/local/cuda-12.6", "source": "runfile"}]
+    for name in ("cuda-toolkit-12-8", "cuda-nvcc-12-8"):
+        del doc["packages"]["installed"][name]
+    assert "cuda.mixed-install" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    doc["packages"]["installed"]["cuda-toolkit-12-8"] = "12.8.1-1"
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "cuda.mixed-install")
+    assert f.severity is Severity.ERROR
+    assert "12.6.3 at /usr/local/cuda-12.6" in f.detail
+    assert "sudo /usr/local/cuda-12.6/bin/cuda-uninstaller" in f.fix
+
+
+def test_mixed_driver_owners_name_both_versions(matrices):
+    doc, _, _ = variant("cuda.mixed-install")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "cuda.mixed-install")
+    assert "cuda-drivers 570.133.20-1" in f.detail and "570.133.07" in f.detail
+
+
+def test_secure_boot_error_only_for_a_built_module_of_a_present_gpu(matrices):
+    doc = base("doctor-healthy-rocm")
+    doc["kernel"]["secure_boot"] = True
+    # a leftover NVIDIA DKMS package, never built, no NVIDIA GPU: not Secure Boot's doing
+    doc["packages"]["installed"]["nvidia-dkms-570-open"] = "570.133.07-0ubuntu1"
+    found = diagnose(facts_of(doc), matrices, Target())
+    assert codes(found)["kernel.secure-boot"] == "warning"
+    leftover = finding(found, "kernel.dkms-not-built")
+    assert leftover.fix.startswith("sudo apt-get purge nvidia-dkms-570-open")
+    assert "no NVIDIA GPU" in leftover.detail
+
+
+def test_dkms_not_built_names_the_status_and_the_build_command(matrices):
+    doc, _, _ = variant("kernel.dkms-not-built")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "kernel.dkms-not-built")
+    assert "amdgpu/6.16.6-2255209.24.04: built" in f.detail
+    assert "sudo apt-get install linux-headers-6.8.0-79-generic linux-modules-extra-6.8.0-79-generic" in f.fix
+    assert "sudo dkms autoinstall -k 6.8.0-79-generic" in f.fix
+
+
+def test_igpu_alone_or_passed_through_is_not_igpu_present(matrices):
+    doc = base("doctor-healthy-rocm")
+    doc["gpus"] = [raphael()]
+    found = codes(diagnose(facts_of(doc), matrices, Target()))
+    assert "amd.igpu-present" not in found
+    doc = base("doctor-healthy-rocm")
+    doc["gpus"].append(raphael(kernel_driver="vfio-pci", sources=["sysfs"]))
+    found = codes(diagnose(facts_of(doc), matrices, Target()))
+    assert "amd.igpu-present" not in found and "gpu.no-driver" not in found
+
+
+def test_igpu_present_names_both_gpus_and_the_hiding_variable(matrices):
+    doc, _, _ = variant("amd.igpu-present")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "amd.igpu-present")
+    assert "Raphael (0000:10:00.0)" in f.detail and "0000:03:00.0" in f.detail
+    assert "HIP_VISIBLE_DEVICES" in f.fix and f.gpus == ("0000:10:00.0",)
+
+
+def test_unbound_igpu_beside_a_discrete_gpu_is_no_error(matrices):
+    doc = base("doctor-healthy-rocm")
+    doc["gpus"].append(raphael(kernel_driver=None, sources=["sysfs"]))
+    assert "gpu.no-driver" not in codes(diagnose(facts_of(doc), matrices, Target()))
+
+
+def test_apu_laptop_torch_builds_are_not_wrong(matrices):
+    # Ryzen 7000 laptop, only the Raphael iGPU (no official wheel has gfx1036): a CPU or the
+    # default CUDA build of torch is not a mistake there.
+    doc = base("doctor-healthy-rocm")
+    doc["gpus"] = [raphael()]
+    for version, cuda in (("2.7.0+cpu", None), ("2.7.0+cu128", "12.8")):
+        doc["python"]["torch"] = {"version": version, "cuda": cuda, "hip": None, "arch_list": None}
+        found = codes(diagnose(facts_of(doc), matrices, Target()))
+        assert "torch.cpu-build" not in found and "torch.wrong-vendor" not in found
+
+
+def test_torch_arch_rule_is_torchpicks(matrices):
+    from gpuenv.torchpick import cuda_covers
+
+    for version in matrices.torch_versions():
+        for v in matrices.torch_variants(version):
+            if v.stack != "cuda":
+                continue
+            for cc in ("3.7", "5.0", "6.0", "6.1", "7.0", "7.5", "8.0", "8.6", "8.9", "9.0", "10.0", "12.0", "12.1"):
+                sm = "sm_" + cc.replace(".", "")
+                assert cuda_arch_ok(cc, v.archs + v.ptx) is (cuda_covers(v, sm) is not None), (version, v.variant, cc)
+
+
+def test_gtx1080ti_on_driver_535_can_use_torch_270(matrices):
+    doc, _, _ = variant("torch.arch-missing")
+    doc["nvidia"]["driver_version"] = doc["nvidia"]["module_version"] = "535.183.01"
+    found = codes(diagnose(facts_of(doc), matrices, Target(torch="2.7.0")))
+    assert "torch.arch-missing" not in found and "torch.driver-too-old" not in found
+
+
+def test_rtx5090_with_torch_26_has_no_wheel(matrices):
+    doc = base("doctor-healthy-cuda")
+    doc["gpus"][0].update(pci_id="10de:2b85", name="NVIDIA GeForce RTX 5090", compute_capability="12.0",
+                          architecture="Blackwell")  # fmt: skip
+    f = finding(diagnose(facts_of(doc), matrices, Target(torch="2.6.0")), "torch.arch-missing")
+    assert f.severity is Severity.ERROR and "sm_120" in f.title
+    assert "torch.arch-missing" not in codes(diagnose(facts_of(doc), matrices, Target(torch="2.7.0")))
+
+
+def test_minor_version_compatibility_keeps_an_older_driver_quiet(matrices):
+    # a cu128 wheel on driver 550: CUDA 12 minor-version compatibility (>= 525) runs its cubins
+    doc = base("doctor-healthy-cuda")
+    doc["nvidia"]["driver_version"] = doc["nvidia"]["module_version"] = "550.163.01"
+    assert "torch.driver-too-old" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    # ... but not PTX: an sm_120 GPU that only a compute_90 PTX entry covers needs 570
+    doc["gpus"][0].update(compute_capability="12.0", architecture="Blackwell", pci_id="10de:2b85")
+    doc["python"]["torch"]["arch_list"] = ["sm_80", "sm_90", "compute_90"]
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "torch.driver-too-old")
+    assert f.severity is Severity.ERROR and "PTX" in f.detail and "550.163.01" in f.detail
+
+
+def test_driver_470_is_too_old_for_a_cu128_wheel(matrices):
+    doc, _, _ = variant("torch.driver-too-old")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "torch.driver-too-old")
+    assert "525.60.13" in f.detail and "470.256.02" in f.detail
+
+
+def test_ld_library_path_at_the_wheels_own_version_is_fine(matrices):
+    doc = base("doctor-healthy-cuda")
+    doc["environment"]["LD_LIBRARY_PATH"] = "/usr/local/cuda-12.8/lib64:/usr/local/cuda/lib64"
+    assert "torch.ld-library-path" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    doc, _, _ = variant("torch.ld-library-path")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "torch.ld-library-path")
+    assert "/usr/local/cuda-12.4/lib64 (CUDA 12.4)" in f.detail and "12.8" in f.detail
+
+
+def test_unknown_environment_says_nothing_about_paths(matrices):
+    doc = base("doctor-healthy-cuda")
+    doc["environment"] = None
+    found = codes(diagnose(facts_of(doc), matrices, Target()))
+    assert not {"cuda.not-on-path", "torch.ld-library-path", "cuda.forward-compat-unsupported"} & set(found)
+
+
+def test_hsa_override_advice_depends_on_support(matrices):
+    doc, _, _ = variant("amd.hsa-override")  # RX 9070 XT (gfx1201) is supported: harmful
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "amd.hsa-override")
+    assert f.fix.startswith("unset HSA_OVERRIDE_GFX_VERSION") and "supported natively" in f.detail
+    doc["gpus"][0].update(pci_id="1002:73df", name="AMD Radeon RX 6700 XT", gfx_target="gfx1031")
+    doc["environment"]["HSA_OVERRIDE_GFX_VERSION"] = "10.3.0"  # the same-family workaround
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "amd.hsa-override")
+    assert "gfx1030" in f.detail and "same family" in f.detail and not f.fix.startswith("unset")
+
+
+def test_point_release_is_an_rdna4_matter(matrices):
+    doc, _, _ = variant("os.point-release")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "os.point-release")
+    assert "24.04.1" in f.detail and "24.04.4" in f.title and f.gpus == ("0000:03:00.0",)
+    doc["gpus"][0].update(pci_id="1002:74a1", name="AMD Instinct MI300X", gfx_target="gfx942",
+                          architecture="CDNA3")  # fmt: skip
+    assert "os.point-release" not in codes(diagnose(facts_of(doc), matrices, Target()))
+
+
+def test_listed_hwe_kernel_is_supported_and_fixes_fit_the_series(matrices):
+    doc = base("doctor-healthy-rocm")
+    doc["kernel"]["release"] = "6.17.0-14-generic"
+    doc["kernel"]["dkms"][0]["kernel"] = "6.17.0-14-generic"
+    assert "kernel.unsupported" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    doc, _, _ = variant("kernel.unsupported")  # 6.11 on 24.04, ROCm 7.2.4 lists 6.8 and 6.17
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "kernel.unsupported")
+    assert "6.11.0-29-generic" in f.detail and f.fix.startswith("sudo apt-get install linux-generic-hwe-24.04")
+    doc["kernel"]["release"] = "6.14.0-37-generic"
+    f = finding(diagnose(facts_of(doc), matrices, Target.parse("rocm@7.1.1")), "kernel.unsupported")
+    assert f is None  # 7.1.1 lists 6.14 HWE
+    doc["kernel"]["release"] = "6.17.0-14-generic"
+    f = finding(diagnose(facts_of(doc), matrices, Target.parse("rocm@7.1.1")), "kernel.unsupported")
+    assert f.fix.startswith("sudo apt-get install linux-generic ")
+
+
+def test_persistence_is_not_asked_of_a_desktop(matrices):
+    doc, _, _ = variant("nvidia.persistence-off")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "nvidia.persistence-off")
+    assert "--persistence-mode" in f.fix and "0000:01:00.0" in f.detail
+    doc["packages"]["installed"]["xserver-xorg-core"] = "2:21.1.12-1ubuntu1"
+    assert "nvidia.persistence-off" not in codes(diagnose(facts_of(doc), matrices, Target()))
+
+
+def test_ryzen_igpu_beside_an_nvidia_card_is_no_second_vendor(matrices):
+    from gpuenv.torchpick import pick
+
+    doc = base("doctor-healthy-cuda")
+    doc["gpus"].append(raphael(gfx_target=None, sources=["sysfs"]))
+    assert codes(diagnose(facts_of(doc), matrices, Target())) == {}
+    choice = pick(facts_of(doc), matrices)
+    assert choice.vendor == "nvidia" and choice.variant is not None
+    assert any("integrated" in r for r in choice.reasons)
+
+
+def test_libnvidia_compute_alone_is_no_driver(matrices):
+    doc, _, _ = variant("nvidia.driver-missing")
+    doc["packages"]["installed"]["libnvidia-compute-570"] = "570.133.07-0ubuntu1"
+    found = codes(diagnose(facts_of(doc), matrices, Target()))
+    assert found["nvidia.driver-missing"] == "error" and "nvidia.driver-not-loaded" not in found
+
+
+def test_versions_are_shown_as_the_vendor_writes_them(matrices):
+    doc, _, _ = variant("kernel.reboot-required")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "kernel.reboot-required")
+    assert "loaded nvidia module 565.57.01" in f.detail and "570.133.07" in f.detail
+
+
+def test_amdgpu_pairing_is_read_from_the_installed_package(matrices):
+    from gpuenv.resolve.checks.rocm import dkms_release
+
+    assert dkms_release("1:6.12.12.60401-2164967.22.04") == "6.4.1"
+    assert dkms_release("1:6.16.6.30300400-2255209.24.04") == "30.30.4"
+    doc, _, _ = variant("rocm.driver-mismatch")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "rocm.driver-mismatch")
+    assert "amdgpu driver 6.2.4" in f.detail and "30.30.x" in f.title
+    # the package is what runs: a repository file edited later does not make a mismatch
+    doc = base("doctor-healthy-rocm")
+    doc["apt_sources"][1]["uri"] = "https://repo.radeon.com/amdgpu/6.2.4/ubuntu"
+    assert "rocm.driver-mismatch" not in codes(diagnose(facts_of(doc), matrices, Target()))
+
+
+def test_leftovers_fix_names_the_packages_and_files(matrices):
+    doc, _, _ = variant("stack.leftovers")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "stack.leftovers")
+    assert f.fix.splitlines()[:2] == [
+        "sudo apt-get -s purge cuda-toolkit-12-8  # simulate: check nothing else goes with them",
+        "sudo apt-get purge cuda-toolkit-12-8",
+    ]
+
+
+def test_not_on_path_says_what_path_held(matrices):
+    doc, _, _ = variant("cuda.not-on-path")
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "cuda.not-on-path")
+    assert "PATH has no CUDA directory" in f.detail and "/usr/local/cuda-12.8/bin" in f.fix
+
+
+def test_rocm_wheel_and_driver_window_comes_from_the_matrix(matrices):
+    doc, _, _ = variant("torch.rocm-mismatch")  # a rocm6.3 wheel on amdgpu-dkms 30.30.4 (ROCm 7.2)
+    f = finding(diagnose(facts_of(doc), matrices, Target()), "torch.rocm-mismatch")
+    assert "30.30.4" in f.title and "6.3.x" in f.detail
+    # PyTorch's wheels lag ROCm: ROCm 7.2 (driver 30.30) still lists 6.4 drivers, so a rocm6.4 wheel fits
+    doc["python"]["torch"].update(version="2.9.0+rocm6.4", hip="6.4.43482")
+    assert "torch.rocm-mismatch" not in codes(diagnose(facts_of(doc), matrices, Target()))
+
+
+def test_quiet_where_the_judgement_does_not_apply(matrices):
+    # an old Radeon display card on the legacy radeon driver in a CUDA box
+    doc = base("doctor-healthy-cuda")
+    doc["gpus"].append(raphael(pci_id="1002:68f9", name="Cedar [Radeon HD 5450]", integrated=False,
+                               gfx_target=None, kernel_driver="radeon", pci_slot="0000:05:00.0"))  # fmt: skip
+    assert "amd.driver-missing" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    # a CUDA container image on a CPU-only runner carries its stack on purpose
+    doc, _, _ = variant("stack.leftovers")
+    doc["platform"]["container"] = "docker"
+    assert "stack.leftovers" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    # no source names AMD's suite for Debian 13: not judged
+    doc = base("doctor-healthy-rocm")
+    doc["os"].update(id="debian", version_id="13", codename="trixie", pretty_name="Debian GNU/Linux 13 (trixie)")
+    for src in doc["apt_sources"][1:]:
+        src["suites"] = ["jammy"]
+    assert "apt.source-mismatch" not in codes(diagnose(facts_of(doc), matrices, Target()))

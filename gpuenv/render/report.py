@@ -30,13 +30,21 @@ def grouped(findings: tuple[Finding, ...] | list[Finding]) -> list[tuple[str, li
     return [(a, sorted(groups[a], key=lambda f: f.severity.rank)) for a in order]
 
 
-def target_line(report: Report) -> str:
+def target_line(report: Report, facts: Facts | None = None) -> str:
     t = report.target
     basis = t.extra.get("basis", "none")
     if not t.stack:
-        what = "no GPU stack (none installed, none needed)"
+        both = facts is not None and facts.gpus_of("nvidia") and facts.gpus_of("amd")
+        what = (
+            "no GPU stack (NVIDIA and AMD GPUs: choose one with --target rocm|cuda)"
+            if both
+            else "no GPU stack (none installed, none needed)"
+        )
     else:
         label = "ROCm" if t.stack == "rocm" else "CUDA"
+        if t.stack == "cuda" and not t.version and basis == "installed":
+            label = "the installed NVIDIA driver (no CUDA toolkit)"
+            basis = "-"
         what = f"{label} {t.version or ''}".strip() + {
             "explicit": " (--target)",
             "installed": " (installed)",
@@ -45,6 +53,23 @@ def target_line(report: Report) -> str:
     if t.torch:
         what += f", PyTorch {t.torch}"
     return what
+
+
+def _calm_rows(facts: Facts, summary_rows) -> list[tuple[str, str]]:
+    """The key facts of a healthy machine: the summary, its Stacks row cut down to the toolkit
+    releases and the driver package (no list of package revisions). A summary that cannot be made
+    is left out rather than turning "all good" into a traceback."""
+    try:
+        rows = summary_rows(facts)
+    except Exception:  # noqa: BLE001 - the verdict matters more than the decoration
+        return []
+    stacks = [f"CUDA {t.version}" for t in facts.toolkits.cuda] + [f"ROCm {t.version}" for t in facts.toolkits.rocm]
+    if facts.packages is not None:
+        dkms = facts.packages.installed.get("amdgpu-dkms")
+        if dkms:
+            stacks.append(f"amdgpu-dkms {dkms.split(':', 1)[-1].split('-')[0]}")
+    return [(label, "; ".join(stacks) or "none installed") if label == "Stacks" else (label, value)
+            for label, value in rows]  # fmt: skip
 
 
 def render_report(report: Report, facts: Facts, console, only=()) -> None:
@@ -57,10 +82,12 @@ def render_report(report: Report, facts: Facts, console, only=()) -> None:
     bundle = report.matrices or {}
     if not s["error"] and not s["warning"]:
         console.print(
-            Text("✓ All good", style="bold green") + Text(f"  — judged against {target_line(report)}")
+            Text("✓ All good", style="bold green")
+            + Text(f" ({', '.join(only)} checked)" if only else "")
+            + Text(f" — judged against {target_line(report, facts)}")
         )
         if not only:
-            for label, value in summary_rows(facts):
+            for label, value in _calm_rows(facts, summary_rows):
                 console.print(f"  [dim]{escape(label):<10}[/dim] {escape(value)}")
         for f in report.findings:
             console.print(f"  [cyan]i[/cyan] {escape(f.title)} [dim]({f.code})[/dim]")
@@ -68,7 +95,7 @@ def render_report(report: Report, facts: Facts, console, only=()) -> None:
             console.print(f"  [dim]matrices {bundle.get('version')} ({bundle.get('origin')})[/dim]")
         return
     parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
-    console.print(Text(", ".join(parts), style="bold") + Text(f" — judged against {target_line(report)}"))
+    console.print(Text(", ".join(parts), style="bold") + Text(f" — judged against {target_line(report, facts)}"))
     for area, findings in grouped(report.findings):
         console.print()
         console.print(Text(_AREA_TITLES.get(area, area), style="bold underline"))

@@ -171,8 +171,12 @@ def nvidia_package_version(facts: Facts) -> str | None:
     """Upstream version of the installed user-space driver packages ('570.133.07')."""
     versions = [v for n, v in nvidia_driver_packages(facts).items() if not n.startswith("linux-modules-")]
     best = max(versions, key=version_tuple, default=None)
-    nums = version_tuple(best)
-    return ".".join(str(n) for n in nums) if len(nums) >= 2 else None
+    if not best or len(version_tuple(best)) < 2:
+        return None
+    # As NVIDIA writes it ("570.133.07", leading zeros kept): the dotted number after any epoch.
+    text = best.split(":", 1)[1] if re.match(r"^\d+:", best) else best
+    m = _NUMS.search(text)
+    return m.group(0) if m else None
 
 
 # -- GPUs --------------------------------------------------------------------------------------
@@ -198,6 +202,25 @@ def amd_discrete(facts: Facts, matrices) -> tuple[Gpu, ...]:
 
 def amd_integrated(facts: Facts, matrices) -> tuple[Gpu, ...]:
     return tuple(g for g in facts.gpus_of("amd") if is_integrated(g, matrices))
+
+
+def amd_compute(facts: Facts, matrices) -> tuple[Gpu, ...]:
+    """AMD GPUs that GPU computing could use: the discrete ones, and integrated ones that the
+    default ROCm release supports or a bundled ROCm PyTorch wheel is built for (Strix Halo). The
+    Raphael iGPU of a Ryzen desktop is none of these: it makes no machine "two-vendor"."""
+    discrete = amd_discrete(facts, matrices)
+    integrated = amd_integrated(facts, matrices)
+    if not integrated or matrices is None:
+        return discrete
+    if _compute_memo[0] is not matrices:
+        known = set(matrices.default_rocm().gpus)
+        for version in matrices.torch_versions():
+            known.update(a for v in matrices.torch_variants(version) if v.stack == "rocm" for a in v.archs)
+        _compute_memo[0], _compute_memo[1] = matrices, frozenset(known)
+    return discrete + tuple(g for g in integrated if gfx_target(g, matrices) in _compute_memo[1])
+
+
+_compute_memo: list = [None, frozenset()]
 
 
 def nvidia_architecture(gpu: Gpu, matrices) -> str | None:

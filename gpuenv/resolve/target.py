@@ -82,6 +82,9 @@ def resolve_version(stack: str, version: str | None, facts: Facts, matrices) -> 
 def installed_target(facts: Facts) -> Target | None:
     """The stack installed here, judged as it is; None when none (or both with no way to tell)."""
     rocm, cuda = inv.has_rocm_stack(facts), inv.has_cuda_stack(facts)
+    # A running NVIDIA driver is an installed stack even when no package owns it (a runfile
+    # install, or a facts file without the package list): judge it, not a fresh install.
+    cuda = cuda or bool(facts.nvidia and facts.nvidia.driver_version) or bool(facts.module_loaded("nvidia"))
     amd, nvidia = bool(facts.gpus_of("amd")), bool(facts.gpus_of("nvidia"))
     # A stack whose GPUs are gone while the other vendor's are here is leftovers (stack.leftovers
     # says so), not what this machine runs: judge the present GPUs' stack, or install auto's.

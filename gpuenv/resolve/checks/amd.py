@@ -34,6 +34,10 @@ def _amdgpu_loaded(facts: Facts) -> bool:
 @check(code="amd.driver-missing", area="amd")
 def driver_missing(facts: Facts, matrices, target: Target):
     bare = [g for g in inv.amd_discrete(facts, matrices) if g.kernel_driver != "amdgpu"]
+    if target.stack != "rocm":
+        # An old Radeon on the legacy radeon driver as the display card of a CUDA box: no ROCm GPU,
+        # nothing to fix. Judged only when ROCm is the target.
+        bare = [g for g in bare if g.kernel_driver != "radeon"]
     if not bare:
         return
     others = sorted({g.kernel_driver for g in bare if g.kernel_driver})
@@ -49,6 +53,9 @@ def driver_missing(facts: Facts, matrices, target: Target):
         fix=(
             "Load amdgpu on the host (the container shares the host's kernel)."
             if hosted
+            else "The GPU is reserved for a virtual machine (vfio-pci). To use it here, remove its PCI id from "
+            "vfio-pci.ids (kernel command line or /etc/modprobe.d), then: sudo update-initramfs -u && sudo reboot"
+            if "vfio-pci" in others
             else (
                 "Remove the amdgpu blacklist entry from /etc/modprobe.d, then: sudo update-initramfs -u && sudo reboot"
                 if blacklisted
@@ -119,9 +126,9 @@ def no_device_access(facts: Facts, matrices, target: Target):
         code="amd.no-device-access",
         severity=Severity.ERROR,
         title=f"User {name} cannot open the AMD GPU device nodes",
-        detail=f"cannot open {', '.join(denied)} ("
-        + ", ".join(f"{p} group {nodes[p].group or '?'} mode {nodes[p].mode or '?'}" for p in denied)
-        + f"); {name} is in groups: {', '.join(user.groups) or 'none'}.",
+        detail="cannot open "
+        + ", ".join(f"{p} (group {nodes[p].group or '?'}, mode {nodes[p].mode or '?'})" for p in denied)
+        + f"; {name} is in groups: {', '.join(user.groups) or 'none'}.",
         fix=f"sudo usermod -aG {groups} {name}\nthen log out and in again (group membership applies at login)",
         refs=(PREREQ_REF,),
     )
@@ -180,6 +187,17 @@ def gpu_preview(facts: Facts, matrices, target: Target):
         )
 
 
+def override_target(value: str) -> str | None:
+    """HSA_OVERRIDE_GFX_VERSION '10.3.0' -> 'gfx1030', '9.0.10' -> 'gfx90a'; None if malformed."""
+    parts = value.strip().split(".")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return None
+    major, minor, step = (int(p) for p in parts)
+    if minor > 15 or step > 15:
+        return None
+    return f"gfx{major}{minor:x}{step:x}"
+
+
 @check(code="amd.hsa-override", area="amd")
 def hsa_override(facts: Facts, matrices, target: Target):
     value = (facts.environment or {}).get("HSA_OVERRIDE_GFX_VERSION")
@@ -187,22 +205,45 @@ def hsa_override(facts: Facts, matrices, target: Target):
         return
     release = rocm_release(matrices, target)
     gpus = rocm_gpus(facts, matrices)
-    supported = [
-        g
-        for g in gpus
-        if release is not None and (gfx := inv.gfx_target(g, matrices)) and release.support(gfx)
-    ]
-    detail = f"HSA_OVERRIDE_GFX_VERSION={value} makes ROCm treat every GPU as another ISA"
+    posing = override_target(value)
+    unset = "unset HSA_OVERRIDE_GFX_VERSION  # and remove it from ~/.profile, ~/.bashrc or /etc/environment"
+    known = [(g, gfx) for g in gpus if (gfx := inv.gfx_target(g, matrices))]
+    supported = [g for g, gfx in known if release is not None and release.support(gfx)]
+    unsupported = [(g, gfx) for g, gfx in known if release is not None and not release.support(gfx)]
+    # A same-family override (gfx1031 posing as gfx1030) is the known unsupported workaround;
+    # another family's ISA runs the wrong machine code.
+    family = [gfx for _, gfx in unsupported if posing and gfx[:-1] == posing[:-1]]
+    detail = f"HSA_OVERRIDE_GFX_VERSION={value} makes ROCm treat every GPU as {posing or 'another ISA'}"
     if supported:
-        detail += f"; {inv.describe(supported, matrices)} is supported natively by ROCm {release.version}: the override only breaks it"
+        detail += (
+            f"; {inv.describe(supported, matrices)} is supported natively by ROCm {release.version}: "
+            "the override can only break it"
+        )
+        fix = unset
+    elif unsupported and family and len(family) == len(unsupported):
+        detail += (
+            f"; {', '.join(sorted(set(family)))} is not supported by ROCm {release.version}, and {posing} is the "
+            "same family: this is the known unofficial workaround (unsupported, results are yours to verify)"
+        )
+        fix = (
+            f"Keep it only for experiments with the GPU ROCm {release.version} does not list; "
+            "for a supported setup use a GPU the release lists (`gpuenv matrix show rocm`)."
+        )
+    elif unsupported:
+        detail += (
+            f"; {', '.join(sorted({gfx for _, gfx in unsupported}))} is not supported by ROCm {release.version} and "
+            f"{posing or value} is not its family: kernels of another ISA crash or compute wrong results"
+        )
+        fix = unset
     else:
-        detail += "; it masks a GPU ROCm does not support (crashes or wrong results are yours to debug)"
+        detail += "; which GPUs the installed ROCm supports is not known here"
+        fix = unset + "\nUse it only as a same-family workaround for a GPU ROCm does not list, never for a supported one."
     yield Finding(
         code="amd.hsa-override",
         severity=Severity.WARNING,
         title="HSA_OVERRIDE_GFX_VERSION is set",
         detail=detail + ".",
-        fix="unset HSA_OVERRIDE_GFX_VERSION  # and remove it from ~/.profile, ~/.bashrc or /etc/environment",
+        fix=fix,
         gpus=inv.slots(gpus),
         refs=(OVERRIDE_REF,),
     )

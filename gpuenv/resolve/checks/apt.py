@@ -15,12 +15,12 @@ _VENDORS = (
     ("nvidia.github.io", "nvidia"),
 )
 _NVIDIA_DISTRO = re.compile(r"/repos/([a-z]+)(\d+)/")  # …/compute/cuda/repos/ubuntu2404/x86_64/
-# AMD builds for Ubuntu suites; Debian uses the matching Ubuntu suite (installers.md B3).
+# AMD builds for Ubuntu suites; Debian 12 uses AMD's jammy suite (installers.md row 3,
+# matrices/repos.json). No source names Debian 13's suite: it is not judged (silence, not a guess).
 _AMD_SUITE = {
     ("ubuntu", "24.04"): "noble",
     ("ubuntu", "22.04"): "jammy",
     ("debian", "12"): "jammy",
-    ("debian", "13"): "noble",
 }
 
 

@@ -17,36 +17,54 @@ _NVIDIA_REPO_DRIVER = re.compile(r"^(cuda-drivers(-\d+)?|nvidia-open(-\d+)?|nvid
 _DEBIAN_DRIVER = re.compile(r"^nvidia-driver$")
 
 
+def _upstream(version: str) -> tuple[int, ...]:
+    return inv.version_tuple(version)[:3]
+
+
 @check(code="cuda.mixed-install", area="nvidia", needs=("packages",))
 def mixed_install(facts: Facts, matrices, target: Target):
+    """Two owners of one thing. Package names alone do not tell the owner: NVIDIA's CUDA repository
+    ships Ubuntu's names (nvidia-driver-570, libnvidia-compute-570) and Debian's (nvidia-driver)
+    too, and its cuda-drivers meta-package depends on them, so cuda-drivers beside nvidia-driver-570
+    is one normal install. Two owners show as driver packages of different upstream versions
+    (one repository keeps its driver packages at one version), or as a runfile toolkit beside a
+    packaged CUDA toolkit (NVIDIA's chart: a runfile toolkit with a packaged driver is fine)."""
     drivers = inv.nvidia_driver_packages(facts)
-    owners = {}
+    owners: dict[str, list[str]] = {}
     for pattern, owner in (
-        (_CANONICAL_DRIVER, "Ubuntu archive"),
+        (_CANONICAL_DRIVER, "distribution archive"),
         (_NVIDIA_REPO_DRIVER, "NVIDIA CUDA repository"),
-        (_DEBIAN_DRIVER, "Debian archive"),
+        (_DEBIAN_DRIVER, "distribution archive"),
     ):
         hits = [n for n in drivers if pattern.match(n)]
         if hits:
-            owners[owner] = hits
+            owners.setdefault(owner, []).extend(hits)
     problems = []
-    if len(owners) > 1:
-        problems.append("driver from " + " and ".join(f"the {o} ({', '.join(p)})" for o, p in owners.items()))
+    versions = {owner: {_upstream(drivers[n]) for n in pkgs} - {()} for owner, pkgs in owners.items()}
+    split = len(owners) > 1 and len(set().union(*versions.values())) > 1
+    if split:
+        problems.append(
+            "driver packages from two sources at different versions: "
+            + "; ".join(f"{', '.join(f'{n} {drivers[n]}' for n in pkgs)}" for pkgs in owners.values())
+        )
     runfile = [t for t in facts.toolkits.cuda if t.source == "runfile"]
-    packaged = inv.cuda_toolkit_packages(facts)
-    if runfile and (packaged or drivers):
+    # NVIDIA-repository toolkit packages (cuda-toolkit-12-8, cuda-nvcc-12-8, ...); Ubuntu's own
+    # nvidia-cuda-toolkit lives in /usr/lib/nvidia-cuda-toolkit and shares no files with a runfile.
+    packaged = [n for n in inv.cuda_toolkit_packages(facts) if n != "nvidia-cuda-toolkit"]
+    if runfile and packaged:
         problems.append(
             "runfile toolkit "
             + ", ".join(f"{t.version} at {t.path}" for t in runfile)
-            + " beside packages "
-            + ", ".join(list(packaged) + list(drivers))
+            + " beside toolkit packages "
+            + ", ".join(packaged)
         )
     if not problems:
         return
     fixes = []
-    for t in runfile:
-        fixes.append(f"sudo {t.path}/bin/cuda-uninstaller  # remove the runfile install first")
-    if len(owners) > 1:
+    if runfile and packaged:
+        for t in runfile:
+            fixes.append(f"sudo {t.path}/bin/cuda-uninstaller  # remove the runfile toolkit first")
+    if split:
         keep = "NVIDIA CUDA repository" if "NVIDIA CUDA repository" in owners else next(iter(owners))
         drop = [p for o, pkgs in owners.items() if o != keep for p in pkgs]
         fixes.append(f"sudo apt-get purge {' '.join(drop)}  # keep one owner: the {keep}")
@@ -102,7 +120,9 @@ def not_on_path(facts: Facts, matrices, target: Target):
         code="cuda.not-on-path",
         severity=Severity.INFO,
         title=f"CUDA {newest.version} is installed but nvcc is not on PATH",
-        detail=f"toolkits: {', '.join(f'{t.version} at {t.path}' for t in facts.toolkits.cuda)}; PATH: {':'.join(path)}",
+        detail=f"toolkits: {', '.join(f'{t.version} at {t.path}' for t in facts.toolkits.cuda)}; "
+        + (f"PATH's GPU entries: {':'.join(path)}" if path else "PATH has no CUDA directory")
+        + " (the environment gpuenv ran in; sudo resets PATH).",
         fix=f"echo 'export PATH={newest.path}/bin${{PATH:+:${{PATH}}}}' >> ~/.profile  # then log in again",
         refs=(MIXED_REF,),
     )

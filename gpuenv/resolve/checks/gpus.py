@@ -9,18 +9,24 @@ from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis
 
 
+def _nvidia_driver_installed(facts: Facts) -> bool:
+    """A driver package that brings the kernel module (libnvidia-compute alone is user space
+    only, pulled in by other packages: it is no driver)."""
+    return any(not n.startswith("libnvidia-compute") for n in inv.nvidia_driver_packages(facts))
+
+
 def nvidia_driver_absent(facts: Facts) -> bool:
     """No NVIDIA driver at all (nvidia.driver-missing's condition)."""
     if facts.nvidia and facts.nvidia.driver_version:
         return False
     if facts.module_loaded("nvidia"):
         return False
-    return facts.packages is not None and not inv.nvidia_driver_packages(facts)
+    return facts.packages is not None and not _nvidia_driver_installed(facts)
 
 
 def nvidia_driver_unloaded(facts: Facts) -> bool:
     """Driver packages installed, module not loaded (nvidia.driver-not-loaded's condition)."""
-    return bool(inv.nvidia_driver_packages(facts)) and facts.module_loaded("nvidia") is False
+    return _nvidia_driver_installed(facts) and facts.module_loaded("nvidia") is False
 
 
 @check(code="gpu.none", area="gpus")
@@ -96,6 +102,8 @@ def no_driver(facts: Facts, matrices, target: Target):
             continue
         if g.vendor == "amd" and not inv.is_integrated(g, matrices):
             continue
+        if g.vendor == "amd" and _has_discrete(facts, matrices):
+            continue  # an unbound iGPU beside a discrete GPU (any vendor) is out of the way: nothing fails
         bare.append(g)
     if not bare:
         return
@@ -118,7 +126,9 @@ def no_driver(facts: Facts, matrices, target: Target):
 
 @check(code="gpu.mixed-vendors", area="gpus")
 def mixed_vendors(facts: Facts, matrices, target: Target):
-    nvidia, amd = facts.gpus_of("nvidia"), facts.gpus_of("amd")
+    # A Ryzen desktop's iGPU beside an RTX card is no second vendor to choose: only AMD GPUs
+    # that ROCm or a ROCm PyTorch build could use count.
+    nvidia, amd = facts.gpus_of("nvidia"), inv.amd_compute(facts, matrices)
     if not (nvidia and amd):
         return
     yield Finding(
@@ -132,9 +142,22 @@ def mixed_vendors(facts: Facts, matrices, target: Target):
     )
 
 
+def _has_discrete(facts: Facts, matrices) -> bool:
+    return bool(facts.gpus_of("nvidia")) or bool(inv.amd_discrete(facts, matrices))
+
+
+def _rocm_sees(gpu) -> bool:
+    """Whether ROCm can reach an AMD GPU: bound to amdgpu, or listed by KFD. One bound to another
+    driver (vfio-pci for a VM) or to none is invisible to it."""
+    return gpu.kernel_driver == "amdgpu" or "kfd" in gpu.sources or (
+        gpu.kernel_driver is None and "sysfs" not in gpu.sources
+    )
+
+
 @check(code="amd.igpu-present", area="gpus")
 def igpu_present(facts: Facts, matrices, target: Target):
-    discrete, integrated = inv.amd_discrete(facts, matrices), inv.amd_integrated(facts, matrices)
+    discrete = inv.amd_discrete(facts, matrices)
+    integrated = tuple(g for g in inv.amd_integrated(facts, matrices) if _rocm_sees(g))
     if not (discrete and integrated):
         return
     env = facts.environment or {}
@@ -151,7 +174,8 @@ def igpu_present(facts: Facts, matrices, target: Target):
             else "."
         ),
         fix="Disable the integrated GPU in the firmware setup (most reliable), or hide it from ROCm:\n"
-        "export ROCR_VISIBLE_DEVICES=<discrete GPU index from rocminfo>",
+        "export HIP_VISIBLE_DEVICES=<index of the discrete GPU>  # rocm-smi lists the indices\n"
+        "(ROCR_VISIBLE_DEVICES does the same one level lower; neither always prevents the crash)",
         gpus=inv.slots(integrated),
         refs=("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html",),
     )

@@ -28,6 +28,25 @@ def _headers_fix(facts: Facts, release: str) -> str:
     return f"sudo apt-get install {pkgs}"
 
 
+def _kernel_fix(facts: Facts, entry, running: str | None) -> str:
+    """Ubuntu: a kernel older than the listed HWE series moves up with the HWE meta-package (the
+    newest kernel boots by default); one newer than every listed series needs the GA kernel back,
+    and GRUB keeps booting the newest installed kernel until the newer one is removed."""
+    if facts.os.id != "ubuntu":
+        return "Boot a listed kernel series (install it with the distribution's kernel meta-package), then reboot."
+    listed = sorted(entry.kernels, key=inv.version_tuple)
+    ga = entry.ga_kernels[0] if entry.ga_kernels else listed[0]
+    hwe = f"linux-generic-hwe-{entry.version}"
+    if running and inv.older(running, listed[-1]):
+        return f"sudo apt-get install {hwe}  # the HWE kernel series ({listed[-1]})\nsudo reboot"
+    return (
+        f"sudo apt-get install linux-generic  # the GA kernel series ({ga})\n"
+        f"sudo apt-get remove {hwe}  # stop following newer HWE kernels\n"
+        f'sudo reboot  # pick the {ga} kernel under "Advanced options for Ubuntu" in GRUB (it boots the newest by default),\n'
+        f"then remove the {running} kernel packages"
+    )
+
+
 @check(code="kernel.unsupported", area="platform", needs=("matrices",))
 def unsupported(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
@@ -46,11 +65,7 @@ def unsupported(facts: Facts, matrices, target: Target):
         title=f"Kernel {running} is not a series ROCm {release.version} lists for {facts.os.id} {entry.version}",
         detail=f"running {facts.kernel.release}; ROCm {release.version} lists {', '.join(entry.kernels)} "
         "(GA/HWE). amdgpu-dkms often fails to build on unlisted kernels.",
-        fix=(
-            f"sudo apt-get install linux-generic-hwe-{entry.version}  # or linux-generic for the GA kernel\nthen reboot"
-            if facts.os.id == "ubuntu"
-            else "Boot a listed kernel series (install it with the distribution's kernel meta-package), then reboot."
-        ),
+        fix=_kernel_fix(facts, entry, running),
         refs=(release.source,),
     )
 
@@ -112,9 +127,24 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
         if any(e.kernel == release and e.status == "installed" for e in entries):
             continue
         seen = (
-            "; ".join(f"{e.module}/{e.version}, {e.kernel or '-'}: {e.status or '?'}" for e in entries)
+            "; ".join(
+                f"{e.module}/{e.version}: {e.status or '?'}" + (f" for {e.kernel}" if e.kernel else " (no kernel)")
+                for e in entries
+            )
             or "no DKMS entry"
         )
+        vendor = "amd" if module == "amdgpu" else "nvidia"
+        if not facts.gpus_of(vendor):
+            # The driver of a GPU that is not here: building it helps nothing, removing it does.
+            yield Finding(
+                code="kernel.dkms-not-built",
+                severity=Severity.ERROR,
+                title=f"{package} is installed but its {module} module is not built for kernel {release}",
+                detail=f"dkms status: {seen}. There is no {'AMD' if vendor == 'amd' else 'NVIDIA'} GPU here: "
+                "this is a leftover driver, and its unfinished DKMS build keeps failing on every kernel update.",
+                fix=f"sudo apt-get purge {package}\nsudo dkms status  # expect no {module} entry",
+            )
+            continue
         yield Finding(
             code="kernel.dkms-not-built",
             severity=Severity.ERROR,
@@ -132,10 +162,25 @@ def secure_boot(facts: Facts, matrices, target: Target):
         return
     modules = inv.gpu_dkms_modules(facts)
     loaded = facts.kernel.modules_loaded
-    not_loaded = [m for m in modules if loaded is not None and m not in loaded]
+    # Refused by Secure Boot: built and installed for this kernel, its GPU present, yet not loaded.
+    # A module never built (kernel.dkms-not-built) or one whose GPU is gone (stack.leftovers) is
+    # not loaded for other reasons.
+    not_loaded = [
+        m
+        for m in modules
+        if loaded is not None
+        and m not in loaded
+        and facts.gpus_of("amd" if m == "amdgpu" else "nvidia")
+        and any(
+            e.kernel == facts.kernel.release and e.status == "installed" for e in inv.gpu_dkms_entries(facts, m)
+        )
+    ]
     if not modules and not _driver_planned(facts, target):
         return
+    # Ubuntu's DKMS signs with /var/lib/shim-signed/mok/MOK.der (made by --new-key when missing);
+    # elsewhere dkms makes /var/lib/dkms/mok.pub on its first build (installers.md pitfall 1).
     enroll = (
+        "sudo update-secureboot-policy --new-key  # only if /var/lib/shim-signed/mok/MOK.der is missing\n"
         "sudo update-secureboot-policy --enroll-key"
         if facts.os.id == "ubuntu"
         else "sudo mokutil --import /var/lib/dkms/mok.pub"
@@ -158,7 +203,7 @@ def secure_boot(facts: Facts, matrices, target: Target):
         severity=Severity.WARNING,
         title="Secure Boot is on: DKMS modules must be signed with an enrolled key",
         detail=f"DKMS GPU driver: {what}. A kernel or driver update that rebuilds it unsigned stops it loading.",
-        fix=f"Keep the DKMS signing key enrolled: {enroll} (then accept it at the next boot).",
+        fix=f"Keep the DKMS signing key enrolled:\n{enroll}\nthen accept it in the MOK manager at the next boot (console access needed).",
         refs=(MOK_REF,),
     )
 

@@ -248,6 +248,13 @@ def persistence_off(facts: Facts, matrices, target: Target):
         title="Headless NVIDIA node without persistence mode",
         detail=f"{inv.describe(gpus, matrices)}; no display server installed, persistence mode off: every CUDA "
         "start pays the driver initialisation (seconds on multi-GPU nodes).",
-        fix="sudo systemctl enable --now nvidia-persistenced",
+        # Ubuntu's nvidia-persistenced unit runs the daemon with --no-persistence-mode, so enabling
+        # it is not enough: override ExecStart (installers.md B4, NVIDIA's ansible role).
+        fix="sudo mkdir -p /etc/systemd/system/nvidia-persistenced.service.d\n"
+        "printf '[Service]\\nExecStart=\\nExecStart=/usr/bin/nvidia-persistenced --user root --persistence-mode --verbose\\n' "
+        "| sudo tee /etc/systemd/system/nvidia-persistenced.service.d/override.conf\n"
+        "sudo systemctl daemon-reload\n"
+        "sudo systemctl enable nvidia-persistenced && sudo systemctl restart nvidia-persistenced\n"
+        "nvidia-smi -q | grep -i 'persistence mode'  # expect Enabled",
         gpus=inv.slots(gpus),
     )

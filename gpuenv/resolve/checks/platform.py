@@ -53,7 +53,10 @@ def _target_vendor_nodes(facts: Facts, target: Target) -> list[tuple[str, list[s
             if not any(p.startswith("/dev/dri/renderD") and n.exists for p, n in nodes.items()):
                 missing.append("/dev/dri/renderD*")
         else:
-            missing = [p for p in ("/dev/nvidiactl", "/dev/nvidia0") if not nodes.get(p, _ABSENT).exists]
+            # `--gpus device=1` maps /dev/nvidia1 only: any numbered node will do.
+            missing = [] if nodes.get("/dev/nvidiactl", _ABSENT).exists else ["/dev/nvidiactl"]
+            if not any(re.fullmatch(r"/dev/nvidia\d+", p) and n.exists for p, n in nodes.items()):
+                missing.append("/dev/nvidia[0-9]*")
         out.append((vendor, missing))
     return out
 
@@ -233,21 +236,20 @@ def os_point_release(facts: Facts, matrices, target: Target):
     oldest = min(entry.point_releases, key=inv.version_tuple)
     if not inv.older(point, oldest):
         return
-    amd = facts.gpus_of("amd")
-    if not amd:
+    # The RDNA-OS footnote of AMD's system requirements: RDNA4 needs the point release's newer
+    # kernel and firmware. Other GPUs run the same GA kernel on any point release: apt upgrades
+    # it, and no warning is worth its noise.
+    rdna4 = [g for g in facts.gpus_of("amd") if (inv.gfx_target(g, matrices) or "").startswith("gfx12")]
+    if not rdna4:
         return
-    rdna4 = [g for g in amd if (inv.gfx_target(g, matrices) or "").startswith("gfx12")]
-    needs = inv.describe(rdna4 or amd, matrices)
+    needs = inv.describe(rdna4, matrices)
     yield Finding(
         code="os.point-release",
         severity=Severity.WARNING,
-        title=f"{needs} need {facts.os.id} {oldest} or newer for ROCm {release.version}",
-        detail=f"running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
-        f"{facts.os.id} {entry.version}"
-        + (" (RDNA4 GPUs need the newer point release's kernel and firmware)" if rdna4 else ""),
-        fix="sudo apt-get update && sudo apt-get dist-upgrade\n"
-        + (f"sudo apt-get install linux-generic-hwe-{entry.version}\n" if facts.os.id == "ubuntu" else "")
-        + "then reboot.",
-        gpus=inv.slots(rdna4 or amd),
+        title=f"RDNA4 GPUs need {facts.os.id} {oldest} or newer for ROCm {release.version}",
+        detail=f"{needs}; running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
+        f"{facts.os.id} {entry.version}, and RDNA4 needs the newer point release's kernel and firmware.",
+        fix="sudo apt-get update && sudo apt-get dist-upgrade  # brings the point release\nsudo reboot",
+        gpus=inv.slots(rdna4),
         refs=(release.source,),
     )

@@ -13,9 +13,28 @@ _AMDGPU_REPO = re.compile(r"repo\.radeon\.com/amdgpu/([0-9.]+)")
 _ROCM_REPO = re.compile(r"repo\.radeon\.com/rocm/apt/([0-9.]+)")
 
 
+def dkms_release(version: str | None) -> str | None:
+    """The amdgpu driver release an amdgpu-dkms package version encodes in its fourth number:
+    '1:6.12.12.60401-2164967.22.04' -> '6.4.1' (ROCm 6.x numbering), '1:6.16.6.30300400-…' ->
+    '30.30.4' (the 30.x driver releases). None for anything else."""
+    nums = inv.version_tuple(version)
+    if len(nums) < 4:
+        return None
+    code = str(nums[3])
+    if len(code) == 5:  # MNNPP: 60401 = 6.4.1
+        return f"{int(code[0])}.{int(code[1:3])}.{int(code[3:5])}"
+    if len(code) == 8:  # MMNNPPxx: 30300400 = 30.30.4
+        return f"{int(code[0:2])}.{int(code[2:4])}.{int(code[4:6])}"
+    return None
+
+
 def amdgpu_release(facts: Facts) -> str | None:
-    """The amdgpu driver release the machine's amdgpu repository (or package) names: '30.30.4'.
-    amdgpu-dkms packages encode it in their version (6.x: '…60402-…' = ROCm 6.4.2's driver)."""
+    """The amdgpu driver release installed: the one the amdgpu-dkms package's version encodes,
+    else the one the machine's amdgpu repository names ('30.30.4')."""
+    for version in inv.amd_driver_packages(facts).values():
+        found = dkms_release(version)
+        if found:
+            return found
     for src in facts.apt_sources or ():
         m = _AMDGPU_REPO.search(src.uri)
         if m and src.enabled:
@@ -23,7 +42,7 @@ def amdgpu_release(facts: Facts) -> str | None:
     return None
 
 
-def _same_line(driver: str, paired: str) -> bool:
+def same_line(driver: str, paired: str) -> bool:
     """'30.30.1' fits a '30.30.x' (or '30.30.4') pairing, '6.4.1' fits '6.4.x': same major.minor."""
     return inv.series(driver) == inv.series(paired.replace(".x", ".0")) or inv.version_tuple(
         driver
@@ -41,14 +60,14 @@ def driver_mismatch(facts: Facts, matrices, target: Target):
         return
     paired = release.amdgpu_driver
     compatible = tuple(getattr(release, "amdgpu_driver_compat", ()) or ()) or (paired,)
-    fits = any(_same_line(driver, c) for c in compatible)
+    fits = any(same_line(driver, c) for c in compatible)
     if fits:
         return
     yield Finding(
         code="rocm.driver-mismatch",
         severity=Severity.WARNING,
         title=f"amdgpu driver {driver} is not the one ROCm {rocm} pairs with ({paired})",
-        detail=f"ROCm user space {rocm}; amdgpu-dkms from repo.radeon.com/amdgpu/{driver} "
+        detail=f"ROCm user space {rocm}; amdgpu driver {driver} "
         f"({', '.join(f'{n} {v}' for n, v in inv.amd_driver_packages(facts).items())}). The matrix pairs ROCm {rocm} "
         f"with amdgpu {', '.join(compatible)}.",
         fix=f"Point /etc/apt/sources.list.d/amdgpu.list at the paired driver release and upgrade: gpuenv install rocm@{rocm} --dry-run",

@@ -43,33 +43,54 @@ def both_installed(facts: Facts, matrices, target: Target):
 
 @check(code="stack.leftovers", area="stacks")
 def leftovers(facts: Facts, matrices, target: Target):
-    if facts.platform.wsl:
-        return  # WSL lists no PCI GPUs: "the GPU is gone" cannot be judged there
+    if facts.platform.wsl or facts.platform.container:
+        # WSL lists no PCI GPUs, and a container image carries its stack to whatever host runs
+        # it (a CUDA image on a CPU-only CI runner): "the GPU is gone" cannot be judged there.
+        return
     vendors = {"nvidia": bool(facts.gpus_of("nvidia")), "amd": bool(facts.gpus_of("amd"))}
     sources = {"nvidia": [], "amd": []}
     for src in facts.apt_sources or ():
         vendor = vendor_of(src.uri)
         if vendor and src.enabled:
             sources[vendor].append(src.file or src.uri)
-    for vendor, label, items, purge in (
+    for vendor, label, packages, trees, other in (
         (
             "nvidia",
             "CUDA/NVIDIA",
-            _cuda_items(facts),
-            "gpuenv install rocm --dry-run  # purges the CUDA stack",
+            {**inv.nvidia_driver_packages(facts), **inv.cuda_toolkit_packages(facts)},
+            [t.path or f"CUDA {t.version}" for t in facts.toolkits.cuda],
+            "rocm",
         ),
-        ("amd", "ROCm/amdgpu", _rocm_items(facts), "gpuenv install cuda --dry-run  # purges the ROCm stack"),
+        (
+            "amd",
+            "ROCm/amdgpu",
+            {**inv.amd_driver_packages(facts), **inv.rocm_packages(facts)},
+            [t.path or f"ROCm {t.version}" for t in facts.toolkits.rocm],
+            "cuda",
+        ),
     ):
-        found = items + sources[vendor]
+        found = list(packages) + trees + sources[vendor]
         if vendors[vendor] or not found:
             continue
+        fix = []
+        if packages:
+            names = " ".join(packages)
+            fix.append(f"sudo apt-get -s purge {names}  # simulate: check nothing else goes with them")
+            fix.append(f"sudo apt-get purge {names}")
+        files = [f for f in sources[vendor] if f.startswith("/")]
+        if files:
+            fix.append(f"sudo rm {' '.join(files)} && sudo apt-get update")
+        loose = [t for t in trees if t.startswith("/") and not packages]  # no package owns them
+        for tree in loose if vendor == "nvidia" else ():
+            fix.append(f"sudo {tree}/bin/cuda-uninstaller  # a runfile install")
+        if loose and vendor == "amd":
+            fix.append(f"sudo rm -r {' '.join(loose)}")
+        if vendors["amd" if vendor == "nvidia" else "nvidia"]:
+            fix.append(f"or let gpuenv do it: gpuenv install {other} --dry-run  # shows the purge")
         yield Finding(
             code="stack.leftovers",
             severity=Severity.WARNING,
             title=f"{label} leftovers on a machine without {'an NVIDIA' if vendor == 'nvidia' else 'an AMD'} GPU",
             detail=f"found: {', '.join(found[:10])}{' …' if len(found) > 10 else ''}.",
-            fix=purge
-            if any(facts.gpus_of(v) for v in vendors if v != vendor)
-            else "Remove them (list, simulate, purge): apt-get -s purge <packages>, then apt-get purge <packages>; "
-            "delete the listed source files.",
+            fix="\n".join(fix) or "Remove the listed files.",
         )

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import re
 
+from gpuenv import torchpick
 from gpuenv.facts import Facts, Gpu
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.checks.amd import rocm_gpus
 from gpuenv.resolve.checks.nvidia import toolkit_for
+from gpuenv.resolve.checks.rocm import amdgpu_release, same_line
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
@@ -33,20 +35,9 @@ def build_of(torch) -> str:
 
 
 def cuda_arch_ok(cc: str, archs: tuple[str, ...] | list[str]) -> bool:
-    """Does a wheel compiled for ``archs`` run on compute capability ``cc``? A cubin runs on GPUs
-    of the same major version and an equal or higher minor; PTX (compute_XY) JIT-compiles for any
-    GPU of capability >= XY."""
-    major, minor = (list(inv.version_tuple(cc)) + [0, 0])[:2]
-    for arch in archs:
-        m = re.fullmatch(r"(sm|compute)_(\d+?)(\d)[a-z]?", arch)
-        if not m:
-            continue
-        a_major, a_minor = int(m.group(2)), int(m.group(3))
-        if m.group(1) == "sm" and a_major == major and a_minor <= minor:
-            return True
-        if m.group(1) == "compute" and (a_major, a_minor) <= (major, minor):
-            return True
-    return False
+    """Does code compiled for ``archs`` (sm_XY cubins, compute_XY PTX) run on compute capability
+    ``cc``? The rule is torchpick's (``gpuenv torch`` and the doctor must never disagree)."""
+    return torchpick.covers(archs, inv.sm(cc)) is not None
 
 
 def gpu_fits(gpu: Gpu, matrices, archs) -> bool | None:
@@ -69,21 +60,21 @@ def installed_archs(facts: Facts, matrices) -> tuple[str, ...] | None:
         return None
     for v in matrices.torch_variants(version):
         if v.variant == local:
-            return tuple(v.archs) + tuple(getattr(v, "ptx", ()) or ())
+            return tuple(v.archs) + tuple(v.ptx or ())
     return None
 
 
-def driver_floor(matrices, cuda: str) -> str | None:
-    """Oldest driver a wheel built with CUDA ``cuda`` runs on (minor-version compatibility)."""
-    tk = toolkit_for(matrices, cuda)
-    if tk is None:
-        return None
-    return tk.minor_compat_driver or tk.min_driver
+def _rocm_capable(facts: Facts, matrices) -> list[Gpu]:
+    """AMD GPUs a ROCm PyTorch build could use (inventory.amd_compute): an APU no wheel supports is
+    no reason to call a CUDA or CPU build of torch wrong."""
+    if inv.amd_discrete(facts, matrices):
+        return list(inv.amd_discrete(facts, matrices))
+    return list(inv.amd_compute(facts, matrices))
 
 
 def _usable(facts: Facts, matrices) -> list[Gpu]:
     out = [g for g in facts.gpus_of("nvidia") if g.kernel_driver == "nvidia"]
-    out += [g for g in rocm_gpus(facts, matrices) if g.kernel_driver == "amdgpu"]
+    out += [g for g in _rocm_capable(facts, matrices) if g.kernel_driver == "amdgpu"]
     return out
 
 
@@ -109,7 +100,7 @@ def cpu_build(facts: Facts, matrices, target: Target):
 def wrong_vendor(facts: Facts, matrices, target: Target):
     torch = _torch(facts)
     build = build_of(torch)
-    nvidia, amd = facts.gpus_of("nvidia"), rocm_gpus(facts, matrices)
+    nvidia, amd = facts.gpus_of("nvidia"), _rocm_capable(facts, matrices)
     if build == "cuda" and amd and not nvidia:
         have, other = "CUDA", "AMD"
     elif build == "rocm" and nvidia and not amd:
@@ -129,6 +120,11 @@ def wrong_vendor(facts: Facts, matrices, target: Target):
     )
 
 
+def _nvidia_archs(facts: Facts, matrices) -> list[torchpick.GpuArch]:
+    """The NVIDIA GPUs as `gpuenv torch` sees them, those of unknown capability left out."""
+    return [g for g in torchpick.gpu_archs(facts, matrices, "nvidia") if g.arch]
+
+
 @check(code="torch.driver-too-old", area="torch", needs=("matrices",))
 def driver_too_old(facts: Facts, matrices, target: Target):
     driver = inv.nvidia_driver_version(facts)
@@ -137,38 +133,38 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         return
     torch = _torch(facts)
     if torch is not None and torch.cuda and not target.torch:
-        floor = driver_floor(matrices, torch.cuda)
-        if floor and inv.older(driver, floor):
+        archs = installed_archs(facts, matrices) or ()
+        via_ptx = [
+            g.arch for g in _nvidia_archs(facts, matrices) if (torchpick.covers(archs, g.arch) or "").startswith("compute_")
+        ]
+        mode, why = torchpick.driver_fit(matrices, driver, inv.series(torch.cuda) or torch.cuda, via_ptx)
+        if mode is None and toolkit_for(matrices, torch.cuda) is not None:
             yield Finding(
                 code="torch.driver-too-old",
                 severity=Severity.ERROR,
                 title=f"NVIDIA driver {driver} is too old for PyTorch {torch.version} (CUDA {torch.cuda})",
-                detail=f"a CUDA {torch.cuda} wheel needs driver >= {floor} even with minor-version compatibility; "
-                f"running {driver}.",
-                fix=f"Upgrade the driver (gpuenv install cuda --dry-run), or install a wheel for an older CUDA: gpuenv torch --version {torch.version.split('+')[0]}",
+                detail=f"torch {torch.version} was built with CUDA {torch.cuda}: {why}.",
+                fix="Upgrade the driver (gpuenv install cuda --dry-run), or install a wheel built for an older CUDA: "
+                f"gpuenv torch --version {torch.version.split('+')[0]}",
                 gpus=inv.slots(gpus),
                 refs=(COMPAT_REF,),
             )
         return
     if not target.torch:
         return
+    archs = _nvidia_archs(facts, matrices)
     variants = [v for v in matrices.torch_variants(target.torch) if v.stack == "cuda"]
-    fitting = [
-        v
-        for v in variants
-        if all(gpu_fits(g, matrices, v.archs + tuple(v.ptx or ())) is not False for g in gpus)
-    ]
+    fitting = [v for v in variants if torchpick.fit(v, archs, None, None, matrices)[0]]
     if not fitting:
         return  # torch.arch-missing says so
-    ok = [v for v in fitting if not inv.older(driver, driver_floor(matrices, v.stack_version or "") or "0")]
-    if ok:
+    verdicts = [(v, torchpick.fit(v, archs, driver, None, matrices)) for v in fitting]
+    if any(ok for _, (ok, _, _) in verdicts):
         return
-    floors = ", ".join(f"{v.variant} >= {driver_floor(matrices, v.stack_version or '')}" for v in fitting)
     yield Finding(
         code="torch.driver-too-old",
         severity=Severity.ERROR,
         title=f"NVIDIA driver {driver} is too old for every PyTorch {target.torch} CUDA wheel this GPU can use",
-        detail=f"wheels that contain the GPU's architecture need: {floors}; running {driver}.",
+        detail="; ".join(f"{v.variant}: {why}" for v, (_, why, _) in verdicts) + ".",
         fix="Upgrade the driver: gpuenv install cuda --dry-run",
         gpus=inv.slots(gpus),
         refs=(COMPAT_REF,),
@@ -216,25 +212,24 @@ def arch_missing(facts: Facts, matrices, target: Target):
 
 
 def _arch_missing_target(facts: Facts, matrices, version: str):
-    for stack, gpus in (("cuda", facts.gpus_of("nvidia")), ("rocm", rocm_gpus(facts, matrices))):
+    for stack, vendor in (("cuda", "nvidia"), ("rocm", "amd")):
+        gpus = list(facts.gpus_of("nvidia")) if vendor == "nvidia" else list(rocm_gpus(facts, matrices))
         if not gpus:
             continue
+        archs = [g for g in torchpick.gpu_archs(facts, matrices, vendor) if g.arch]
+        if vendor == "amd" and any(not g.integrated for g in archs):
+            archs = [g for g in archs if not g.integrated]  # as `gpuenv torch` does: the iGPU is set aside
         variants = [v for v in matrices.torch_variants(version) if v.stack == stack]
-        if not variants:
+        if not variants or not archs:
             continue
-        fits = [
-            v
-            for v in variants
-            if all(gpu_fits(g, matrices, v.archs + tuple(v.ptx or ())) is not False for g in gpus)
-        ]
-        if fits:
+        if any(torchpick.fit(v, archs, None, None, matrices)[0] for v in variants):
             continue
         yield Finding(
             code="torch.arch-missing",
             severity=Severity.ERROR,
-            title=f"No official PyTorch {version} wheel has kernels for these GPUs",
+            title=f"No official PyTorch {version} wheel has kernels for {', '.join(sorted({g.arch for g in archs}))}",
             detail=f"GPUs: {inv.describe(gpus, matrices)}; {version} wheels: "
-            + "; ".join(f"{v.variant}: {', '.join(v.archs)}" for v in variants),
+            + "; ".join(f"{v.variant}: {', '.join(v.archs + tuple(v.ptx or ()))}" for v in variants),
             fix="gpuenv torch  # the newest release that fits",
             gpus=inv.slots(gpus),
             refs=(GET_STARTED,),
@@ -243,17 +238,48 @@ def _arch_missing_target(facts: Facts, matrices, version: str):
 
 @check(code="torch.rocm-mismatch", area="torch", needs=("python.torch",))
 def rocm_mismatch(facts: Facts, matrices, target: Target):
+    """The wheel bundles its own ROCm user space; what it needs from the machine is an amdgpu
+    kernel driver that user space supports. With the driver release known (amdgpu-dkms), the
+    matrix's list of drivers the wheel's ROCm release supports decides; otherwise the machine's
+    ROCm release stands in for its driver (same major, not older than the wheel's)."""
     torch = _torch(facts)
-    rocm = inv.installed_rocm(facts)
-    if not torch.hip or not rocm:
+    if not torch.hip:
         return
-    wheel, system = inv.version_tuple(torch.hip)[:2], inv.version_tuple(rocm)[:2]
-    if not wheel or not system or (wheel[0] == system[0] and wheel <= system):
+    wheel = inv.version_tuple(torch.hip)[:2]
+    wheel_series = ".".join(map(str, wheel))
+    driver = amdgpu_release(facts)
+    release = matrices.rocm_release(wheel_series) if matrices is not None and len(wheel) == 2 else None
+    if driver and release is not None:
+        supported = release.amdgpu_driver_compat or ((release.amdgpu_driver,) if release.amdgpu_driver else ())
+        if not supported or any(same_line(driver, c) for c in supported):
+            return
+        # A driver newer than the wheel's release: the window is read from the driver's side (the
+        # release that ships this driver lists the older drivers its user space still supports;
+        # PyTorch's wheels routinely lag a ROCm release or two behind the driver).
+        own = release.amdgpu_driver
+        for newer in matrices.rocm_releases():
+            if newer.amdgpu_driver and same_line(driver, newer.amdgpu_driver) and own and any(
+                same_line(own.replace(".x", ".0"), c) for c in newer.amdgpu_driver_compat
+            ):
+                return
+        yield Finding(
+            code="torch.rocm-mismatch",
+            severity=Severity.WARNING,
+            title=f"PyTorch's ROCm {wheel_series} does not support the machine's amdgpu driver {driver}",
+            detail=f"torch {torch.version} (HIP {torch.hip}) bundles ROCm {wheel_series} user space, which AMD "
+            f"supports on amdgpu {', '.join(supported)}; this machine's amdgpu-dkms is {driver}.",
+            fix="gpuenv torch  # a wheel built for a ROCm release that supports this driver",
+            refs=(release.source,),
+        )
+        return
+    rocm = inv.installed_rocm(facts)
+    system = inv.version_tuple(rocm)[:2]
+    if not rocm or not wheel or not system or (wheel[0] == system[0] and wheel <= system):
         return
     yield Finding(
         code="torch.rocm-mismatch",
         severity=Severity.WARNING,
-        title=f"PyTorch's ROCm {'.'.join(map(str, wheel))} and the machine's ROCm {rocm} are too far apart",
+        title=f"PyTorch's ROCm {wheel_series} and the machine's ROCm {rocm} are too far apart",
         detail=f"torch {torch.version} (HIP {torch.hip}); installed ROCm {rocm}. The wheel's bundled runtime needs a "
         "driver from its own ROCm generation.",
         fix="gpuenv torch  # a wheel built for this ROCm, or upgrade ROCm: gpuenv install rocm --dry-run",
