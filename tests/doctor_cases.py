@@ -17,6 +17,7 @@ def base(name: str) -> dict:
 
 def setp(doc: dict, path: str, value) -> None:
     """setp(doc, "kernel.secure_boot", True)."""
+    value = copy.deepcopy(value)  # a case's literal must not be shared with (and mutated by) a test
     *parents, last = path.split(".")
     for p in parents:
         doc = doc[int(p)] if isinstance(doc, list) else doc[p]
@@ -133,7 +134,17 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         None,
         "error",
     ),
-    "kernel.secure-boot": ("doctor-healthy-rocm", _p(("kernel.secure_boot", True)), None, "warning"),
+    # A fresh box about to get the DKMS driver (the healthy box without amdgpu-dkms) under Secure Boot.
+    "kernel.secure-boot": (
+        "doctor-healthy-rocm",
+        _p(
+            ("kernel.secure_boot", True),
+            ("kernel.dkms", []),
+            lambda d: [d["packages"]["installed"].pop(n) for n in ("amdgpu-dkms", "amdgpu-dkms-firmware")],
+        ),
+        "rocm",
+        "warning",
+    ),
     "kernel.reboot-required": (
         "doctor-healthy-cuda",
         _p(("nvidia.module_version", "565.57.01")),

@@ -86,7 +86,7 @@ def test_code_is_silent_on_the_base_its_case_derives_from(code, matrices):
 
 def test_findings_come_errors_first(matrices):
     doc, _, _ = variant("rocm.multiple-versions")  # info
-    doc["kernel"]["secure_boot"] = True  # warning
+    doc["environment"] = dict(doc.get("environment") or {}, HSA_OVERRIDE_GFX_VERSION="12.0.1")  # warning
     doc["packages"]["unconfigured"] = ["rocm-core"]  # error
     ranks = [f.severity.rank for f in judge(doc, matrices).findings]
     assert ranks == sorted(ranks) and set(ranks) == {0, 1, 2}

@@ -57,7 +57,7 @@ def test_json_path_imports_no_heavy_module():
 def test_grouping_puts_the_worst_area_first():
     doc, _, _ = variant("rocm.multiple-versions")  # amd: info
     doc["packages"]["unconfigured"] = ["rocm-core"]  # stacks: error
-    doc["kernel"]["secure_boot"] = True  # platform: warning
+    doc["amd"]["driver_version"] = "6.12.12"  # platform: warning (loaded amdgpu is not the DKMS build)
     report = diagnose(from_dict(doc), load(), Target())
     areas = [a for a, _ in grouped(report.findings)]
     assert areas[:2] == ["stacks", "platform"]

@@ -266,10 +266,19 @@ def test_secure_boot_error_only_for_a_built_module_of_a_present_gpu(matrices):
     # a leftover NVIDIA DKMS package, never built, no NVIDIA GPU: not Secure Boot's doing
     doc["packages"]["installed"]["nvidia-dkms-570-open"] = "570.133.07-0ubuntu1"
     found = diagnose(facts_of(doc), matrices, Target())
-    assert codes(found)["kernel.secure-boot"] == "warning"
+    # amdgpu is loaded (so signed and enrolled); the NVIDIA leftover has no GPU: nothing to warn of.
+    assert "kernel.secure-boot" not in codes(found)
     leftover = finding(found, "kernel.dkms-not-built")
     assert leftover.fix.startswith("sudo apt-get purge nvidia-dkms-570-open")
     assert "no NVIDIA GPU" in leftover.detail
+
+
+def test_secure_boot_is_silent_when_the_dkms_module_loaded_and_warns_when_unknown(matrices):
+    doc = base("doctor-healthy-rocm")
+    doc["kernel"]["secure_boot"] = True
+    assert "kernel.secure-boot" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    doc["kernel"]["modules_loaded"] = None  # /proc/modules unreadable: cannot prove it loaded
+    assert codes(diagnose(facts_of(doc), matrices, Target()))["kernel.secure-boot"] == "warning"
 
 
 def test_dkms_not_built_names_the_status_and_the_build_command(matrices):

@@ -175,7 +175,15 @@ def secure_boot(facts: Facts, matrices, target: Target):
             e.kernel == facts.kernel.release and e.status == "installed" for e in inv.gpu_dkms_entries(facts, m)
         )
     ]
-    if not modules and not _driver_planned(facts, target):
+    planned = _driver_planned(facts, target)
+    # A module the kernel loaded under Secure Boot is signed with an enrolled key: nothing to say.
+    # Leftover modules whose GPU is gone are not Secure Boot's business either.
+    unproven = [
+        m
+        for m in modules
+        if facts.gpus_of("amd" if m == "amdgpu" else "nvidia") and (loaded is None or m not in loaded)
+    ]
+    if not unproven and not planned:
         return
     # Ubuntu's DKMS signs with /var/lib/shim-signed/mok/MOK.der (made by --new-key when missing);
     # elsewhere dkms makes /var/lib/dkms/mok.pub on its first build (installers.md pitfall 1).
@@ -197,7 +205,7 @@ def secure_boot(facts: Facts, matrices, target: Target):
             refs=(MOK_REF,),
         )
         return
-    what = ", ".join(modules.values()) if modules else f"the planned {target.stack} driver"
+    what = ", ".join(modules[m] for m in unproven) if unproven else f"the planned {target.stack} driver"
     yield Finding(
         code="kernel.secure-boot",
         severity=Severity.WARNING,
