@@ -210,6 +210,10 @@ def test_purge_rules_are_anchored(tmp_path):
         ("hashcat-nvidia", "cuda", False),
         ("boinc-client-nvidia-cuda", "cuda", False),
         ("libnet-snpp-perl", "cuda", False),
+        # NVIDIA's Wayland EGL platform: only NVIDIA's EGL loads it; its removal list (*nvidia*)
+        # takes it, and apt's simulation refuses it if something outside the plan still needs it.
+        ("libnvidia-egl-wayland1", "cuda", True),
+        ("nvidia-container-toolkit-base", "cuda", False),
         ("python3-pycuda", "cuda", False),
         ("rocm", "rocm", True),
         ("rocm-core", "rocm", True),
@@ -221,6 +225,16 @@ def test_purge_rules_are_anchored(tmp_path):
 )
 def test_purge_rules(name, stack, expected):
     assert repos.load().purge[stack].matches(name) is expected
+
+
+@pytest.mark.parametrize("rule", ["^cuda$|.*$", "^.*nvidia.*$", "^lib.*$"])
+def test_purge_rules_that_reach_unrelated_packages_are_refused(tmp_path, rule):
+    doc = json.loads(repos.default_path().read_text())
+    doc["purge"]["cuda"]["match"].append(rule)
+    bad = tmp_path / "repos.json"
+    bad.write_text(json.dumps(doc))
+    with pytest.raises(PlanError, match="too broad"):
+        repos.load(bad)
 
 
 def test_test_overrides_parse_and_refuse_garbage():
@@ -420,6 +434,37 @@ def test_cli_plan_then_apply_refuses_stale_plan(tmp_path):
     now.write_text(json.dumps(doc))
     res = cli("apply", str(out), "--root", str(tmp_path / "root"), "--facts", str(now), "--yes")
     assert res.returncode == 3 and "stale plan" in res.stdout
+
+
+@pytest.mark.parametrize(
+    "tamper",
+    [
+        lambda d, i: d["steps"][i].update(content=d["steps"][i]["content"] + "deb http://evil/ x main\n"),
+        lambda d, i: d["steps"].pop(i),
+        lambda d, i: d.update(blockers=[]) if d["blockers"] else d["steps"][i].update(title="harmless"),
+    ],
+    ids=["content", "dropped-step", "blockers-or-title"],
+)
+def test_cli_apply_refuses_a_plan_edited_after_planning(tmp_path, tamper):
+    facts = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
+    out = tmp_path / "p.json"
+    assert cli("plan", "rocm", "--facts", str(facts), "--out", str(out)).returncode == 0
+    doc = json.loads(out.read_text())
+    i = next(n for n, s in enumerate(doc["steps"]) if s["kind"] == "apt-source")
+    tamper(doc, i)
+    out.write_text(json.dumps(doc))
+    root = tmp_path / "root"
+    res = cli("apply", str(out), "--root", str(root), "--facts", str(facts), "--yes", "--force")
+    assert res.returncode == 3 and "edited after it was made" in res.stderr
+    assert not root.exists()
+
+
+def test_cli_apply_accepts_the_plan_as_made(tmp_path):
+    facts = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
+    out = tmp_path / "p.json"
+    assert cli("plan", "rocm", "--facts", str(facts), "--out", str(out), "--user", "alice").returncode == 0
+    res = cli("apply", str(out), "--root", str(tmp_path / "root"), "--facts", str(facts))
+    assert "edited after" not in res.stderr and res.returncode == 3 and "not confirmed" in res.stderr
 
 
 def test_torch_goes_into_the_named_venv_with_the_matrices_index():

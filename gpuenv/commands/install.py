@@ -117,6 +117,41 @@ def _make(action: str, stack: str, version, torch, venv, facts_file, root, user)
         raise _Stop(Exit.USAGE, str(exc)) from exc
 
 
+def _refuse_edited(plan, facts) -> None:
+    """A saved plan is untrusted input: reviewed, then applied later, maybe by a script with
+    --yes. The planner is a pure function of facts, matrices and request, so the plan gpuenv
+    would make now from these facts (the ones the plan was made from: the digests match) must be
+    the file's plan, to the byte. Anything else (a step, path, content, key or command changed
+    after planning) is refused before any change; there is no override."""
+    from dataclasses import replace
+
+    from gpuenv.plan import planfile, planner
+    from gpuenv.plan.plan import PlanError
+
+    t = plan.target
+    req = planner.Request(
+        action=plan.action,
+        stack=t.stack,
+        version=t.version,
+        torch=t.torch.version if t.torch else None,
+        venv=t.torch.venv if t.torch else None,
+        user=plan.user,
+        created_at=plan.created_at,
+        gpuenv_version=plan.gpuenv_version,
+    )
+    try:
+        fresh = planner.make_plan(facts, _matrices(), _repos(), req)
+    except PlanError:
+        fresh = None
+    if fresh is None or planfile.digest(replace(fresh, created_at=plan.created_at)) != planfile.digest(plan):
+        raise _Stop(
+            Exit.REFUSED,
+            "this plan is not the one gpuenv makes from the facts it names: the file was edited after "
+            "it was made, or gpuenv, its matrices or the GPUENV_TEST_* settings changed since. Nothing "
+            "was changed. Make a new plan (gpuenv plan ... --out FILE) and review it.",
+        )
+
+
 def _confirm(yes: bool) -> bool:
     if yes:
         return True
@@ -149,6 +184,7 @@ def _run_apply(plan, facts_now, root, yes, force, allow, resume=False, dry=None)
         resume=resume,
         facts_now=facts_now,
         on_event=progress(con),
+        loopback_http=bool(os.environ.get(TEST_REPO_MAP)),
     )
     outcome = executor.apply(plan, root, opts)
     show_outcome(con, outcome)
@@ -177,7 +213,10 @@ def _show_and_maybe_apply(plan, facts, root, dry_run, yes, as_json, force, allow
     # A facts file describes some machine, not necessarily this one: compare it with this machine's
     # packages and files only when the user pointed --root at the machine the plan is for.
     inspect = _apt_usable(root) and not (from_file and root == "/")
-    dry = executor.dry_run(plan, root) if inspect else None
+    try:
+        dry = executor.dry_run(plan, root) if inspect else None
+    except (OSError, RuntimeError) as exc:  # RuntimeError: DryRunViolation, a bug, said plainly
+        raise _Stop(Exit.PROBLEMS, f"the dry run stopped: {exc} (nothing was changed)") from exc
     show_plan(con, plan, dry)
     if dry is None:
         why = "the plan comes from a facts file" if from_file else "apt is not usable for this root"
@@ -311,6 +350,8 @@ def register(app: typer.Typer) -> None:
                 if facts_file:
                     raise
                 facts_now = None  # no probe: only --resume or --force can go on, the executor says so
+            if facts_now is not None and facts_now.digest() == plan.facts_digest and not resume:
+                _refuse_edited(plan, facts_now)
             from gpuenv.render.plan import console, show_plan
 
             show_plan(console(), plan)

@@ -81,3 +81,9 @@ def pub_fingerprints(colons: str) -> tuple[tuple[str, ...], int]:
             fprs.append(fields[9].upper())
             expect = False
     return tuple(fprs), primaries
+
+
+def pub_validity(colons: str) -> tuple[str, ...]:
+    """`gpg --show-keys --with-colons` -> the validity letter of each primary key ("e" expired,
+    "r" revoked, "-" or "" otherwise, as gpg says without a trust database)."""
+    return tuple(line.split(":")[1] for line in colons.splitlines() if line.startswith("pub:"))

@@ -9,6 +9,9 @@ Apply: lock and journal, refuse (before any change) a stale plan, blockers witho
 locked or interrupted dpkg, a key whose fingerprint differs from the pinned one, and apt removals
 the plan did not name; then run the steps in order, skipping those already done, so that a
 second run changes nothing and --resume continues after a crash.
+
+Every path is resolved inside the root (``rootpath.in_root``): a symlink in a chroot, absolute
+or climbing with "..", is followed as the chroot would see it and never reaches the host.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuenv.execute import apt
-from gpuenv.execute.journal import Busy, Journal
+from gpuenv.execute.journal import Busy, Journal, JournalError
+from gpuenv.execute.rootpath import in_root
 from gpuenv.execute.runner import CommandError, DryRunViolation, Runner, SimulatingRunner
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
@@ -51,27 +55,31 @@ class Files:
     def __init__(self, root: str) -> None:
         self.root = os.path.abspath(root)
 
-    def at(self, path: str) -> Path:
-        return Path(self.root) / path.lstrip("/")
+    def at(self, path: str, follow_last: bool = True) -> Path:
+        """Where path lies under the root, symlinks resolved inside the root (never out of it)."""
+        return in_root(self.root, path, follow_last=follow_last)
 
     def read(self, path: str) -> bytes | None:
         try:
             return self.at(path).read_bytes()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            return None  # a directory in the way: not the file; writing it fails with a clear error
 
     def mode(self, path: str) -> str | None:
         try:
             return f"{stat.S_IMODE(self.at(path).stat().st_mode):04o}"
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
 
     def exists(self, path: str) -> bool:
-        return os.path.lexists(self.at(path))
+        return os.path.lexists(self.at(path, follow_last=False))
 
     def write(self, path: str, data: bytes, mode: str) -> None:
-        """Atomic: a temporary file in the same directory, fsync, chmod, rename."""
-        target = self.at(path)
+        """Atomic: a temporary file in the same directory, fsync, chmod, rename (a symlink at
+        path is replaced, not followed)."""
+        target = self.at(path, follow_last=False)
+        if target == Path(self.root):
+            raise IsADirectoryError(f"refusing to write the root itself ({path})")
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.gpuenv-")
         try:
@@ -86,7 +94,7 @@ class Files:
             raise
 
     def remove(self, path: str) -> None:
-        self.at(path).unlink(missing_ok=True)
+        self.at(path, follow_last=False).unlink(missing_ok=True)  # a symlink itself, not its target
 
 
 class ReadOnlyFiles(Files):
@@ -136,6 +144,8 @@ class Options:
     facts_now: Facts | None = None  # the machine now, to refuse a stale plan
     on_event: Event | None = None
     fetch: Callable[[str], bytes] | None = None  # key download; default: HTTPS via urllib
+    # Test-only (GPUENV_TEST_REPO_MAP): also fetch keys over plain http from 127.0.0.1/::1.
+    loopback_http: bool = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -150,6 +160,7 @@ class _Ctx:
     allow: frozenset[str] = frozenset()
     on_event: Event | None = None
     keys: dict[str, bytes] = field(default_factory=dict)  # step id -> verified keyring bytes
+    fetch: Callable[[str], bytes] | None = None  # key download (apply only)
     changed: set[str] = field(default_factory=set)  # steps that changed something (dry run: would)
     _installed: dict[str, str] | None = None
 
@@ -228,7 +239,10 @@ def _done(ctx: _Ctx, plan: Plan, step: Step) -> tuple[bool, str]:
         data = ctx.files.read(step.path)
         if data is None:
             return False, "no keyring yet"
-        fprs, count = _fingerprints(ctx.runner, data)
+        colons = _show_keys(ctx.runner, data)
+        fprs, count = apt.pub_fingerprints(colons)
+        if count == 1 and fprs == (step.fingerprint,) and apt.pub_validity(colons)[0] in ("e", "r"):
+            return False, "holds the pinned key, expired or revoked: fetch it again"
         ok = count == 1 and fprs == (step.fingerprint,)
         return ok, "holds the pinned key" if ok else "holds other keys: " + " ".join(fprs)
     if k is Kind.GROUP_ADD:
@@ -269,10 +283,15 @@ def _act(ctx: _Ctx, step: Step) -> str:
         kept = [p for p in sim.removes if p not in mine]
         if not mine:
             return "nothing to remove"
-        if kept:
-            ctx.runner.run(["apt-get", "purge", "-y", "-q", *apt_opts, *mine], on_status=status)
-        else:
-            ctx.runner.run(["apt-get", "autoremove", "--purge", "-y", "-q", *apt_opts], on_status=status)
+        # Purged by exact name, after simulating that very command: purging an orphan can still
+        # drag out a package that depends on it (one of those kept), which is collateral.
+        check = ctx.simulate(["purge", *mine])
+        if check.error or check.missing:
+            raise CommandError(apt_result(check))
+        collateral = check.collateral(mine, ctx.allow)
+        if collateral:
+            raise Refused(Exit.REFUSED, _collateral_message(step, collateral))
+        ctx.runner.run(["apt-get", "purge", "-y", "-q", *apt_opts, *mine], on_status=status)
         ctx.forget()
         return "removed " + " ".join(mine) + (f"; left for you to review: {' '.join(kept)}" if kept else "")
     if k is Kind.APT_UPDATE:
@@ -287,7 +306,7 @@ def _act(ctx: _Ctx, step: Step) -> str:
     if k is Kind.APT_KEY:
         data = ctx.keys.get(step.id)
         if data is None:  # --resume after the preflight: fetch and verify again
-            data = ctx.keys[step.id] = _fetch_key(ctx, step)
+            data = ctx.keys[step.id] = _fetch_key(ctx, step, ctx.fetch)
         ctx.files.write(step.path, data, step.mode or "0644")
         return f"wrote {step.path} ({step.fingerprint})"
     if k is Kind.GROUP_ADD:
@@ -322,7 +341,7 @@ def _collateral_message(step: Step, collateral: tuple[str, ...]) -> str:
 # Keys
 
 
-def _fingerprints(runner: Runner, data: bytes) -> tuple[tuple[str, ...], int]:
+def _show_keys(runner: Runner, data: bytes) -> str:
     with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
         os.chmod(home, 0o700)
         path = os.path.join(home, "key")
@@ -333,7 +352,7 @@ def _fingerprints(runner: Runner, data: bytes) -> tuple[tuple[str, ...], int]:
             host=True,
             check=False,
         )
-    return apt.pub_fingerprints(res.output)
+    return res.output
 
 
 def _dearmor(runner: Runner, data: bytes) -> bytes:
@@ -351,12 +370,28 @@ def _dearmor(runner: Runner, data: bytes) -> bytes:
         return Path(out).read_bytes()
 
 
-def _default_fetch(url: str) -> bytes:
+def _check_scheme(url: str, loopback_http: bool) -> None:
     parts = urllib.parse.urlsplit(url)
-    if parts.scheme != "https" and not _loopback(parts):
-        raise Refused(Exit.REFUSED, f"refusing to fetch a signing key over {parts.scheme}: {url}")
+    if parts.scheme != "https" and not (loopback_http and _loopback(parts)):
+        raise Refused(Exit.REFUSED, f"refusing to fetch a signing key over {parts.scheme or 'no scheme'}: {url}")
+
+
+class _HttpsRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to a URL the first one could have been (no https -> http)."""
+
+    def __init__(self, loopback_http: bool) -> None:
+        self.loopback_http = loopback_http
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001 - urllib's API
+        _check_scheme(newurl, self.loopback_http)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _default_fetch(url: str, loopback_http: bool = False) -> bytes:
+    _check_scheme(url, loopback_http)
+    opener = urllib.request.build_opener(_HttpsRedirects(loopback_http))
     try:
-        with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - scheme checked above
+        with opener.open(url, timeout=30) as resp:  # scheme checked above and on every redirect
             data = resp.read(_KEY_MAX + 1)
     except OSError as exc:
         raise Refused(Exit.REFUSED, f"cannot fetch the signing key {url}: {exc}") from exc
@@ -376,7 +411,8 @@ def _loopback(parts: urllib.parse.SplitResult) -> bool:
 
 def _fetch_key(ctx: _Ctx, step: Step, fetch: Callable[[str], bytes] | None = None) -> bytes:
     data = (fetch or _default_fetch)(step.url or "")
-    fprs, count = _fingerprints(ctx.runner, data)
+    colons = _show_keys(ctx.runner, data)
+    fprs, count = apt.pub_fingerprints(colons)
     if count != 1 or fprs != (step.fingerprint,):
         got = ", ".join(fprs) or "no OpenPGP key"
         raise Refused(
@@ -384,6 +420,15 @@ def _fetch_key(ctx: _Ctx, step: Step, fetch: Callable[[str], bytes] | None = Non
             f"the key at {step.url} has fingerprint {got}; the plan pins {step.fingerprint}. "
             "Nothing was changed. The vendor may have rotated its key: check the vendor's announcement "
             "and update the bundled matrices before trusting a new key.",
+        )
+    validity = apt.pub_validity(colons)
+    if validity and validity[0] in ("e", "r"):
+        # apt would refuse every signature it made: fail now, before any change, and say why.
+        what = "has expired" if validity[0] == "e" else "is revoked"
+        raise Refused(
+            Exit.REFUSED,
+            f"the key at {step.url} ({step.fingerprint}) {what}. Nothing was changed. The vendor may "
+            "have extended or replaced it: check the vendor's announcement and update the bundled matrices.",
         )
     return _dearmor(ctx.runner, data)
 
@@ -404,23 +449,26 @@ def _group_members(text: bytes) -> dict[str, tuple[str, ...]]:
 def _dpkg_locked(root: str) -> bool:
     import fcntl
 
-    path = Path(root) / "var/lib/dpkg/lock-frontend"
-    if not path.exists():
-        return False
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    else:
-        fcntl.lockf(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
+    # apt takes lock-frontend then lock; dpkg run by hand (or an old apt) takes only lock.
+    for name in ("lock-frontend", "lock"):
+        path = in_root(root, f"/var/lib/dpkg/{name}")
+        if not path.is_file():
+            continue
+        fd = os.open(path, os.O_RDONLY)  # lockf needs write access; F_SETLK with a read lock does not
+        try:
+            # apt and dpkg hold write locks (fcntl F_SETLK), which conflict with this read lock.
+            fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        else:
+            fcntl.lockf(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+    return False
 
 
 def _dpkg_interrupted(root: str) -> bool:
-    updates = Path(root) / "var/lib/dpkg/updates"
+    updates = in_root(root, "/var/lib/dpkg/updates")
     return updates.is_dir() and any(p.name.isdigit() for p in updates.iterdir())
 
 
@@ -460,6 +508,8 @@ def apply(plan: Plan, root: str = "/", options: Options | None = None) -> Outcom
         journal.acquire()
     except Busy as exc:
         return Outcome(Exit.BUSY, str(exc))
+    except JournalError as exc:
+        return Outcome(Exit.REFUSED, str(exc))
     except OSError as exc:
         return Outcome(Exit.PROBLEMS, f"cannot open the journal under {journal.dir}: {exc}")
     try:
@@ -478,6 +528,7 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
 
     runner = Runner(root, log=log)
     ctx = _Ctx(root=root, runner=runner, files=Files(root), allow=opts.allow_removal, on_event=opts.on_event)
+    ctx.fetch = opts.fetch or (lambda url: _default_fetch(url, loopback_http=opts.loopback_http))
     ctx.changed = set(state.changed) if state.plan_digest == pdigest else set()
     same_plan = state.plan_digest == pdigest
     if same_plan and state.finished:
@@ -534,7 +585,7 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
     try:
         for step in todo:  # keys and collateral removals are checked before anything changes
             if step.kind is Kind.APT_KEY and not _done(ctx, plan, step)[0]:
-                ctx.keys[step.id] = _fetch_key(ctx, step, opts.fetch)
+                ctx.keys[step.id] = _fetch_key(ctx, step, ctx.fetch)
             if step.kind is Kind.APT_PURGE and not step.autoremove and not _done(ctx, plan, step)[0]:
                 sim = ctx.simulate(_sim_args(step) or [])
                 collateral = sim.collateral(step.packages or (), opts.allow_removal)
@@ -543,13 +594,14 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
                     raise Refused(Exit.REFUSED, _collateral_message(step, collateral))
     except Refused as exc:
         return Outcome(exc.exit, str(exc), tuple(reports), log_path=log_path)
-    except CommandError as exc:
-        return Outcome(Exit.PROBLEMS, str(exc), tuple(reports), log_path=log_path)
+    except (CommandError, OSError) as exc:
+        return Outcome(Exit.PROBLEMS, f"{exc}\nNothing was changed.", tuple(reports), log_path=log_path)
 
     if not resuming:
         journal.begin(pdigest, plan.to_dict())
     log(f"apply {pdigest} ({plan.action.value} {plan.target.stack} {plan.target.version or ''})")
     changed = False
+    step: Step | None = None  # None: the dpkg --configure -a that comes before the steps
     try:
         if interrupted:  # our own run died inside dpkg: finish its configuration first
             ctx.emit("step-start", None, "dpkg --configure -a (the interrupted run)")
@@ -575,15 +627,20 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
             log(f"step {step.id}: {reports[-1].state}: {detail}")
             journal.mark_done(step.id)
     except Refused as exc:
-        reports.append(StepReport(step, "refused", str(exc)))
-        log(f"step {step.id}: refused: {exc}")
+        where = f"step {step.id}" if step else "dpkg --configure -a"
+        if step:
+            reports.append(StepReport(step, "refused", str(exc)))
+        log(f"{where}: refused: {exc}")
         return Outcome(exc.exit, str(exc), tuple(reports), changed, log_path)
-    except (CommandError, OSError) as exc:
-        reports.append(StepReport(step, "failed", str(exc)))
-        log(f"step {step.id}: failed: {exc}")
+    except (CommandError, OSError, ValueError) as exc:
+        # ValueError: what the OS refuses outright (a NUL in a path), never a traceback.
+        where = f"step {step.id}" if step else "dpkg --configure -a"
+        if step:
+            reports.append(StepReport(step, "failed", str(exc)))
+        log(f"{where}: failed: {exc}")
         return Outcome(
             Exit.PROBLEMS,
-            f"step {step.id} failed: {exc}\nFix the cause, then continue with: gpuenv apply PLAN --resume",
+            f"{where} failed: {exc}\nFix the cause, then continue with: gpuenv apply PLAN --resume",
             tuple(reports),
             changed,
             log_path,

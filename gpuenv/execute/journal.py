@@ -14,12 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuenv.execute.rootpath import in_root
+
 DIR = "var/lib/gpuenv"
 LOG_DIR = "var/log/gpuenv"
 
 
 class Busy(RuntimeError):
     """Another gpuenv apply holds the lock."""
+
+
+class JournalError(RuntimeError):
+    """The journal cannot be read (truncated, edited): which steps ran is unknown."""
 
 
 @dataclass
@@ -35,24 +41,31 @@ class State:
 
 class Journal:
     def __init__(self, root: str) -> None:
-        self.dir = Path(root) / DIR
+        # Resolved inside the root: a symlinked var/ in a chroot never sends the journal to the host.
+        self.dir = in_root(root, DIR)
         self.path = self.dir / "journal.json"
         self.plan_path = self.dir / "plan.json"
-        self.log_path = Path(root) / LOG_DIR / "apply.log"
+        self.log_path = in_root(root, LOG_DIR) / "apply.log"
         self._lock_fd: int | None = None
         self.state = State()
 
     # -- lock --
     def acquire(self) -> None:
+        """Take the lock, then read the state; JournalError (lock released) when it is unreadable."""
         self.dir.mkdir(parents=True, exist_ok=True, mode=0o755)
-        fd = os.open(self.dir / "apply.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        # O_NOFOLLOW here and below: a symlink planted in a chroot never redirects our writes.
+        fd = os.open(self.dir / "apply.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
             raise Busy(f"another gpuenv apply is running (lock {self.dir / 'apply.lock'})") from None
         self._lock_fd = fd
-        self.state = self.read()
+        try:
+            self.state = self.read()
+        except JournalError:
+            self.release()
+            raise
 
     def release(self) -> None:
         if self._lock_fd is not None:
@@ -62,14 +75,37 @@ class Journal:
 
     # -- state --
     def read(self) -> State:
+        """No journal: a fresh State. A journal that does not parse is an error, never a fresh
+        start: treating it as empty would re-run (or skip) steps of a half-applied plan."""
         try:
-            doc = json.loads(self.path.read_text())
-        except (OSError, json.JSONDecodeError):
+            text = self.path.read_text()
+        except FileNotFoundError:
             return State()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise JournalError(f"cannot read the journal {self.path}: {exc}") from exc
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise self._corrupt(f"not valid JSON ({exc})") from exc
         if not isinstance(doc, dict):
-            return State()
+            raise self._corrupt("not a JSON object")
         known = {k: v for k, v in doc.items() if k in State.__dataclass_fields__}
+        for key in ("done", "changed"):
+            value = known.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise self._corrupt(f"{key} is not a list of step ids")
+        for key in ("plan_digest", "started", "started_at", "finished_at"):
+            if known.get(key) is not None and not isinstance(known[key], str):
+                raise self._corrupt(f"{key} is not a string")
+        if not isinstance(known.get("finished", False), bool):
+            raise self._corrupt("finished is not true or false")
         return State(**known)
+
+    def _corrupt(self, why: str) -> JournalError:
+        return JournalError(
+            f"the journal {self.path} is damaged: {why}. Nothing was changed. Which steps of the last "
+            f"apply ran is unknown: check {self.log_path}, then move the journal aside and make a new plan."
+        )
 
     def begin(self, plan_digest: str, plan_doc: dict[str, Any]) -> None:
         self.state = State(plan_digest=plan_digest, started_at=_now())
@@ -98,9 +134,15 @@ class Journal:
         self._write()
 
     def log(self, line: str) -> None:
-        self.log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        with open(self.log_path, "a") as fh:
-            fh.write(line + "\n")
+        """Best effort: a log that cannot be written (full disk, a planted symlink) must not stop
+        an apply halfway through dpkg; the journal, written atomically, is what resume trusts."""
+        try:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "a") as fh:
+                fh.write(line + "\n")
+        except OSError:
+            pass
 
     def _write(self) -> None:
         _atomic(self.path, json.dumps(vars(self.state), indent=2) + "\n")
@@ -108,7 +150,8 @@ class Journal:
 
 def _atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w") as fh:
+    tmp.unlink(missing_ok=True)  # a leftover of a kill -9, or a planted symlink: never written through
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "w") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())

@@ -3,7 +3,7 @@ strings (shell=False always). With a root other than "/", commands run inside it
 ``chroot ROOT argv`` (how images are built and how the install tests run).
 
 ``Runner`` runs anything the executor asks for. ``SimulatingRunner`` is what a dry run gets: it
-runs only read-only commands (``apt-get -s``, ``dpkg-query``, ``apt-cache``) and raises
+runs only read-only commands (``apt-get -s install|purge|remove|autoremove``, ``dpkg-query``) and raises
 ``DryRunViolation`` for everything else, so a dry run cannot change the machine even through a
 bug elsewhere.
 """
@@ -120,17 +120,43 @@ class SimulatingRunner(Runner):
             raise DryRunViolation(f"dry run refused to run: {' '.join(argv)}")
 
 
+# What a simulation may be told: apt's simulation verbs, its quiet/purge flags, and the -o
+# settings that keep apt from writing its caches and planner log. Anything else (another verb,
+# "-o Dir=/", "-o APT::Get::Simulate=false", "-o DPkg::Pre-Invoke::=...") is refused.
+_SIM_FLAGS = ("-s", "--simulate", "--just-print", "--dry-run", "--no-act", "--recon")
+_SIM_VERBS = ("install", "purge", "remove", "autoremove")
+_SIM_OPTIONS = ("-q", "-qq", "--quiet", "--purge")
+_SIM_SETTINGS = ("Dir::Cache::pkgcache=", "Dir::Cache::srcpkgcache=", "Dir::Log::Planner=/dev/null")
+
+
 def _read_only(argv: Sequence[str]) -> bool:
     name = os.path.basename(argv[0])
     if name == "apt-get":
-        return any(
-            a in ("-s", "--simulate", "--just-print", "--dry-run", "--no-act", "--recon") for a in argv[1:]
-        )
+        return _apt_simulation(argv[1:])
     if name == "dpkg-query":
         return True
     if name == "dpkg":
         return list(argv[1:]) in (["--audit"], ["--print-architecture"])
-    return name == "apt-cache" and len(argv) > 1 and argv[1] in ("policy", "show", "depends", "rdepends")
+    return False
+
+
+def _apt_simulation(args: Sequence[str]) -> bool:
+    simulate, verb, i = False, None, 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _SIM_FLAGS:
+            simulate = True
+        elif arg == "-o":
+            if i + 1 >= len(args) or args[i + 1] not in _SIM_SETTINGS:
+                return False
+            i += 1
+        elif arg.startswith("-"):
+            if arg not in _SIM_OPTIONS:
+                return False
+        elif verb is None:
+            verb = arg
+        i += 1
+    return simulate and verb in _SIM_VERBS
 
 
 def _read_only_host(argv: Sequence[str]) -> bool:

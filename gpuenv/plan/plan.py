@@ -17,6 +17,7 @@ SCHEMA = "gpuenv.plan/1"
 _STEP_ID = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _PACKAGE = re.compile(r"[a-z0-9][a-z0-9.+-]*(:[a-z0-9]+)?")
 _MODE = re.compile(r"0[0-7]{3}")
+_ACCOUNT = re.compile(r"[a-z_][a-z0-9_.-]{0,31}")  # a user or group name; never an option
 
 
 class PlanError(ValueError):
@@ -85,8 +86,17 @@ class Step:
         for pkg in self.packages or ():
             if not _PACKAGE.fullmatch(pkg):
                 raise PlanError(f"{where}: {pkg!r} is not a package name (globs and options are refused)")
-        if self.path is not None and (not self.path.startswith("/") or "/../" in self.path + "/"):
-            raise PlanError(f"{where}: path {self.path!r} must be absolute, without '..'")
+        for name in ("path", "only_if_exists", "creates"):
+            value = getattr(self, name)
+            if value is not None and not _safe_path(value):
+                raise PlanError(
+                    f"{where}: {name} {value!r} must be an absolute path below /, without '..' or NUL"
+                )
+        if self.argv is not None and (not self.argv or not self.argv[0] or any("\0" in a for a in self.argv)):
+            raise PlanError(f"{where}: argv must be a non-empty list of strings, without NUL")
+        for name in (self.user, *(self.groups or ())):
+            if name is not None and not _ACCOUNT.fullmatch(name):
+                raise PlanError(f"{where}: {name!r} is not a user or group name")
         if self.mode is not None and not _MODE.fullmatch(self.mode):
             raise PlanError(f"{where}: mode {self.mode!r} must be octal like 0644")
         need = {
@@ -105,6 +115,16 @@ class Step:
                 raise PlanError(f"{where}: a {self.kind.value} step needs {name}")
         if self.fingerprint is not None and not re.fullmatch(r"[0-9A-F]{40}", self.fingerprint):
             raise PlanError(f"{where}: fingerprint must be 40 upper-case hex digits")
+
+
+def _safe_path(path: str) -> bool:
+    parts = path.split("/")
+    return (
+        path.startswith("/")
+        and "\0" not in path
+        and ".." not in parts
+        and any(p not in ("", ".") for p in parts)  # not the root itself
+    )
 
 
 @dataclass(frozen=True)

@@ -194,6 +194,19 @@ def _load(path: str, overrides: Overrides) -> Repos:
     return Repos(doc=doc, purge=purge, overrides=overrides)
 
 
+# Packages no purge may ever name: the desktop, the container toolkit, and the lookalikes that
+# NVIDIA's own removal globs catch (*nvidia*, *npp*, *cuda*). A rule that matches one of them
+# is too broad (an unanchored alternation "^a$|.*", a ".*nvidia.*") and the file is refused.
+_NEVER = (
+    "bash", "libc6", "apt", "dpkg", "systemd", "linux-firmware", "firmware-amd-graphics",
+    "libdrm-amdgpu1", "xserver-xorg-video-amdgpu", "mesa-vulkan-drivers", "libgl1-mesa-dri",
+    "nvidia-container-toolkit", "nvidia-container-toolkit-base", "libnvidia-container1",
+    "libnvidia-container-tools", "nvidia-docker2", "hashcat-nvidia", "boinc-client-nvidia-cuda",
+    "libnet-snpp-perl", "python3-pycuda", "nvtop", "hipercontracer", "python3-hiredis",
+    "golang-github-nvidia-go-nvml-dev", "librocksdb8.7", "rocs",
+)  # fmt: skip
+
+
 def _rules(spec: dict, stack: str) -> PurgeRules:
     compiled = {}
     for part in ("match", "keep"):
@@ -207,4 +220,8 @@ def _rules(spec: dict, stack: str) -> PurgeRules:
             except re.error as exc:
                 raise PlanError(f"repos: purge.{stack}.{part}: {text!r}: {exc}") from exc
         compiled[part] = tuple(pats)
-    return PurgeRules(match=compiled["match"], keep=compiled["keep"])
+    rules = PurgeRules(match=compiled["match"], keep=compiled["keep"])
+    wrong = [name for name in _NEVER if rules.matches(name)]
+    if wrong:
+        raise PlanError(f"repos: purge.{stack} would name {', '.join(wrong)}: a rule is too broad")
+    return rules

@@ -50,16 +50,17 @@ def show_plan(con, plan: Plan, dry: Outcome | None = None) -> None:
     from rich.markup import escape
 
     t = plan.target
-    head = f"[bold]{plan.action.value} {t.stack}{' ' + t.version if t.version else ''}[/bold]"
+    # Everything from the plan is escaped: a plan file is untrusted, and markup in it could hide text.
+    head = f"[bold]{plan.action.value} {t.stack}{' ' + escape(t.version) if t.version else ''}[/bold]"
     if t.driver:
         head += f"  driver: {escape(t.driver)}"
     if t.torch:
-        head += f"  torch {t.torch.version} ({t.torch.variant}) into {t.torch.venv}"
+        head += escape(f"  torch {t.torch.version} ({t.torch.variant}) into {t.torch.venv}")
     con.print(head)
     if plan.test_overrides:
         con.print("[yellow]made with GPUENV_TEST_* overrides (test vendor URLs or keys)[/yellow]")
     for code in plan.blockers:
-        con.print(f"[bold red]BLOCKER[/bold red] {code}")
+        con.print(f"[bold red]BLOCKER[/bold red] {escape(code)}")
     for note in plan.notes:
         con.print(f"[yellow]note[/yellow] {escape(note)}")
     reports = {r.step.id: r for r in dry.reports} if dry else {}
