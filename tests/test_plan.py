@@ -67,7 +67,8 @@ def test_plans_validate_and_every_step_says_why(path, stack):
     assert kinds.count(Kind.APT_UPDATE) == 1
     first_install = min(i for i, s in enumerate(plan.steps) if s.kind is Kind.APT_INSTALL)
     assert kinds.index(Kind.APT_UPDATE) < first_install
-    assert max(i for i, s in enumerate(plan.steps) if s.kind is Kind.APT_PURGE) < kinds.index(Kind.APT_KEY)
+    purges = [i for i, s in enumerate(plan.steps) if s.kind is Kind.APT_PURGE]
+    assert all(i < kinds.index(Kind.APT_KEY) for i in purges)
     ids = [s.id for s in plan.steps]
     if "driver" in ids:
         assert ids.index("driver") < ids.index("toolkit")
@@ -497,3 +498,19 @@ def test_default_cuda_is_the_newest_the_gpu_supports():
     fitting = [t for t in m.cuda_toolkits() if "6.1" in t.compute_capabilities and t.confirmed]
     assert plan.target.version == fitting[-1].series
     assert not plan.target.version.startswith("13.")  # CUDA 13 dropped Pascal
+
+
+def test_install_purges_the_other_stack_only_where_a_trace_of_it_is_left():
+    # The CUDA-leftovers box gets the CUDA purge; a box that never had CUDA gets none of its steps.
+    leftovers = json.loads((FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json").read_text())
+    assert any(s.id.startswith("purge-cuda") for s in plan_for(leftovers, "rocm").steps)
+    clean = json.loads(json.dumps(leftovers))
+    clean["packages"]["installed"] = {
+        k: v for k, v in clean["packages"]["installed"].items() if k in ("bash", "libnet-snpp-perl")
+    }
+    clean["apt_sources"] = [s for s in clean["apt_sources"] or [] if "nvidia" not in s["uri"]]
+    clean["toolkits"] = {"cuda": [], "rocm": clean.get("toolkits", {}).get("rocm", [])}
+    clean["nvidia"] = None
+    ids = [s.id for s in plan_for(clean, "rocm").steps]
+    assert not [i for i in ids if i.startswith("purge-cuda")]
+    assert "key" in ids

@@ -84,7 +84,13 @@ def make_plan(facts: Facts, matrices, repos: Repos, req: Request) -> Plan:
         steps = _purge_steps(facts, repos, req.stack, why="uninstall requested")
         target = PlanTarget(stack=req.stack, version=None)
     else:
-        steps = _purge_steps(facts, repos, other, why=f"stack.both-installed: {req.stack} replaces {other}")
+        # The other stack's purge only where the facts show a trace of it: on a clean box a list of
+        # "remove X (already done)" steps is noise. `gpuenv uninstall` still sweeps every known path.
+        steps = (
+            _purge_steps(facts, repos, other, why=f"stack.both-installed: {req.stack} replaces {other}")
+            if _stack_present(facts, repos, other)
+            else []
+        )
         if req.stack == "rocm":
             target, more = _rocm(facts, ask, repos, req, blockers, notes)
         else:
@@ -115,6 +121,18 @@ def purge_packages(facts: Facts, repos: Repos, stack: str) -> list[str]:
     installed = facts.packages.installed if facts.packages else {}
     rules = repos.purge[stack]
     return sorted(p for p in installed if rules.matches(p.split(":")[0]))
+
+
+def _stack_present(facts: Facts, repos: Repos, stack: str) -> bool:
+    """Any trace of a stack: its packages, its vendor's APT sources, a toolkit, a driver running."""
+    vendor = "amd" if stack == "rocm" else "nvidia"
+    if purge_packages(facts, repos, stack) or getattr(facts.toolkits, stack):
+        return True
+    if any(repos.is_vendor_uri(vendor, s.uri) for s in facts.apt_sources or ()):
+        return True
+    if stack == "cuda":
+        return bool(facts.nvidia and facts.nvidia.driver_version) or bool(facts.module_loaded("nvidia"))
+    return False
 
 
 def _purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]:
