@@ -16,11 +16,11 @@ import pytest
 
 from gpuenv.execute import apt, executor
 from gpuenv.execute.journal import Journal
-from gpuenv.execute.rootpath import in_root
 from gpuenv.execute.runner import DryRunViolation, Result, Runner, SimulatingRunner, _read_only
 from gpuenv.exitcodes import Exit
 from gpuenv.plan import planfile
 from gpuenv.plan.plan import Kind, PlanError, Step
+from gpuenv.rootpath import in_root
 from tests.test_plan import load, plan_for
 
 

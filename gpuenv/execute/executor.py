@@ -30,12 +30,12 @@ from pathlib import Path
 
 from gpuenv.execute import apt
 from gpuenv.execute.journal import Busy, Journal, JournalError
-from gpuenv.execute.rootpath import in_root
 from gpuenv.execute.runner import CommandError, DryRunViolation, Runner, SimulatingRunner
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
+from gpuenv.rootpath import in_root
 
 Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
 _KEY_MAX = 1 << 20

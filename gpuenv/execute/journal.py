@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpuenv.execute.rootpath import in_root
+from gpuenv.rootpath import in_root
 
 DIR = "var/lib/gpuenv"
 LOG_DIR = "var/log/gpuenv"

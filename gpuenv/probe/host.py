@@ -17,8 +17,6 @@ import os
 import stat
 from dataclasses import dataclass
 
-_MAX_LINKS = 40
-
 
 @dataclass(frozen=True)
 class Host:
@@ -41,27 +39,10 @@ class Host:
         return self._resolve(path)
 
     def _resolve(self, path: str) -> str:
-        parts = [p for p in path.split("/") if p and p != "."]
-        done: list[str] = []
-        hops = 0
-        while parts:
-            part = parts.pop(0)
-            if part == "..":
-                if done:
-                    done.pop()
-                continue
-            candidate = os.path.join(self.root, *done, part)
-            if os.path.islink(candidate):
-                hops += 1
-                if hops > _MAX_LINKS:
-                    raise OSError(f"too many levels of symbolic links: {path}")
-                target = os.readlink(candidate)
-                if target.startswith("/"):
-                    done = []
-                parts = [p for p in target.split("/") if p and p != "."] + parts
-                continue
-            done.append(part)
-        return os.path.join(self.root, *done)
+        # The same resolution the executor uses for writes: symlinks are followed inside the root.
+        from gpuenv.rootpath import in_root
+
+        return str(in_root(self.root, path))
 
     # -- reads -------------------------------------------------------------------------------
     def read_text(self, path: str, limit: int = 4 << 20) -> str:
