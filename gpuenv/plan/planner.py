@@ -473,10 +473,11 @@ def _rocm(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
             notes.append(
                 f"amd.gpu-unsupported: {g.name or g.pci_id} ({gfx or 'unknown gfx target'}) is not supported by ROCm {version}"
             )
-        elif level != "full":
-            notes.append(
-                f"amd.gpu-preview: {g.name or g.pci_id} ({gfx}) is supported as {level} by ROCm {version}"
-            )
+        elif level == "preview":
+            notes.append(f"amd.gpu-preview: {g.name or g.pci_id} ({gfx}) is only a preview in ROCm {version}")
+        elif level == "radeon":
+            # Radeon support is real but on AMD's Radeon terms (fewer distributions): say so plainly.
+            notes.append(f"{g.name or g.pci_id} ({gfx}) is supported by ROCm {version} as a Radeon GPU")
 
     key = repos.amd_key()
     lists = repos.amd_lists(version, rel["amdgpu"], suite)

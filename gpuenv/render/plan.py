@@ -25,9 +25,9 @@ _SIGN = {
 
 
 def console(stderr: bool = False):
-    from rich.console import Console
+    from gpuenv.render.console import make_console
 
-    return Console(stderr=stderr, highlight=False)
+    return make_console(stderr=stderr)
 
 
 def plan_json(plan: Plan) -> str:
