@@ -279,18 +279,7 @@ def _key_source_steps(key, lists: list[tuple[str, str]], why: str) -> list[Step]
         )
     ]
     for i, (path, content) in enumerate(lists):
-        steps.append(
-            Step(
-                id=f"source-{i}",
-                kind=Kind.APT_SOURCE,
-                title=f"Write {path}",
-                why=why,
-                path=path,
-                content=content,
-                mode="0644",
-                skip_if="the file already has this content and mode",
-            )
-        )
+        steps.append(_write(f"source-{i}", f"Write {path}", why, path, content, kind=Kind.APT_SOURCE))
     return steps
 
 
@@ -344,6 +333,20 @@ def _install(step_id: str, title: str, why: str, packages: list[str], reboot: bo
         argv=("apt-get", "install", "-y", *packages),
         reboot_after=reboot,
         skip_if="installed",
+    )
+
+
+def _write(step_id: str, title: str, why: str, path: str, content: str, kind: Kind = Kind.WRITE_FILE) -> Step:
+    """A system file gpuenv owns: world-readable config, rewritten only when it differs."""
+    return Step(
+        id=step_id,
+        kind=kind,
+        title=title,
+        why=why,
+        path=path,
+        content=content,
+        mode="0644",
+        skip_if="the file already has this content and mode",
     )
 
 
@@ -486,15 +489,13 @@ def _rocm(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
     why_repo = f"AMD's repositories for ROCm {version} ({suite} suite)"
     steps = _key_source_steps(key, lists, why_repo)
     steps.append(
-        Step(
-            id="pin",
+        _write(
+            "pin",
+            f"Write {pin['path']} (prefer repo.radeon.com)",
+            "AMD's packages must win over the distribution's ROCm packages",
+            pin["path"],
+            pin["content"],
             kind=Kind.APT_PIN,
-            title=f"Write {pin['path']} (prefer repo.radeon.com)",
-            why="AMD's packages must win over the distribution's ROCm packages",
-            path=pin["path"],
-            content=pin["content"],
-            mode="0644",
-            skip_if="the file already has this content and mode",
         )
     )
     steps.append(_apt_update())
@@ -536,15 +537,12 @@ def _rocm(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
     )
     conf = repos.section("amd")["ld_so_conf"]
     steps.append(
-        Step(
-            id="ld-so-conf",
-            kind=Kind.WRITE_FILE,
-            title=f"Write {conf['path']}",
-            why="the loader finds ROCm's libraries in /opt/rocm/lib and lib64",
-            path=conf["path"],
-            content=conf["content"],
-            mode="0644",
-            skip_if="the file already has this content and mode",
+        _write(
+            "ld-so-conf",
+            f"Write {conf['path']}",
+            "the loader finds ROCm's libraries in /opt/rocm/lib and lib64",
+            conf["path"],
+            conf["content"],
         )
     )
     steps.append(_ldconfig("ldconfig", "load rocm.conf into the loader cache", ("ld-so-conf", "toolkit")))
@@ -686,15 +684,12 @@ def _cuda(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
         bl = repos.section("nvidia")["nouveau_blacklist"]
         nouveau = facts.module_loaded("nouveau")
         steps.append(
-            Step(
-                id="nouveau-blacklist",
-                kind=Kind.WRITE_FILE,
-                title=f"Blacklist nouveau ({bl['path']})",
-                why="nvidia.nouveau-loaded" if nouveau else "keep nouveau from claiming the GPU at boot",
-                path=bl["path"],
-                content=bl["content"],
-                mode="0644",
-                skip_if="the file already has this content and mode",
+            _write(
+                "nouveau-blacklist",
+                f"Blacklist nouveau ({bl['path']})",
+                "nvidia.nouveau-loaded" if nouveau else "keep nouveau from claiming the GPU at boot",
+                bl["path"],
+                bl["content"],
             )
         )
         steps.append(
@@ -717,15 +712,12 @@ def _cuda(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
     )
     prof = repos.section("nvidia")["profile"]
     steps.append(
-        Step(
-            id="profile",
-            kind=Kind.WRITE_FILE,
-            title=f"Put /usr/local/cuda-{series}/bin on PATH ({prof['path']})",
-            why="cuda.not-on-path",
-            path=prof["path"],
-            content=prof["content"].replace("{series}", series),
-            mode="0644",
-            skip_if="the file already has this content and mode",
+        _write(
+            "profile",
+            f"Put /usr/local/cuda-{series}/bin on PATH ({prof['path']})",
+            "cuda.not-on-path",
+            prof["path"],
+            prof["content"].replace("{series}", series),
         )
     )
     torch, more = _torch_steps(ask, req, "cuda", series, notes)
