@@ -1,4 +1,5 @@
-"""Loads the JSON schemas that gpuenv's outputs claim (shipped copies in gpuenv/schemas)."""
+"""Loads the JSON schemas that gpuenv's outputs claim: the copies shipped in the installed
+gpuenv (``gpuenv.bundled``), and the public contracts the tests keep (tests/contracts/)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,16 @@ import json
 from functools import cache
 from pathlib import Path
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "gpuenv" / "schemas"
+from gpuenv import bundled
+
+SCHEMAS = bundled.directory("schemas")
+CONTRACTS = Path(__file__).resolve().parent / "contracts"
 SHARED_CONTRACTS = Path(__file__).resolve().parent.parent.parent / "shared" / "contracts"
 
 
 @cache
 def load_schema(name: str) -> dict:
-    """``load_schema("facts")`` -> gpuenv/schemas/facts.schema.json."""
+    """``load_schema("facts")`` -> the shipped facts.schema.json."""
     path = SCHEMAS / f"{name}.schema.json"
     if not path.exists():
         path = SCHEMAS / f"{name}.json"

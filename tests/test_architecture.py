@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.schemas import SCHEMAS, SHARED_CONTRACTS
+import gpuenv
 
-PKG = Path(__file__).resolve().parent.parent / "gpuenv"
+from tests.schemas import CONTRACTS, SCHEMAS, SHARED_CONTRACTS
+
+PKG = Path(gpuenv.__file__).resolve().parent  # the installed package: what users get
 CORES = ("probe", "resolve", "plan")
 
 
@@ -102,15 +104,20 @@ def test_no_shell_strings_anywhere():
 
 
 @pytest.mark.parametrize("name", ["facts.schema.json", "plan.schema.json"])
-def test_shipped_contract_schemas_match_the_shared_contracts(name):
-    shared = SHARED_CONTRACTS / name
-    if not shared.exists():
-        pytest.skip(f"no shared contracts beside this checkout ({SHARED_CONTRACTS})")
+def test_shipped_contract_schemas_extend_the_contracts(name):
     ours = json.loads((SCHEMAS / name).read_text())
-    theirs = json.loads(shared.read_text())
+    theirs = json.loads((CONTRACTS / name).read_text())
     # We may only add optional properties: every required field and declared property of the
     # contract must still be there, unchanged.
     _assert_superset(theirs, ours, name)
+
+
+@pytest.mark.parametrize("name", ["facts.schema.json", "plan.schema.json", "findings.md"])
+def test_contract_copies_match_the_shared_originals(name):
+    shared = SHARED_CONTRACTS / name
+    if not shared.exists():
+        pytest.skip(f"no shared contracts beside this checkout ({SHARED_CONTRACTS})")
+    assert (CONTRACTS / name).read_text() == shared.read_text(), f"tests/contracts/{name} is out of date"
 
 
 def _assert_superset(contract, ours, where):

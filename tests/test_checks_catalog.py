@@ -14,16 +14,14 @@ from gpuenv.resolve.finding import Severity, Target
 from gpuenv.resolve.registry import CRASHED, known_codes
 from gpuenv.resolve.report import diagnose
 from tests.doctor_cases import BASES, CASES, base, variant
-from tests.schemas import SHARED_CONTRACTS, validate
+from tests.schemas import CONTRACTS, validate
 
 HERE = Path(__file__).resolve().parent
 
 
 def catalog_codes() -> list[str]:
-    """Codes of shared/contracts/findings.md (or the copy kept beside the tests)."""
-    path = SHARED_CONTRACTS / "findings.md"
-    if not path.exists():
-        path = HERE / "findings_catalog.md"
+    """Codes of the public findings catalog (tests/contracts/findings.md)."""
+    path = CONTRACTS / "findings.md"
     codes = re.findall(r"^\| ([a-z0-9]+\.[a-z0-9-]+) \|", path.read_text(), flags=re.M)
     assert len(codes) > 40, "catalog not parsed"
     return codes

@@ -159,15 +159,9 @@ def _lookup(entries: list[dict], os_id: str, version: str | None, key: str) -> s
 
 
 def default_path() -> Path:
-    try:
-        from importlib.resources import files
+    from gpuenv import bundled
 
-        bundled = Path(str(files("gpuenv._matrices"))) / "repos.json"
-        if bundled.exists():
-            return bundled
-    except (ModuleNotFoundError, TypeError):
-        pass  # an editable install: the data lives beside the package
-    return Path(__file__).resolve().parents[2] / "matrices" / "repos.json"
+    return bundled.path("matrices", "repos.json")
 
 
 def load(path: str | Path | None = None, overrides: Overrides | None = None) -> Repos:

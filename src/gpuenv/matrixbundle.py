@@ -75,7 +75,9 @@ def check(directory: Path) -> list[str]:
         return []
     import json
 
-    schemas = Path(__file__).resolve().parent / "schemas"
+    from gpuenv import bundled
+
+    schemas = bundled.directory("schemas")
     for name, schema_name in SCHEMAS.items():
         schema = json.loads((schemas / schema_name).read_text())
         doc = json.loads((directory / name).read_text())

@@ -9,7 +9,7 @@ them with ``vkey`` (a cheap numeric key) or ``packaging.version.Version`` (impor
 
 Where the data comes from: ``$GPUENV_STATE_DIR/matrices`` (or /var/lib/gpuenv/matrices as root,
 ~/.cache/gpuenv/matrices otherwise) when ``gpuenv matrix update`` installed a bundle there and it
-parses; else the copy shipped in the wheel (gpuenv/_matrices) or, in a source checkout, matrices/.
+parses; else the copy shipped inside gpuenv (``gpuenv.bundled``: the package gpuenv._matrices).
 """
 
 from __future__ import annotations
@@ -601,12 +601,10 @@ def parse_dir(directory: Path, origin: str, lazy: bool = False) -> Matrices:
 
 
 def bundled_dir() -> Path:
-    """The matrices shipped with this gpuenv: gpuenv/_matrices in a wheel, matrices/ in a checkout."""
-    here = Path(__file__).resolve().parent
-    wheel = here / "_matrices"
-    if (wheel / "bundle.json").is_file():
-        return wheel
-    return here.parent / "matrices"
+    """The matrices shipped with this gpuenv (the package gpuenv._matrices)."""
+    from gpuenv import bundled
+
+    return bundled.directory("matrices")
 
 
 def state_dir() -> Path:
