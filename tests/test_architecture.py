@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 import gpuenv
-
 from tests.schemas import CONTRACTS, SCHEMAS, SHARED_CONTRACTS
 
 PKG = Path(gpuenv.__file__).resolve().parent  # the installed package: what users get
