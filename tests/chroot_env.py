@@ -281,6 +281,8 @@ def vendor_repo(tmp_path_factory) -> Repo:
     yield Repo(www, f"http://127.0.0.1:{server.server_address[1]}", fpr, home)
     server.shutdown()
     server.server_close()
+    # gpg started an agent for the throwaway keyring: a test leaves no process behind.
+    subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], check=False, capture_output=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,72 +306,42 @@ def _dpkg_installed(root: Path) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def _sources(root: Path) -> list[dict]:
-    out = []
-    for f in sorted((root / "etc/apt/sources.list.d").glob("*.list")):
-        for line in f.read_text().splitlines():
-            parts = line.split()
-            if not parts or parts[0] != "deb":
-                continue
-            opts, rest = "", parts[1:]
-            if rest and rest[0].startswith("["):
-                end = next(i for i, p in enumerate(rest) if p.endswith("]"))
-                opts, rest = " ".join(rest[: end + 1]), rest[end + 1 :]
-            signed = next(
-                (
-                    o.split("=", 1)[1].rstrip("]")
-                    for o in opts.strip("[]").split()
-                    if o.startswith("signed-by=")
-                ),
-                None,
-            )
-            out.append(
-                {
-                    "uri": rest[0],
-                    "file": "/" + str(f.relative_to(root)),
-                    "suites": rest[1:2],
-                    "components": rest[2:],
-                    "signed_by": signed,
-                }
-            )
-    return out
-
-
-def chroot_facts(root: Path, gpu: dict) -> dict:
-    osr = dict(
-        line.split("=", 1) for line in (root / "etc/os-release").read_text().splitlines() if "=" in line
-    )
-    groups = [
-        ln.split(":")[0]
-        for ln in (root / "etc/group").read_text().splitlines()
-        if "alice" in ln.split(":")[-1].split(",")
-    ]
-    return {
-        "schema": "gpuenv.facts/1",
-        "host": {"arch": "x86_64", "hostname": "chroot"},
-        "os": {
-            "id": osr["ID"].strip('"'),
-            "version_id": osr.get("VERSION_ID", "").strip('"'),
-            "codename": osr.get("VERSION_CODENAME"),
-        },
-        "kernel": {"release": KERNEL, "headers_installed": True, "modules_loaded": []},
-        "platform": {"container": None, "wsl": False},
-        "gpus": [gpu],
-        "packages": {"manager": "dpkg", "installed": _dpkg_installed(root), "unconfigured": []},
-        "apt_sources": _sources(root),
-        "user": {"name": "alice", "uid": 1000, "groups": ["alice", *groups]},
-    }
+def give_machine(root: Path, gpu: dict) -> Path:
+    """Make the chroot probe as a machine with ``gpu``: what `gpuenv probe --root` reads of a real
+    one (the running kernel, its build tree, the GPU's PCI function in sysfs, no module loaded).
+    Plans are then made, and applies checked, from the chroot's own probed facts."""
+    (root / "proc/sys/kernel").mkdir(parents=True, exist_ok=True)
+    (root / "proc/sys/kernel/osrelease").write_text(KERNEL + "\n")
+    (root / "proc/sys/kernel/arch").write_text("x86_64\n")
+    (root / "proc/modules").write_text("")
+    (root / f"lib/modules/{KERNEL}/build").mkdir(parents=True, exist_ok=True)
+    for old in (root / "sys/bus/pci/devices").glob("*"):
+        shutil.rmtree(old)
+    dev = root / "sys/bus/pci/devices" / gpu["pci_slot"]
+    dev.mkdir(parents=True)
+    vendor, device = gpu["pci_id"].split(":")
+    (dev / "vendor").write_text(f"0x{vendor}\n")
+    (dev / "device").write_text(f"0x{device}\n")
+    (dev / "class").write_text("0x030000\n" if gpu["vendor"] == "amd" else "0x030200\n")
+    return root
 
 
 # --------------------------------------------------------------------------------------------
 # Running gpuenv against a chroot, and what a chroot holds
 
 
+def gpuenv_argv() -> list[str]:
+    """The installed console script (tests/run.sh: the bare venv of the built wheel), else this
+    interpreter's gpuenv."""
+    installed = os.environ.get("GPUENV_E2E_BIN")
+    return [installed] if installed else [sys.executable, "-m", "gpuenv"]
+
+
 def gpuenv(*args: str, env: dict[str, str], check: bool = False, **kw) -> subprocess.CompletedProcess:
     full_env = {**os.environ, **env, "COLUMNS": "200", "NO_COLOR": "1"}
     full_env.pop("SUDO_USER", None)
     return subprocess.run(
-        [sys.executable, "-m", "gpuenv", *args],
+        [*gpuenv_argv(), *args],
         env=full_env,
         capture_output=True,
         text=True,

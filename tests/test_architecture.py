@@ -51,7 +51,7 @@ ALLOWED = {
     "probe": {"probe"},
     "resolve": {"resolve"},
     "plan": {"plan", "resolve"},
-    "execute": {"execute", "plan"},
+    "execute": {"execute", "plan", "probe"},  # probe's pure parsers (/etc/passwd)
 }
 
 

@@ -9,9 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from gpuenv.cli import app
+from tests.cli_runner import CliRunner, app
 from tests.doctor_cases import FACTS_DIR, variant
 from tests.schemas import validate
 

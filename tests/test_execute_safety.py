@@ -252,12 +252,20 @@ def keys(tmp_path_factory):
     gpg("--quick-add-key", out["sub_fpr"][0], "cv25519", "encr", "0")
     colons = gpg("--with-colons", "--list-keys", "sub@x").decode()
     out["sub_fpr"] = [ln.split(":")[9] for ln in colons.splitlines() if ln.startswith("fpr:")]
+    # A certify-only primary whose one signing subkey expired: apt can verify nothing with it.
+    gpg("--faked-system-time", "20200101T000000", "--quick-gen-key", "Cert <cert@x>", "ed25519", "cert", "0")
+    cert = [ln.split(":")[9] for ln in gpg("--with-colons", "--list-keys", "cert@x").decode().splitlines()
+            if ln.startswith("fpr:")]  # fmt: skip
+    gpg("--faked-system-time", "20200101T000100", "--quick-add-key", cert[0], "ed25519", "sign", "1d")
+    out["cert_fpr"] = cert
+    out["cert"] = gpg("--armor", "--export", "cert@x")
     rev = next((home / "openpgp-revocs.d").glob(out["rev_fpr"][0] + ".rev")).read_text()
     (home / "rev.asc").write_text(rev.replace(":-----", "-----"))
     gpg("--import", str(home / "rev.asc"))
     for name in ("old", "rev", "sub"):
         out[name] = gpg("--armor", "--export", f"{name}@x")
-    return out
+    yield out
+    subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], check=False, capture_output=True)
 
 
 def _key_step(fpr):
@@ -272,6 +280,44 @@ def test_expired_or_revoked_pinned_key_is_refused(keys, tmp_path, name, match):
     with pytest.raises(executor.Refused, match=match):
         executor._fetch_key(ctx, _key_step(keys[name + "_fpr"][0]), lambda url: keys[name])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_key_whose_only_signing_subkey_expired_is_refused(keys, tmp_path):
+    ctx = executor._Ctx(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    with pytest.raises(executor.Refused, match="no signing key that is neither expired nor revoked"):
+        executor._fetch_key(ctx, _key_step(keys["cert_fpr"][0]), lambda url: keys["cert"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_armored_key_with_text_before_the_armor_is_written_binary(keys, tmp_path):
+    ctx = executor._Ctx(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    primary = keys["sub_fpr"][0]
+    published = b"Our repository signing key (since 2025):\n\n" + keys["sub"]
+    data = executor._fetch_key(ctx, _key_step(primary), lambda url: published)
+    assert data[0] & 0x80 and b"-----BEGIN" not in data  # what apt reads from a .gpg keyring
+    # Written there, the keyring counts as done; an armored one (apt cannot read it) does not.
+    from gpuenv.plan.plan import Action, Plan, PlanTarget
+
+    step = _key_step(primary)
+    plan = Plan(Action.INSTALL, PlanTarget("rocm"), "sha256:" + "0" * 64, (step,))
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/k.gpg").write_bytes(keys["sub"])
+    assert executor._done(ctx, plan, step) == (False, "not a binary keyring (armored?): apt cannot read it; written again")
+    (tmp_path / "etc/k.gpg").write_bytes(data)
+    assert executor._done(ctx, plan, step) == (True, "holds the pinned key")
+    with pytest.raises(executor.Refused, match="has fingerprint no OpenPGP key"):
+        executor._fetch_key(ctx, _key_step(primary), lambda url: b"<html>not found</html>")
+
+
+def test_signing_keys_reads_capabilities_and_validity():
+    sub_expired = (
+        "pub:-:255:22:AAAA:1:::-:::cC::::::23::0:\nfpr:::::::::A1:\n"
+        "sub:e:255:22:BBBB:1:2:::::s::::::23:\nfpr:::::::::B1:\n"
+    )
+    assert apt.signing_keys(sub_expired) == ()
+    assert apt.signing_keys(sub_expired.replace("sub:e:", "sub:-:")) == ("BBBB",)
+    assert apt.signing_keys("pub:-:255:22:AAAA:1:::-:::scSC::::::23::0:\n") == ("AAAA",)
+    assert apt.signing_keys("pub:r:255:22:AAAA:1:::-:::scSC::::::23::0:\nsub:-:1:1:BB:1::::::s:\n") == ()
 
 
 def test_key_matching_only_as_a_subkey_is_refused(keys, tmp_path):

@@ -1,7 +1,9 @@
 """The install scenarios with real apt and dpkg, in Debian 12 chroots (never on the host).
 
-Plans are made by `gpuenv plan` from the chroot's own facts and applied by `gpuenv apply --root`,
-against a local signed repository that carries the vendors' package names (tests/chroot_env.py).
+Each chroot is given a machine (tests/chroot_env.give_machine: a kernel, a GPU in sysfs), so that
+`gpuenv plan --root` and `gpuenv apply --root` probe it as they would a real box. Plans are applied
+the unattended way (--yes --expect REQUEST), against a local signed repository that carries the
+vendors' package names (tests/chroot_env.py).
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,13 +25,13 @@ from tests.chroot_env import (  # noqa: E402 - after the rewrite hook
     AMD_GPU,
     NVIDIA_GPU,
     VOLATILE,
-    chroot_facts,
     copy_root,
     end_state,
+    give_machine,
     gpuenv,
+    gpuenv_argv,
     in_root,
     manifest,
-    write_json,
 )
 
 pytest_plugins = ["tests.chroot_env"]  # base_chroot, vendor_repo
@@ -47,29 +48,20 @@ ROCM_PACKAGES = ("rocm", "rocm-core", "hip-runtime-amd", "amdgpu-dkms")
 
 
 def make_plan(root: Path, repo, stack: str, gpu: dict, out: Path, *extra: str, env=None) -> Path:
-    facts = write_json(out.with_suffix(".facts.json"), chroot_facts(root, gpu))
-    res = gpuenv(
-        "plan",
-        stack,
-        "--facts",
-        str(facts),
-        "--root",
-        str(root),
-        "--user",
-        "alice",
-        "--out",
-        str(out),
-        *extra,
-        env=env or repo.env,
-    )
+    give_machine(root, gpu)
+    res = gpuenv("plan", stack, "--root", str(root), "--user", "alice", "--out", str(out), *extra, env=env or repo.env)
     assert res.returncode == 0, res.stdout + res.stderr
     return out
 
 
+def request_of(plan: Path) -> str:
+    return planfile.load(plan).request.line()
+
+
 def apply(root: Path, repo, plan: Path, gpu: dict, *extra: str, env=None) -> subprocess.CompletedProcess:
-    now = write_json(plan.with_suffix(".now.json"), chroot_facts(root, gpu))
+    give_machine(root, gpu)
     return gpuenv(
-        "apply", str(plan), "--root", str(root), "--facts", str(now), "--yes", *extra, env=env or repo.env
+        "apply", str(plan), "--root", str(root), "--yes", "--expect", request_of(plan), *extra, env=env or repo.env
     )
 
 
@@ -87,9 +79,13 @@ def groups_of(root: Path, user: str) -> set[str]:
 
 
 def key_fingerprint(path: Path) -> str:
-    res = subprocess.run(
-        ["gpg", "--show-keys", "--with-colons", str(path)], capture_output=True, text=True, check=True
-    )
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as home:  # never the host's ~/.gnupg
+        res = subprocess.run(
+            ["gpg", "--homedir", home, "--no-autostart", "--show-keys", "--with-colons", str(path)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
     return next(ln.split(":")[9] for ln in res.stdout.splitlines() if ln.startswith("fpr:"))
 
 
@@ -161,16 +157,11 @@ def test_second_apply_changes_nothing(cuda_to_rocm, vendor_repo):
     before = manifest(root, skip=("var/log/",))
     again = apply(root, vendor_repo, plan, AMD_GPU)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "already applied" in again.stdout
+    assert "already applied" in again.stdout + again.stderr
     # A fresh plan for the same target finds everything done and asks nothing.
-    fresh = make_plan(root, vendor_repo, "rocm", AMD_GPU, plan.with_name("again.plan.json"))
-    facts = plan.with_name("again.plan.facts.json")
-    res = gpuenv(
-        "install", "rocm", "--root", str(root), "--facts", str(facts), "--user", "alice", env=vendor_repo.env
-    )
+    res = gpuenv("install", "rocm", "--root", str(root), "--user", "alice", env=vendor_repo.env)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "Nothing to do" in res.stdout
-    assert fresh.exists()
+    assert "Nothing to do" in res.stdout + res.stderr
     assert manifest(root, skip=("var/log/",)) == before
 
 
@@ -197,11 +188,10 @@ def test_collateral_removal_refused(cuda_root, vendor_repo, tmp_path):
     before = manifest(root, skip=VOLATILE)
     res = apply(root, vendor_repo, plan, AMD_GPU)
     assert res.returncode == 3, res.stdout + res.stderr
-    assert "myapp" in res.stdout and "--allow-removal myapp" in res.stdout
+    assert "myapp" in res.stdout + res.stderr and "--allow-removal myapp" in res.stdout + res.stderr
     assert manifest(root, skip=VOLATILE) == before
     # The dry run shows it, in words the user can act on.
-    dry = gpuenv("install", "rocm", "--dry-run", "--root", str(root), "--facts", str(plan.with_suffix(".facts.json")),
-                 env=vendor_repo.env)  # fmt: skip
+    dry = gpuenv("install", "rocm", "--dry-run", "--root", str(root), "--user", "alice", env=vendor_repo.env)
     assert "myapp (COLLATERAL)" in dry.stdout
     ok = apply(root, vendor_repo, plan, AMD_GPU, "--allow-removal", "myapp")
     assert ok.returncode == 0, ok.stdout + ok.stderr
@@ -215,7 +205,7 @@ def test_wrong_key_fingerprint_aborts_before_any_change(cuda_root, vendor_repo, 
     before = manifest(root, skip=VOLATILE)
     res = apply(root, vendor_repo, plan, AMD_GPU, env=env)
     assert res.returncode == 3, res.stdout + res.stderr
-    assert vendor_repo.fingerprint in res.stdout and "Nothing was changed" in res.stdout
+    assert vendor_repo.fingerprint in res.stdout + res.stderr and "Nothing was changed" in res.stdout + res.stderr
     assert manifest(root, skip=VOLATILE) == before
 
 
@@ -226,30 +216,18 @@ def test_stale_plan_refused(base_chroot, vendor_repo, tmp_path):
     before = manifest(root, skip=VOLATILE)
     res = apply(root, vendor_repo, plan, AMD_GPU)
     assert res.returncode == 3, res.stdout + res.stderr
-    assert "stale plan" in res.stdout
+    assert "stale plan" in res.stdout + res.stderr
     assert manifest(root, skip=VOLATILE) == before
 
 
 def test_dry_run_changes_nothing(cuda_root, vendor_repo, tmp_path):
-    root = copy_root(cuda_root, tmp_path / "root")
-    facts = write_json(tmp_path / "facts.json", chroot_facts(root, AMD_GPU))
+    root = give_machine(copy_root(cuda_root, tmp_path / "root"), AMD_GPU)
     before = manifest(root)
-    res = gpuenv(
-        "install",
-        "rocm",
-        "--dry-run",
-        "--root",
-        str(root),
-        "--facts",
-        str(facts),
-        "--user",
-        "alice",
-        env=vendor_repo.env,
-    )
+    res = gpuenv("install", "rocm", "--dry-run", "--root", str(root), "--user", "alice", env=vendor_repo.env)
     assert res.returncode == 0, res.stdout + res.stderr
     assert manifest(root) == before
-    assert "apt would remove:" in res.stdout and "cuda-toolkit-12-8" in res.stdout
-    assert "COLLATERAL" not in res.stdout
+    assert "apt would remove:" in res.stdout + res.stderr and "cuda-toolkit-12-8" in res.stdout + res.stderr
+    assert "COLLATERAL" not in res.stdout + res.stderr
 
 
 def test_dpkg_lock_held_refused(cuda_root, vendor_repo, tmp_path):
@@ -276,11 +254,10 @@ def _steps(plan: Path) -> list[str]:
 
 def _kill_at(root: Path, repo, plan: Path, step_id: str) -> None:
     """Start an apply, SIGKILL its whole process group once the journal says step_id began."""
-    now = write_json(plan.with_suffix(".now.json"), chroot_facts(root, AMD_GPU))
     env = {**os.environ, **repo.env}
     env.pop("SUDO_USER", None)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gpuenv", "apply", str(plan), "--root", str(root), "--facts", str(now), "--yes"],
+        [*gpuenv_argv(), "apply", str(plan), "--root", str(root), "--yes", "--expect", request_of(plan)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     journal = root / "var/lib/gpuenv/journal.json"
@@ -310,8 +287,8 @@ def test_kill_at_each_step_then_resume(cuda_root, cuda_to_rocm, vendor_repo, tmp
         root = copy_root(cuda_root, tmp_path / f"root-{step_id}")
         plan = make_plan(root, vendor_repo, "rocm", AMD_GPU, tmp_path / f"{step_id}.plan.json")
         _kill_at(root, vendor_repo, plan, step_id)
-        res = gpuenv("apply", str(plan), "--root", str(root), "--resume", "--yes", env=vendor_repo.env)
-        if res.returncode != 0 and "already applied" not in res.stdout:
+        res = gpuenv("apply", "--root", str(root), "--resume", "--yes", env=vendor_repo.env)
+        if res.returncode != 0 and "already applied" not in res.stdout + res.stderr:
             failures.append(
                 f"{step_id}: resume exited {res.returncode}: {res.stdout[-800:]}{res.stderr[-400:]}"
             )
@@ -338,5 +315,5 @@ def test_interrupted_dpkg_refused(base_chroot, vendor_repo, tmp_path):
     before = manifest(root, skip=VOLATILE)
     res = apply(root, vendor_repo, plan, AMD_GPU)
     assert res.returncode == 3, res.stdout + res.stderr
-    assert "dpkg --configure -a" in res.stdout
+    assert "dpkg --configure -a" in res.stdout + res.stderr
     assert manifest(root, skip=VOLATILE) == before

@@ -125,18 +125,32 @@ def test_rocm_to_debian_nvidia_box_purges_rocm_not_lookalikes():
     assert plan.target.driver == "nvidia-open"  # Hopper: open modules
 
 
-def test_container_plans_user_space_only_and_blocks():
-    plan = plan_for(load("plan-ubuntu2204-gtx1080-container"), "cuda", version="12.8")
-    assert "platform.container" in plan.blockers
+def test_container_plans_user_space_only_blocked_only_without_the_devices():
+    doc = load("plan-ubuntu2204-gtx1080-container")
+    mapped = copy.deepcopy(doc)
+    mapped["device_nodes"] = {"/dev/nvidiactl": {"exists": True}, "/dev/nvidia0": {"exists": True}}
+    plan = plan_for(mapped, "cuda", version="12.8")
+    # The doctor calls a container with its GPU mapped in fine (info): so does the plan.
+    assert plan.blockers == ()
     assert not [s for s in plan.steps if s.id in ("driver", "headers", "nouveau-blacklist")]
-    assert any("host needs" in n for n in plan.notes)
+    assert any("host needs the NVIDIA driver and nvidia-container-toolkit" in n for n in plan.notes)
+    unmapped = copy.deepcopy(doc)
+    unmapped["device_nodes"] = {"/dev/nvidiactl": {"exists": False}}
+    blocked = plan_for(unmapped, "cuda", version="12.8")
+    assert blocked.blockers == ("platform.container",)
+    assert any(n.startswith("platform.container: Inside a docker container without the GPU device nodes") for n in blocked.notes)
 
 
 def test_wsl_never_gets_a_linux_nvidia_driver():
     plan = plan_for(load("plan-ubuntu2404-rtx5090-wsl"), "cuda", version="12.8")
-    assert "platform.wsl" in plan.blockers
     pkgs = packages_of(plan)
     assert not [p for p in pkgs if p.startswith(("nvidia-", "cuda-drivers"))]
+    assert "cuda-toolkit-12-8" in pkgs
+    assert any("under WSL 2 the GPU driver comes from Windows" in n for n in plan.notes)
+    # A Linux driver already installed inside WSL is the doctor's platform.wsl error: a blocker.
+    broken = copy.deepcopy(load("plan-ubuntu2404-rtx5090-wsl"))
+    broken.setdefault("packages", {"manager": "dpkg", "installed": {}})["installed"]["nvidia-driver-570"] = "570.133.07-0ubuntu1"
+    assert "platform.wsl" in plan_for(broken, "cuda", version="12.8").blockers
 
 
 def test_module_flavour_follows_the_gpu():
@@ -160,6 +174,12 @@ def test_unsupported_arch_os_and_no_gpu_are_blockers():
     assert "os.unsupported" in fedora.blockers
 
 
+def test_unknown_architecture_is_not_unsupported():
+    doc = copy.deepcopy(load("plan-ubuntu2404-rx9070-cuda-leftovers"))
+    doc["host"]["arch"] = "unknown"
+    assert "platform.arch-unsupported" not in plan_for(doc, "rocm").blockers
+
+
 def test_uninstall_is_the_purge_alone():
     plan = plan_for(load("plan-ubuntu2404-rx9070-cuda-leftovers"), "cuda", action=Action.UNINSTALL)
     assert plan.action is Action.UNINSTALL
@@ -169,7 +189,7 @@ def test_uninstall_is_the_purge_alone():
 
 
 def test_unknown_rocm_release_is_a_clear_error():
-    with pytest.raises(PlanError, match="no AMD repository data for ROCm 9.9"):
+    with pytest.raises(PlanError, match="ROCm 9.9 is not in the bundled matrices"):
         plan_for(load("plan-ubuntu2404-rx9070-cuda-leftovers"), "rocm", version="9.9")
 
 
@@ -371,9 +391,7 @@ def test_apply_refuses_stale_plan_and_blockers_before_any_change(tmp_path):
         executor.Options(facts_now=facts_mod.from_dict(load("plan-ubuntu2404-arm64-nogpu"))),
     )
     assert out.exit is Exit.REFUSED and "blockers" in out.message
-    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
-        "var/lib/gpuenv/apply.lock"
-    ]
+    assert list(tmp_path.rglob("*")) == []  # a refused apply leaves nothing, not even its lock file
 
 
 # --------------------------------------------------------------------------------------------
@@ -389,26 +407,27 @@ def cli(*args, env=None):
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
 def test_cli_dry_run_on_each_fixture(path):
     res = cli("install", "rocm", "--dry-run", "--facts", str(path))
-    assert res.returncode == 0, res.stderr
+    plan = plan_for(json.loads(path.read_text()), "rocm", user=None)
+    # A plan with blockers is shown, and refused: exit 3, so that scripts can tell.
+    assert res.returncode == (3 if plan.blockers else 0), res.stderr
     assert "install rocm 7.2.4" in res.stdout
     assert "BLOCKER" in res.stdout or "Purge" in res.stdout or "Install ROCm" in res.stdout
+    assert ("BLOCKER" in res.stdout) == bool(plan.blockers)
     assert "nothing was changed" in res.stdout
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
 def test_cli_json_is_a_valid_plan(path):
     res = cli("install", "rocm", "--json", "--facts", str(path))
-    assert res.returncode == 0, res.stderr
-    validate(json.loads(res.stdout), "plan")
+    doc = json.loads(res.stdout)
+    validate(doc, "plan")
+    assert res.returncode == (3 if doc["blockers"] else 0), res.stderr
 
 
 def test_cli_dry_run_on_this_machine():
     res = cli("install", "rocm", "--dry-run")
-    assert res.returncode in (0, 2), res.stderr
-    if res.returncode == 0:
-        assert "install rocm" in res.stdout and "nothing was changed" in res.stdout
-    else:  # no probe in this checkout: it must say how to go on
-        assert "--facts" in res.stderr
+    assert res.returncode in (0, 3), res.stderr
+    assert "install rocm" in res.stdout and "nothing was changed" in res.stdout
 
 
 def test_cli_bad_inputs_are_usage_errors(tmp_path):
@@ -417,55 +436,16 @@ def test_cli_bad_inputs_are_usage_errors(tmp_path):
     res = cli("apply", str(bad), "--yes", "--root", str(tmp_path))
     assert res.returncode == 2 and "required field missing" in res.stderr
     res = cli("install", "rocm", "--dry-run", "--facts", str(tmp_path / "nope.json"))
-    assert res.returncode == 2 and "cannot read facts" in res.stderr
+    assert res.returncode == 2 and "facts" in res.stderr and "No such file" in res.stderr
     res = cli("install", "metal", "--dry-run", "--facts", str(FIXTURES[0]))
     assert res.returncode == 2
     assert not (tmp_path / "var").exists()
 
 
-def test_cli_plan_then_apply_refuses_stale_plan(tmp_path):
-    facts = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
-    out = tmp_path / "p.json"
-    res = cli("plan", "rocm", "--facts", str(facts), "--out", str(out))
-    assert res.returncode == 0, res.stderr
-    validate(json.loads(out.read_text()), "plan")
-    now = tmp_path / "now.json"
-    doc = json.loads(facts.read_text())
-    doc["kernel"]["release"] = "6.8.0-61-generic"
-    now.write_text(json.dumps(doc))
-    res = cli("apply", str(out), "--root", str(tmp_path / "root"), "--facts", str(now), "--yes")
-    assert res.returncode == 3 and "stale plan" in res.stdout
-
-
-@pytest.mark.parametrize(
-    "tamper",
-    [
-        lambda d, i: d["steps"][i].update(content=d["steps"][i]["content"] + "deb http://evil/ x main\n"),
-        lambda d, i: d["steps"].pop(i),
-        lambda d, i: d.update(blockers=[]) if d["blockers"] else d["steps"][i].update(title="harmless"),
-    ],
-    ids=["content", "dropped-step", "blockers-or-title"],
-)
-def test_cli_apply_refuses_a_plan_edited_after_planning(tmp_path, tamper):
-    facts = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
-    out = tmp_path / "p.json"
-    assert cli("plan", "rocm", "--facts", str(facts), "--out", str(out)).returncode == 0
-    doc = json.loads(out.read_text())
-    i = next(n for n, s in enumerate(doc["steps"]) if s["kind"] == "apt-source")
-    tamper(doc, i)
-    out.write_text(json.dumps(doc))
-    root = tmp_path / "root"
-    res = cli("apply", str(out), "--root", str(root), "--facts", str(facts), "--yes", "--force")
-    assert res.returncode == 3 and "edited after it was made" in res.stderr
-    assert not root.exists()
-
-
-def test_cli_apply_accepts_the_plan_as_made(tmp_path):
-    facts = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
-    out = tmp_path / "p.json"
-    assert cli("plan", "rocm", "--facts", str(facts), "--out", str(out), "--user", "alice").returncode == 0
-    res = cli("apply", str(out), "--root", str(tmp_path / "root"), "--facts", str(facts))
-    assert "edited after" not in res.stderr and res.returncode == 3 and "not confirmed" in res.stderr
+def test_cli_an_install_from_a_facts_file_is_only_shown(tmp_path):
+    res = cli("install", "rocm", "--yes", "--root", str(tmp_path), "--facts", str(FIXTURES[0]))
+    assert res.returncode == 2 and "an apply is made from the facts of the machine it changes" in res.stderr
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_torch_goes_into_the_named_venv_with_the_matrices_index():

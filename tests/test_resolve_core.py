@@ -8,7 +8,7 @@ import pytest
 from gpuenv.facts import from_dict
 from gpuenv.matrices import load
 from gpuenv.resolve import registry
-from gpuenv.resolve.blockers import blockers
+from gpuenv.resolve.blockers import judge
 from gpuenv.resolve.checks.torch import cuda_arch_ok
 from gpuenv.resolve.finding import Severity, Target
 from gpuenv.resolve.registry import check, run_checks
@@ -112,11 +112,11 @@ def test_effective_target(matrices):
 
 def test_blockers_list_what_an_install_cannot_fix(matrices):
     doc, _, _ = variant("platform.arch-unsupported")
-    assert [f.code for f in blockers(facts_of(doc), matrices, Target.parse("rocm"))] == [
+    assert [f.code for f in judge(facts_of(doc), matrices, Target.parse("rocm")).blockers] == [
         "platform.arch-unsupported"
     ]
     fresh, _, _ = variant("amd.driver-missing")  # the install brings the driver: not a blocker
-    assert blockers(facts_of(fresh), matrices, Target.parse("rocm")) == []
+    assert judge(facts_of(fresh), matrices, Target.parse("rocm")).blockers == ()
 
 
 # -- conditional severities (findings.md) -----------------------------------------------------

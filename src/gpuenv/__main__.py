@@ -1,3 +1,3 @@
-from gpuenv.fastpath import main
+from gpuenv.cli import run
 
-main()
+run()

@@ -1,24 +1,109 @@
-"""The command line: a thin typer layer. Each command module parses options, calls one core
-function, renders the result and exits; no logic lives here. Heavy modules (rich, requests,
-pynvml) are imported inside the commands that need them, to keep start-up fast."""
+"""The command line: one definition of every command and option (argparse), built lazily.
+
+``gpuenv NAME ...`` imports only the module of NAME and builds only its parser: start-up is
+Python's own plus what the command needs (``bench/bench_cli.py``). ``gpuenv --help`` lists the
+commands from their modules' one-line summaries. Every usage error is one line on stderr and
+exit status 2 (``gpuenv.exitcodes``).
+"""
 
 from __future__ import annotations
 
-import typer
+import argparse
+import sys
 
-from gpuenv.commands import doctor, install, matrix, probe, torch
+# Command name -> the module under gpuenv.commands that defines it (the one registration place).
+COMMANDS = {
+    "probe": "probe",
+    "doctor": "doctor",
+    "torch": "torch",
+    "matrix": "matrix",
+    "install": "install",
+    "uninstall": "install",
+    "plan": "install",
+    "apply": "install",
+}
+USAGE_EXIT = 2  # gpuenv.exitcodes.Exit.USAGE, without importing enum on this path
 
-app = typer.Typer(
-    name="gpuenv",
-    help="GPU environment doctor and installer for Linux (NVIDIA CUDA and AMD ROCm).",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 
-for module in (probe, doctor, torch, matrix, install):
-    module.register(app)
+class Parser(argparse.ArgumentParser):
+    """argparse with gpuenv's usage errors: one line, exit status 2."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's API
+        sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
+        sys.exit(USAGE_EXIT)
 
 
-def main() -> None:
-    app()
+def command(name: str):
+    """The Command object of ``name`` (imports its module only)."""
+    import importlib
+
+    module = importlib.import_module(f"gpuenv.commands.{COMMANDS[name]}")
+    return module.COMMANDS[name]
+
+
+def parser_for(name: str) -> Parser:
+    cmd = command(name)
+    p = Parser(
+        prog=f"gpuenv {name}",
+        description=cmd.summary + (f"\n\n{cmd.description}" if cmd.description else ""),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cmd.configure(p)
+    return p
+
+
+def _top_help() -> str:
+    from gpuenv import __version__
+
+    width = max(len(n) for n in COMMANDS)
+    lines = [
+        "usage: gpuenv COMMAND [OPTIONS]",
+        "",
+        f"GPU environment doctor and installer for Linux (NVIDIA CUDA and AMD ROCm), version {__version__}.",
+        "",
+        "commands:",
+    ]
+    lines += [f"  {name:<{width}}  {command(name).summary}" for name in COMMANDS]
+    lines += [
+        "",
+        "gpuenv COMMAND --help describes a command's options.",
+        "Exit status: 0 fine, 1 problems found, 2 usage error or unreadable input,",
+        "3 plan refused before any change, 4 another apply or dpkg holds the lock.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help", "help"):
+        sys.stdout.write(_top_help())
+        return 0 if args else USAGE_EXIT
+    if args[0] == "--version":
+        from gpuenv import __version__
+
+        sys.stdout.write(f"gpuenv {__version__}\n")
+        return 0
+    name = args[0]
+    if name not in COMMANDS:
+        import difflib
+
+        close = difflib.get_close_matches(name, COMMANDS, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        sys.stderr.write(f"gpuenv: {name!r} is not a command{hint} (see gpuenv --help)\n")
+        return USAGE_EXIT
+    options = parser_for(name).parse_args(args[1:])
+    from gpuenv.commands import Usage
+
+    try:
+        return int(command(name).run(options))
+    except Usage as exc:
+        sys.stderr.write(f"gpuenv {name}: {exc}\n")
+        return USAGE_EXIT
+    except KeyboardInterrupt:
+        sys.stderr.write(f"gpuenv {name}: interrupted\n")
+        return 130
+
+
+def run() -> None:
+    """The console script."""
+    sys.exit(main())

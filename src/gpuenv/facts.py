@@ -1,9 +1,14 @@
 """Facts: what the probes read from one machine (contract: gpuenv.facts/1).
 
-Frozen dataclasses mirror ``shared/contracts/facts.schema.json``. ``None`` always means
-"not known" (the probe could not tell); ``False`` or an empty tuple means "checked, and no".
-``to_dict``/``from_dict`` convert to and from the JSON document; ``from_dict`` rejects malformed
-input with a ``FactsError`` naming the offending path instead of half-loading it.
+Frozen dataclasses mirror the public facts schema (tests/contracts/facts.schema.json). Facts
+come from this probe, from older gpuenv versions, fleet inventories and users' bug reports, so
+every document valid against that schema is read, never refused: a field left out means "not
+known", as does ``None`` unless the schema gives null another meaning; ``False`` or an empty
+tuple means "checked, and no". Two fields give null its own meaning, and keep "left out" apart
+in a flag the JSON never carries: ``Gpu.kernel_driver`` (null: none bound; left out:
+``driver_unknown``) and ``AptSource.signed_by`` (null: names no keyring; left out:
+``signed_by_unknown``). ``to_dict``/``from_dict`` convert to and from the JSON document;
+``from_dict`` refuses only what the schema refuses, with a ``FactsError`` naming the path.
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ from typing import Any, Union
 
 SCHEMA = "gpuenv.facts/1"
 GPU_VENDORS = ("nvidia", "amd", "intel", "other")
-_PCI_ID = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
+_PCI_ID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")  # the schema's pattern, with its semantics
 
 
 # The schema types these as plain strings: an unknown value is left out, not written as null.
 _NOT_NULL = {"omit_if_none": True}
+# gpuenv's own bookkeeping, never written or read: whether a field was left out of the document.
+_INTERNAL = {"internal": True}
 
 
 class FactsError(ValueError):
@@ -90,12 +97,22 @@ class Gpu:
     uuid: str | None = None
     integrated: bool | None = None
     sources: tuple[str, ...] = ()
+    driver_unknown: bool = field(default=False, metadata=_INTERNAL)  # kernel_driver left out
 
     def __post_init__(self) -> None:
         if self.vendor not in GPU_VENDORS:
             raise FactsError(f"gpu {self.pci_id}: vendor {self.vendor!r} is not one of {GPU_VENDORS}")
-        if not _PCI_ID.fullmatch(self.pci_id):
+        if not _PCI_ID.match(self.pci_id):
             raise FactsError(f"gpu: pci_id {self.pci_id!r} is not vendor:device in lower-case hex")
+        if len(self.pci_id) != 9:  # the schema's "$" also matches before a final newline
+            object.__setattr__(self, "pci_id", self.pci_id[:9])
+
+    @property
+    def driver_bound(self) -> bool | None:
+        """A kernel driver is bound (True), none is (False), or the facts do not say (None)."""
+        if self.kernel_driver is not None:
+            return True
+        return None if self.driver_unknown else False
 
 
 @dataclass(frozen=True)
@@ -143,6 +160,7 @@ class AptSource:
     components: tuple[str, ...] = ()
     signed_by: str | None = None
     enabled: bool = True
+    signed_by_unknown: bool = field(default=False, metadata=_INTERNAL)  # signed_by left out
 
 
 @dataclass(frozen=True)
@@ -154,7 +172,7 @@ class User:
 
 @dataclass(frozen=True)
 class DeviceNode:
-    exists: bool = False
+    exists: bool | None = None  # None: the document does not say
     mode: str | None = None
     group: str | None = None
     accessible: bool | None = None
@@ -162,7 +180,7 @@ class DeviceNode:
 
 @dataclass(frozen=True)
 class Torch:
-    version: str
+    version: str | None = None  # "2.7.0+cu128"; a report may give only the build's cuda/hip
     cuda: str | None = None
     hip: str | None = None
     arch_list: tuple[str, ...] | None = None
@@ -233,13 +251,24 @@ class Facts:
 _VOLATILE = ("collected_at", "gpuenv_version", "errors")
 
 
+# Fields whose "left out" differs from null, and the flag that remembers it.
+_LEFT_OUT: dict[type, dict[str, str]] = {
+    Gpu: {"kernel_driver": "driver_unknown"},
+    AptSource: {"signed_by": "signed_by_unknown"},
+}
+
+
 def to_dict(obj: Any) -> Any:
     if hasattr(type(obj), "__dataclass_fields__"):
         out: dict[str, Any] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
         for f in _fields(type(obj)):
+            if f.metadata.get("internal"):
+                continue
             value = getattr(obj, f.name)
             if value is None and f.metadata.get("omit_if_none"):
                 continue
+            if f.name in _LEFT_OUT.get(type(obj), {}) and getattr(obj, _LEFT_OUT[type(obj)][f.name]):
+                continue  # not known: left out, as it came
             out[f.name] = to_dict(value)
         return out
     if isinstance(obj, tuple | list):
@@ -266,12 +295,30 @@ def from_dict(doc: Any) -> Facts:
     return _build(Facts, doc, "facts")
 
 
-def loads(text: str) -> Facts:
+def loads(text: str | bytes) -> Facts:
+    """Facts from JSON text, through the one JSON input reader (UTF-8, depth limit)."""
+    from gpuenv.jsoninput import InputError, parse
+
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FactsError(f"facts: not valid JSON: {exc}") from exc
+        doc = parse(text.encode() if isinstance(text, str) else text, "facts")
+    except InputError as exc:
+        raise FactsError(str(exc)) from None
     return from_dict(doc)
+
+
+def read(path: str) -> Facts:
+    """Facts from a file ("-": standard input); FactsError with one line when it cannot be read."""
+    from gpuenv.jsoninput import InputError, read_bytes
+
+    try:
+        data = read_bytes(path, "facts")
+    except InputError as exc:
+        raise FactsError(str(exc)) from None
+    try:
+        return loads(data)
+    except FactsError as exc:
+        msg = str(exc)
+        raise FactsError(msg if msg.startswith("facts ") else f"facts {path}: {msg}") from None
 
 
 def _hints(cls: type) -> dict[str, Any]:
@@ -290,9 +337,14 @@ def _build(cls: type, doc: Any, path: str) -> Any:
     hints = _hints(cls)
     kwargs: dict[str, Any] = {}
     for f in _fields(cls):
+        if f.metadata.get("internal"):
+            continue
         if f.name not in doc:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise FactsError(f"{path}.{f.name}: required field missing")
+            flag = _LEFT_OUT.get(cls, {}).get(f.name)
+            if flag:
+                kwargs[flag] = True
             continue
         kwargs[f.name] = _convert(hints[f.name], doc[f.name], f"{path}.{f.name}")
     # Unknown fields are ignored: the contract lets producers add optional fields.
@@ -341,6 +393,9 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
             raise FactsError(f"{path}: expected true or false, got {value!r}")
         return value
     if tp is int:
+        # JSON Schema's integer includes 2.0; a bool is not one.
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise FactsError(f"{path}: expected an integer, got {value!r}")
         return value

@@ -11,6 +11,7 @@ when asked: a write replaces a symlink and a remove unlinks it, never its target
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 _MAX_LINKS = 40  # as the kernel's ELOOP limit
@@ -43,3 +44,64 @@ def in_root(root: str, path: str, *, follow_last: bool = True) -> Path:
             continue
         done.append(name)
     return Path(root, *done)
+
+
+class NotRegular(OSError):
+    """A FIFO, socket, device node or directory where a file was expected: never opened."""
+
+
+class TooLarge(OSError):
+    """A file over the size its reader accepts."""
+
+
+def read_regular(path: str | os.PathLike, limit: int, *, truncate: bool = False, nofollow: bool = False) -> bytes:
+    """The bytes of a regular file (a host path, already resolved), at most ``limit`` of them.
+
+    The one safe file read of gpuenv, shared by the probe, the executor, the journal and the
+    JSON inputs: every file may be hostile. The type is checked before opening (a FIFO would
+    block, opening a device node can act on the device) and again on the open descriptor
+    (O_NONBLOCK: a FIFO swapped in between does not wait for a writer). /dev/null (how systemd
+    masks a file) reads as empty. A file over ``limit`` raises TooLarge, or is cut at ``limit``
+    with ``truncate`` (sysfs and procfs files, which report no size). ``nofollow``: a symbolic
+    link at ``path`` itself is refused, not followed (gpuenv's own state files are never links)."""
+    if _kind(os.lstat(path) if nofollow else os.stat(path), path) == "null":
+        return b""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
+    fd = os.open(path, flags)
+    with open(fd, "rb", buffering=0) as fh:
+        if _kind(os.fstat(fd), path) == "null":
+            return b""
+        # Small reads: some sysctl files fail with ENOMEM when asked for megabytes at once.
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = fh.read(min(65536, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        if not truncate:
+            raise TooLarge(f"{path}: larger than {limit} bytes")
+        data = data[:limit]
+    return data
+
+
+def read_file(root: str, path: str, limit: int, *, truncate: bool = False, follow_last: bool = True) -> bytes:
+    """``read_regular`` of ``path`` as a process chrooted into ``root`` would see it (with
+    ``follow_last=False``, a link at the path itself is refused)."""
+    real = in_root(root, path, follow_last=follow_last)
+    return read_regular(real, limit, truncate=truncate, nofollow=not follow_last)
+
+
+def _kind(info: os.stat_result, path: str | os.PathLike) -> str:
+    if stat.S_ISREG(info.st_mode):
+        return "file"
+    if stat.S_ISCHR(info.st_mode) and (os.major(info.st_rdev), os.minor(info.st_rdev)) == (1, 3):
+        return "null"
+    what = (
+        "a directory" if stat.S_ISDIR(info.st_mode)
+        else "a symbolic link" if stat.S_ISLNK(info.st_mode)
+        else "not a regular file"
+    )  # fmt: skip
+    raise (IsADirectoryError if stat.S_ISDIR(info.st_mode) else NotRegular)(f"{path}: {what}")

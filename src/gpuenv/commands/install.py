@@ -1,30 +1,35 @@
-"""`gpuenv install|uninstall|plan|apply`: parse options, make or load a plan, show it, apply it.
+"""`gpuenv install|uninstall|plan|apply`: make a plan, show it, apply it.
 
-Facts come from ``--facts FILE`` or the probe of ``--root``; the plan is made by the pure planner;
-what runs is the executor's business. Test-only: ``GPUENV_TEST_REPO_MAP`` (vendor URL prefix ->
-local URL, comma-separated ``https://repo.radeon.com=http://127.0.0.1:PORT/amd``) and
-``GPUENV_TEST_KEY_FINGERPRINTS`` (``amd=HEX,nvidia=HEX``) point plans at a local signed
-repository; plans made with them are marked ``test_overrides``.
+The plan is made by the pure planner from the facts of the machine it changes (probed now, of
+``--root``) or, to be shown only, from ``--facts FILE``. Applying is the executor's business.
+
+A saved plan is untrusted input: reviewed, then applied later, maybe by a script. `apply` never
+trusts what the file says it does. It probes the machine now, refuses when the machine changed
+since the plan was made, makes the plan again from those facts and the request the file records,
+and refuses unless the two are the same to the byte. The request itself (stack, versions, venv,
+user) is what the file could widen, so it is shown again and confirmed at the terminal, or, with
+``--yes``, must be repeated with ``--expect`` (``gpuenv plan`` prints the exact line). As root, a
+plan file that an account other than root (and the sudo user) could write is refused.
+
+Test-only: ``GPUENV_TEST_REPO_MAP`` (vendor URL prefix -> local URL, comma-separated
+``https://repo.radeon.com=http://127.0.0.1:PORT/amd``) and ``GPUENV_TEST_KEY_FINGERPRINTS``
+(``amd=HEX,nvidia=HEX``) point plans at a local signed repository; plans made with them are
+marked ``test_overrides``.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import time
 
-import typer
-
+from gpuenv.commands import Command, Usage, add_facts, add_json, add_root, probe_facts, read_facts
 from gpuenv.exitcodes import Exit
 
 TEST_REPO_MAP = "GPUENV_TEST_REPO_MAP"
 TEST_KEY_FINGERPRINTS = "GPUENV_TEST_KEY_FINGERPRINTS"
-
-_Stack = typer.Argument(..., help="rocm, cuda (or auto for install/plan)")
-_Facts = typer.Option(None, "--facts", help="plan from this facts file instead of probing the machine")
-_Root = typer.Option("/", "--root", help="apply into this root (a chroot): commands run inside it")
-_Force = typer.Option(False, "--force", help="apply despite blockers (a container's user space, ...)")
-_Allow = typer.Option([], "--allow-removal", help="let apt remove this package too (repeatable)")
+PLAN_MAX = 4 << 20
 
 
 class _Stop(Exception):
@@ -33,38 +38,99 @@ class _Stop(Exception):
         self.code = code
 
 
-def _err(message: str) -> None:
-    from gpuenv.render.plan import console
-
-    console(stderr=True).print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+# -- options -----------------------------------------------------------------------------------
 
 
-def _facts(path: str | None, root: str, user: str | None):
-    from gpuenv import facts as facts_mod
+def _stack(p: argparse.ArgumentParser, auto: bool) -> None:
+    choices = ("rocm", "cuda", "auto") if auto else ("rocm", "cuda")
+    p.add_argument(
+        "stack",
+        choices=choices,
+        metavar="|".join(choices),
+        help="the GPU stack" + ("; auto: the one the GPUs need" if auto else ""),
+    )
 
-    if path:
-        try:
-            with open(path) as fh:
-                return facts_mod.loads(fh.read())
-        except OSError as exc:
-            raise _Stop(Exit.USAGE, f"cannot read facts {path}: {exc.strerror}") from exc
-        except facts_mod.FactsError as exc:
-            raise _Stop(Exit.USAGE, str(exc)) from exc
-    try:
-        from gpuenv.probe import collect
 
-        return collect(root=root, user=user)
-    except Exception as exc:  # noqa: BLE001 - a probe failure must not crash install; say what to do
-        raise _Stop(Exit.USAGE, f"could not probe {root} ({exc}); pass --facts FILE") from exc
+def _target_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--version", metavar="VER", help="ROCm or CUDA release (default: the matrices' choice)")
+    p.add_argument("--torch", metavar="VER", help="also install this PyTorch release into --venv")
+    p.add_argument("--venv", metavar="DIR", help="virtualenv for --torch (made and filled as --user)")
+    p.add_argument(
+        "--user",
+        metavar="NAME",
+        help="the account added to render/video and owning the venv (default: SUDO_USER)",
+    )
+
+
+def _apply_options(p: argparse.ArgumentParser) -> None:
+    add_root(p, "change")
+    p.add_argument("--yes", "-y", action="store_true", help="apply without asking")
+    p.add_argument(
+        "--force", action="store_true", help="apply despite blockers (never despite a stale or edited plan)"
+    )
+    p.add_argument(
+        "--allow-removal",
+        dest="allow",
+        metavar="PKG",
+        action="append",
+        default=[],
+        help="let apt remove this package too (repeatable)",
+    )
+
+
+def configure_install(p: argparse.ArgumentParser) -> None:
+    _stack(p, auto=True)
+    _target_options(p)
+    p.add_argument("--dry-run", action="store_true", help="show the plan and apt's simulation; change nothing")
+    add_json(p, "the plan (gpuenv.plan/1) and stop")
+    add_facts(p)
+    _apply_options(p)
+
+
+def configure_uninstall(p: argparse.ArgumentParser) -> None:
+    _stack(p, auto=False)
+    p.add_argument("--dry-run", action="store_true", help="show the purge and apt's simulation; change nothing")
+    add_json(p, "the plan (gpuenv.plan/1) and stop")
+    add_facts(p)
+    _apply_options(p)
+
+
+def configure_plan(p: argparse.ArgumentParser) -> None:
+    _stack(p, auto=True)
+    p.add_argument("--out", metavar="FILE", required=True, help="write the plan here")
+    _target_options(p)
+    p.add_argument("--uninstall", action="store_true", help="plan the purge of STACK instead")
+    add_facts(p)
+    add_root(p, "plan for")
+
+
+def configure_apply(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "plan_file",
+        nargs="?",
+        metavar="FILE",
+        help="a plan saved by `gpuenv plan` (with --resume: default, the plan the journal holds)",
+    )
+    p.add_argument("--resume", action="store_true", help="continue an interrupted apply of this plan")
+    p.add_argument(
+        "--expect",
+        metavar="REQUEST",
+        help="with --yes: the request you reviewed, as `gpuenv plan` printed it "
+        "(e.g. 'install rocm --user alice'); the plan's must be the same",
+    )
+    _apply_options(p)
+
+
+# -- making plans ------------------------------------------------------------------------------
 
 
 def _matrices():
-    try:
-        from gpuenv import matrices
+    from gpuenv.matrices import MatrixError, load
 
-        return matrices.load()
-    except Exception:  # noqa: BLE001 - any failure means "plan without matrices", which the plan notes
-        return None
+    try:
+        return load()
+    except MatrixError as exc:
+        raise _Stop(Exit.USAGE, f"cannot read the matrices: {exc}") from None
 
 
 def _repos():
@@ -72,159 +138,151 @@ def _repos():
     from gpuenv.plan.plan import PlanError
 
     try:
-        overrides = repos.Overrides.parse(
-            os.environ.get(TEST_REPO_MAP), os.environ.get(TEST_KEY_FINGERPRINTS)
-        )
+        overrides = repos.Overrides.parse(os.environ.get(TEST_REPO_MAP), os.environ.get(TEST_KEY_FINGERPRINTS))
         return repos.load(overrides=overrides)
     except PlanError as exc:
         raise _Stop(Exit.USAGE, str(exc)) from exc
 
 
-def _make(action: str, stack: str, version, torch, venv, facts_file, root, user):
-    from gpuenv import __version__ as gv
+def _facts_of(facts_file: str | None, root: str, user: str | None):
+    if facts_file:
+        return read_facts(facts_file)
+    return probe_facts(None if root == "/" else root, user)
+
+
+def _request(action: str, args: argparse.Namespace, facts):
+    from gpuenv import __version__
     from gpuenv.plan import planner
-    from gpuenv.plan.plan import Action, PlanError
+    from gpuenv.plan.plan import Action, PlanError, Request
 
-    stack = stack.lower()
-    user = user or os.environ.get("SUDO_USER") or None
-    facts = _facts(facts_file, root, user)
-    matrices = _matrices()
-    if stack == "auto" and action == "install":
-        chosen = planner.choose_stack(facts, matrices)
-        if chosen is None:
-            raise _Stop(
-                Exit.USAGE, "auto: cannot choose (no NVIDIA or AMD discrete GPU, or both); say rocm or cuda"
-            )
-        stack = chosen
-    if stack not in ("rocm", "cuda"):
-        raise _Stop(
-            Exit.USAGE,
-            f"stack must be rocm or cuda{' or auto' if action == 'install' else ''}, not {stack!r}",
-        )
-    req = planner.Request(
-        action=Action(action),
-        stack=stack,
-        version=version,
-        torch=torch,
-        venv=venv,
-        user=user,
-        created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        gpuenv_version=gv,
-    )
+    stack = args.stack
+    if stack == "auto":
+        stack = planner.choose_stack(facts, _matrices())
+        if stack is None:
+            raise Usage("auto: cannot choose (no NVIDIA or AMD GPU a stack could use, or both): say rocm or cuda")
+    user = getattr(args, "user", None) or os.environ.get("SUDO_USER") or None
     try:
-        return planner.make_plan(facts, matrices, _repos(), req), facts
+        return Request(
+            action=Action(action),
+            stack=stack,
+            version=getattr(args, "version", None),
+            torch=getattr(args, "torch", None),
+            venv=getattr(args, "venv", None),
+            user=user,
+            created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            gpuenv_version=__version__,
+        )
     except PlanError as exc:
-        raise _Stop(Exit.USAGE, str(exc)) from exc
+        raise Usage(str(exc)) from None
 
 
-def _refuse_edited(plan, facts) -> None:
-    """A saved plan is untrusted input: reviewed, then applied later, maybe by a script with
-    --yes. The planner is a pure function of facts, matrices and request, so the plan gpuenv
-    would make now from these facts (the ones the plan was made from: the digests match) must be
-    the file's plan, to the byte. Anything else (a step, path, content, key or command changed
-    after planning) is refused before any change; there is no override."""
-    from dataclasses import replace
-
-    from gpuenv.plan import planfile, planner
+def _make(req, facts):
+    from gpuenv.plan import planner
     from gpuenv.plan.plan import PlanError
 
-    t = plan.target
-    req = planner.Request(
-        action=plan.action,
-        stack=t.stack,
-        version=t.version,
-        torch=t.torch.version if t.torch else None,
-        venv=t.torch.venv if t.torch else None,
-        user=plan.user,
-        created_at=plan.created_at,
-        gpuenv_version=plan.gpuenv_version,
-    )
     try:
-        fresh = planner.make_plan(facts, _matrices(), _repos(), req)
-    except PlanError:
-        fresh = None
-    if fresh is None or planfile.digest(replace(fresh, created_at=plan.created_at)) != planfile.digest(plan):
-        raise _Stop(
-            Exit.REFUSED,
-            "this plan is not the one gpuenv makes from the facts it names: the file was edited after "
-            "it was made, or gpuenv, its matrices or the GPUENV_TEST_* settings changed since. Nothing "
-            "was changed. Make a new plan (gpuenv plan ... --out FILE) and review it.",
-        )
+        return planner.make_plan(facts, _matrices(), _repos(), req)
+    except PlanError as exc:
+        raise Usage(str(exc)) from None
 
 
-def _confirm(yes: bool) -> bool:
-    if yes:
-        return True
+# -- showing and applying ----------------------------------------------------------------------
+
+
+def _err(message: str) -> None:
+    from gpuenv.render.plan import console
+
+    console(stderr=True).print(f"[red]error:[/red] {_escape(message)}", markup=True, highlight=False)
+
+
+def _escape(text: str) -> str:
+    from gpuenv.render.plan import escape
+
+    return escape(text)
+
+
+def _confirm(plan, args: argparse.Namespace, saved: bool) -> None:
+    """The user's yes to what the plan was asked to do: at the terminal, or --yes (and, for a
+    saved plan, --expect naming its request)."""
+    line = plan.request.line() if plan.request else f"{plan.action.value} {plan.target.stack}"
+    if args.yes:
+        if saved and " ".join((args.expect or "").split()) != line:
+            raise _Stop(
+                Exit.REFUSED,
+                f"with --yes, a saved plan is applied only when --expect names its request: --expect '{line}' "
+                "(what you reviewed). Nothing was changed.",
+            )
+        return
     if not sys.stdin.isatty():
-        raise _Stop(Exit.REFUSED, "not confirmed: no terminal to ask on; pass --yes")
-    return typer.confirm("Apply this plan?", default=False)
+        raise _Stop(Exit.REFUSED, "not confirmed: no terminal to ask on; pass --yes (nothing was changed)")
+    from gpuenv.render.plan import console
+
+    con = console()
+    con.print(f"[bold]This plan does:[/bold] {_escape(line)}")
+    answer = input("Apply this plan? [y/N] ").strip().lower()
+    if answer not in ("y", "yes"):
+        raise _Stop(Exit.REFUSED, "not confirmed; nothing was changed")
 
 
-def _run_apply(plan, facts_now, root, yes, force, allow, resume=False, dry=None) -> Exit:
+def _execute(plan, facts_now, args: argparse.Namespace, resume: bool = False):
     from gpuenv.execute import executor
     from gpuenv.render.plan import console, progress, show_outcome
 
     con = console()
-    if dry is not None and not dry.pending and not resume:
-        con.print("[green]Nothing to do: the machine already matches this plan.[/green]")
-        return Exit.OK
-    if plan.blockers and not force:
-        _err(
-            "the plan has blockers ("
-            + ", ".join(plan.blockers)
-            + "); nothing was changed. --force overrides."
-        )
-        return Exit.REFUSED
-    if not _confirm(yes):
-        _err("not confirmed; nothing was changed")
-        return Exit.REFUSED
     opts = executor.Options(
-        allow_removal=frozenset(allow),
-        force=force,
+        allow_removal=frozenset(args.allow),
+        force=args.force,
         resume=resume,
         facts_now=facts_now,
         on_event=progress(con),
         loopback_http=bool(os.environ.get(TEST_REPO_MAP)),
     )
-    outcome = executor.apply(plan, root, opts)
+    outcome = executor.apply(plan, args.root or "/", opts)
     show_outcome(con, outcome)
     return outcome.exit
 
 
-def _guard(fn) -> None:
-    try:
-        code = fn()
-    except _Stop as exc:
-        _err(str(exc))
-        raise typer.Exit(int(exc.code)) from None
-    except KeyboardInterrupt:
-        raise typer.Exit(int(Exit.INTERRUPTED)) from None
-    raise typer.Exit(int(code))
-
-
-def _show_and_maybe_apply(plan, facts, root, dry_run, yes, as_json, force, allow, from_file) -> Exit:
+def _show_or_apply(plan, facts, args: argparse.Namespace) -> Exit:
+    """install/uninstall: print the plan (JSON, or with apt's simulation), then apply unless
+    --dry-run. A plan with blockers is shown and exits 3 (refused), --force aside."""
     from gpuenv.execute import executor
     from gpuenv.render.plan import console, plan_json, show_plan
 
-    if as_json:
+    blocked = Exit.REFUSED if plan.blockers and not args.force else Exit.OK
+    if args.json_out:
         sys.stdout.write(plan_json(plan) + "\n")
-        return Exit.OK
+        return blocked
+    root = args.root or "/"
     con = console()
-    # A facts file describes some machine, not necessarily this one: compare it with this machine's
-    # packages and files only when the user pointed --root at the machine the plan is for.
-    inspect = _apt_usable(root) and not (from_file and root == "/")
+    # A facts file describes some machine, maybe not this one: apt's view of this one says nothing.
+    inspect = not args.facts_file and _apt_usable(root)
+    from gpuenv.rootpath import PathEscape
+
     try:
         dry = executor.dry_run(plan, root) if inspect else None
+    except PathEscape as exc:
+        raise _Stop(Exit.REFUSED, f"the dry run refused: {exc} (nothing was changed)") from exc
     except (OSError, RuntimeError) as exc:  # RuntimeError: DryRunViolation, a bug, said plainly
         raise _Stop(Exit.PROBLEMS, f"the dry run stopped: {exc} (nothing was changed)") from exc
     show_plan(con, plan, dry)
     if dry is None:
-        why = "the plan comes from a facts file" if from_file else "apt is not usable for this root"
+        why = "the plan comes from a facts file" if args.facts_file else "apt is not usable for this root"
         con.print(f"[dim]no apt simulation: {why}[/dim]")
-    if dry_run:
+    if args.dry_run:
         con.print("[dim]dry run: nothing was changed[/dim]")
+        return blocked
+    if args.facts_file:
+        raise Usage(
+            "--facts plans are for showing (--dry-run, --json) or saving (gpuenv plan): an apply is made "
+            "from the facts of the machine it changes"
+        )
+    if dry is not None and not dry.pending:
+        con.print("[green]Nothing to do: the machine already matches this plan.[/green]")
         return Exit.OK
-    return _run_apply(plan, facts, root, yes, force, allow, dry=dry)
+    if blocked:
+        raise _Stop(Exit.REFUSED, f"the plan has blockers ({', '.join(plan.blockers)}); nothing was changed. --force overrides.")
+    _confirm(plan, args, saved=False)
+    return _execute(plan, facts, args)
 
 
 def _apt_usable(root: str) -> bool:
@@ -235,126 +293,223 @@ def _apt_usable(root: str) -> bool:
     return os.path.exists(os.path.join(root, "usr/bin/apt-get")) and os.geteuid() == 0
 
 
-def register(app: typer.Typer) -> None:
-    """Add install, uninstall, plan and apply."""
+def _guard(fn) -> int:
+    try:
+        return int(fn())
+    except _Stop as exc:
+        _err(str(exc))
+        return int(exc.code)
 
-    @app.command()
-    def install(
-        stack: str = _Stack,
-        version: str | None = typer.Option(
-            None, "--version", help="ROCm or CUDA release (default: the matrices' choice)"
-        ),
-        torch: str | None = typer.Option(None, "--torch", help="also install this PyTorch into --venv"),
-        venv: str | None = typer.Option(None, "--venv", help="virtualenv directory for --torch"),
-        dry_run: bool = typer.Option(
-            False, "--dry-run", help="show the plan and apt's simulation; change nothing"
-        ),
-        yes: bool = typer.Option(False, "--yes", "-y", help="apply without asking"),
-        as_json: bool = typer.Option(False, "--json", help="print the plan as JSON (gpuenv.plan/1) and stop"),
-        facts_file: str | None = _Facts,
-        root: str = _Root,
-        user: str | None = typer.Option(
-            None, "--user", help="account to add to render/video (default: SUDO_USER)"
-        ),
-        force: bool = _Force,
-        allow: list[str] = _Allow,
-    ) -> None:
-        """Plan and install a GPU stack: rocm, cuda or auto."""
 
-        def go() -> Exit:
-            plan, facts = _make("install", stack, version, torch, venv, facts_file, root, user)
-            return _show_and_maybe_apply(
-                plan, facts, root, dry_run, yes, as_json, force, allow, bool(facts_file)
-            )
+# -- the commands ------------------------------------------------------------------------------
 
-        _guard(go)
 
-    @app.command()
-    def uninstall(
-        stack: str = _Stack,
-        dry_run: bool = typer.Option(
-            False, "--dry-run", help="show the purge and apt's simulation; change nothing"
-        ),
-        yes: bool = typer.Option(False, "--yes", "-y", help="apply without asking"),
-        as_json: bool = typer.Option(False, "--json", help="print the plan as JSON and stop"),
-        facts_file: str | None = _Facts,
-        root: str = _Root,
-        force: bool = _Force,
-        allow: list[str] = _Allow,
-    ) -> None:
-        """Purge a GPU stack (rocm or cuda): its packages, sources, pins, keys and gpuenv's files."""
+def run_install(args: argparse.Namespace) -> int:
+    def go() -> Exit:
+        facts = _facts_of(args.facts_file, args.root or "/", args.user)
+        return _show_or_apply(_make(_request("install", args, facts), facts), facts, args)
 
-        def go() -> Exit:
-            plan, facts = _make("uninstall", stack, None, None, None, facts_file, root, None)
-            return _show_and_maybe_apply(
-                plan, facts, root, dry_run, yes, as_json, force, allow, bool(facts_file)
-            )
+    return _guard(go)
 
-        _guard(go)
 
-    @app.command("plan")
-    def plan_cmd(
-        stack: str = _Stack,
-        out: str = typer.Option(..., "--out", help="write the plan here"),
-        version: str | None = typer.Option(None, "--version"),
-        torch: str | None = typer.Option(None, "--torch"),
-        venv: str | None = typer.Option(None, "--venv"),
-        facts_file: str | None = _Facts,
-        root: str = _Root,
-        user: str | None = typer.Option(None, "--user"),
-        uninstall: bool = typer.Option(False, "--uninstall", help="plan the purge of STACK instead"),
-    ) -> None:
-        """Save an install (or --uninstall) plan to a file for `gpuenv apply`."""
-        from gpuenv.plan import planfile
+def run_uninstall(args: argparse.Namespace) -> int:
+    def go() -> Exit:
+        facts = _facts_of(args.facts_file, args.root or "/", None)
+        return _show_or_apply(_make(_request("uninstall", args, facts), facts), facts, args)
 
-        def go() -> Exit:
-            plan, _ = _make(
-                "uninstall" if uninstall else "install", stack, version, torch, venv, facts_file, root, user
-            )
-            try:
-                planfile.save(plan, out)
-            except OSError as exc:
-                raise _Stop(Exit.USAGE, f"cannot write {out}: {exc.strerror}") from exc
-            from gpuenv.render.plan import console, show_plan
+    return _guard(go)
 
-            show_plan(console(), plan)
-            console().print(f"[green]plan saved to {out}[/green]")
+
+def run_plan(args: argparse.Namespace) -> int:
+    from gpuenv.plan import planfile
+
+    def go() -> Exit:
+        facts = _facts_of(args.facts_file, args.root or "/", args.user)
+        plan = _make(_request("uninstall" if args.uninstall else "install", args, facts), facts)
+        try:
+            planfile.save(plan, args.out)
+        except OSError as exc:
+            raise Usage(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        from gpuenv.render.plan import console, show_plan
+
+        con = console()
+        show_plan(con, plan)
+        con.print(f"[green]plan saved to {_escape(args.out)}[/green]")
+        line = plan.request.line() if plan.request else ""
+        con.print(
+            f"apply it with: sudo gpuenv apply {_escape(args.out)}"
+            + (f"    (unattended: --yes --expect '{_escape(line)}')" if line else "")
+        )
+        return Exit.REFUSED if plan.blockers else Exit.OK
+
+    return _guard(go)
+
+
+def run_apply(args: argparse.Namespace) -> int:
+    def go() -> Exit:
+        if args.resume:
+            return _resume(args)
+        if not args.plan_file:
+            raise Usage("apply needs FILE (a plan saved by gpuenv plan), or --resume")
+        plan = _load_plan(args.plan_file)
+        if _already_applied(args.root or "/", plan):
+            sys.stdout.write("this plan was already applied: nothing to do\n")
             return Exit.OK
+        facts_now = _probe_now(args.root or "/", plan.user)
+        if facts_now.digest() != plan.facts_digest:
+            raise _Stop(
+                Exit.REFUSED,
+                "stale plan: this machine changed since the plan was made "
+                f"(facts now {facts_now.digest()[:19]}…, plan {plan.facts_digest[:19]}…). Nothing was changed. "
+                "Make a new plan: gpuenv plan ... --out FILE",
+            )
+        _refuse_edited(plan, facts_now)
+        from gpuenv.render.plan import console, show_plan
 
-        _guard(go)
+        show_plan(console(), plan)
+        if plan.blockers and not args.force:
+            raise _Stop(
+                Exit.REFUSED,
+                f"the plan has blockers ({', '.join(plan.blockers)}); nothing was changed. --force overrides.",
+            )
+        _confirm(plan, args, saved=True)
+        return _execute(plan, facts_now, args)
 
-    @app.command()
-    def apply(
-        plan_file: str = typer.Argument(..., metavar="FILE", help="a plan saved by `gpuenv plan`"),
-        yes: bool = typer.Option(False, "--yes", "-y"),
-        resume: bool = typer.Option(False, "--resume", help="continue an interrupted apply of this plan"),
-        root: str = _Root,
-        facts_file: str | None = typer.Option(
-            None, "--facts", help="facts of the machine now (default: probe it)"
-        ),
-        force: bool = _Force,
-        allow: list[str] = _Allow,
-    ) -> None:
-        """Apply exactly the steps of a saved plan (refused when the machine changed since)."""
-        from gpuenv.plan import planfile
-        from gpuenv.plan.plan import PlanError
+    return _guard(go)
 
-        def go() -> Exit:
-            try:
-                plan = planfile.load(plan_file)
-            except PlanError as exc:
-                raise _Stop(Exit.USAGE, str(exc)) from exc
-            try:
-                facts_now = _facts(facts_file, root, plan.user)
-            except _Stop:
-                if facts_file:
-                    raise
-                facts_now = None  # no probe: only --resume or --force can go on, the executor says so
-            if facts_now is not None and facts_now.digest() == plan.facts_digest and not resume:
-                _refuse_edited(plan, facts_now)
-            from gpuenv.render.plan import console, show_plan
 
-            show_plan(console(), plan)
-            return _run_apply(plan, facts_now, root, yes, force, allow, resume=resume)
+def _load_plan(path: str):
+    from gpuenv.plan import planfile
+    from gpuenv.plan.plan import PlanError
 
-        _guard(go)
+    if os.geteuid() == 0:
+        from gpuenv.trust import untrusted
+
+        why = untrusted(path, trusted_uids=_trusted_uids())
+        if why:
+            raise _Stop(
+                Exit.REFUSED,
+                f"refusing the plan {path}: {why}. As root, gpuenv applies only a plan that no other account "
+                "could have changed (move it somewhere only root, or you, can write). Nothing was changed.",
+            )
+    try:
+        return planfile.load(path)
+    except PlanError as exc:
+        raise Usage(str(exc)) from None
+
+
+def _already_applied(root: str, plan) -> bool:
+    """The journal says this very plan ran to its end (a second apply changes nothing)."""
+    from gpuenv.execute.journal import Journal, JournalError
+    from gpuenv.plan import planfile
+
+    try:
+        state = Journal(root).read()
+    except JournalError:
+        return False  # the executor says what is wrong with it
+    return state.finished and state.plan_digest == planfile.digest(plan)
+
+
+def _trusted_uids() -> frozenset[int]:
+    """root, and the account that ran sudo (it could become root anyway)."""
+    uids = {0}
+    sudo_uid = os.environ.get("SUDO_UID", "")
+    if sudo_uid.isdigit():
+        uids.add(int(sudo_uid))
+    return frozenset(uids)
+
+
+def _probe_now(root: str, user: str | None):
+    try:
+        return probe_facts(None if root == "/" else root, user)
+    except Usage as exc:
+        raise _Stop(Exit.REFUSED, f"cannot probe {root} ({exc}): whether the plan is stale is unknown; nothing was changed") from None
+
+
+def _refuse_edited(plan, facts_now) -> None:
+    """The plan gpuenv makes now, from the facts probed now and the request the file records,
+    must be the file's plan to the byte (its creation time aside). Anything else, a step, path,
+    content, key or command changed after planning, is refused before any change; --force does
+    not override it."""
+    from dataclasses import replace
+
+    from gpuenv import __version__
+    from gpuenv.plan import planfile, planner
+    from gpuenv.plan.plan import PlanError
+
+    if plan.request is None:
+        raise _Stop(
+            Exit.REFUSED,
+            "this plan records no request (made by gpuenv 0.1.0): make a new plan with gpuenv plan ... --out FILE",
+        )
+    req = replace(plan.request, created_at=plan.created_at, gpuenv_version=__version__)
+    try:
+        fresh = planner.make_plan(facts_now, _matrices(), _repos(), req)
+    except PlanError:
+        fresh = None
+    if fresh is None or planfile.digest(fresh) != planfile.digest(plan):
+        raise _Stop(
+            Exit.REFUSED,
+            "this plan is not the one gpuenv makes from this machine and the request it records: the file "
+            "was edited after it was made, or gpuenv, its matrices or the GPUENV_TEST_* settings changed since. "
+            "Nothing was changed. Make a new plan (gpuenv plan ... --out FILE) and review it.",
+        )
+
+
+def _resume(args: argparse.Namespace) -> Exit:
+    """Continue the journal's plan (the one this root's last apply began), after a crash or a
+    reboot. A FILE given must be that same plan."""
+    from gpuenv.execute.journal import Journal, JournalError
+    from gpuenv.plan import planfile
+
+    root = args.root or "/"
+    try:
+        plan = Journal(root).saved_plan()
+    except JournalError as exc:
+        raise _Stop(Exit.REFUSED, str(exc)) from None
+    if plan is None:
+        raise _Stop(Exit.REFUSED, "nothing to resume: the journal holds no unfinished apply")
+    if args.plan_file and planfile.digest(_load_plan(args.plan_file)) != planfile.digest(plan):
+        raise _Stop(Exit.REFUSED, f"{args.plan_file} is not the plan the journal is applying; nothing was changed")
+    facts_now = None
+    try:
+        facts_now = probe_facts(None if root == "/" else root, plan.user)
+    except Usage:
+        pass  # a resume continues what was checked when it began
+    return _execute(plan, facts_now, args, resume=True)
+
+
+COMMANDS = {
+    "install": Command(
+        "install",
+        "plan and install a GPU stack (rocm, cuda or auto); --dry-run shows the plan",
+        configure_install,
+        run_install,
+        "Exit status: 0 done (or nothing to do), 1 a step failed, 2 usage error, 3 refused before any\n"
+        "change (blockers, not confirmed, collateral removal, a bad key), 4 another apply or dpkg\n"
+        "holds the lock. A --dry-run or --json of a plan with blockers exits 3 too.",
+    ),
+    "uninstall": Command(
+        "uninstall",
+        "purge a GPU stack: its packages, sources, pins, keys and gpuenv's files",
+        configure_uninstall,
+        run_uninstall,
+        "Exit status as for install.",
+    ),
+    "plan": Command(
+        "plan",
+        "save an install (or --uninstall) plan to a file, to review now and apply later",
+        configure_plan,
+        run_plan,
+        "Prints the plan and the exact `gpuenv apply` line. Exit 0, or 3 when the plan has blockers.",
+    ),
+    "apply": Command(
+        "apply",
+        "apply a saved plan, refused when the machine or the file changed since it was made",
+        configure_apply,
+        run_apply,
+        "The request the plan records is confirmed at the terminal, or with --yes --expect REQUEST.\n"
+        "--resume continues an interrupted apply (after a crash or the reboot a plan asks for).\n"
+        "Exit status as for install.",
+    ),
+}

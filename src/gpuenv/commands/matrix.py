@@ -2,118 +2,94 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import argparse
+import sys
 
-import typer
+from gpuenv.commands import Command, Usage
+from gpuenv.exitcodes import Exit
 
-matrix_app = typer.Typer(
-    name="matrix", help="Show, check, update or reset the compatibility matrices.", no_args_is_help=True
-)
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
-    app.add_typer(matrix_app, name="matrix")
+SUBJECTS = ("rocm", "cuda", "torch", "gpus")
 
 
-def _fail(msg: str, code: int) -> typer.Exit:
-    import sys
+class _Fail(Exception):
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
 
-    sys.stderr.write(f"gpuenv matrix: {msg}\n")
-    return typer.Exit(code)
+
+def configure(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", metavar="show|check|update|reset", required=True, help="what to do")
+    show = sub.add_parser("show", help="print the matrices in use (an installed bundle, else the shipped one)")
+    show.add_argument("subject", nargs="?", choices=SUBJECTS, help="which table; without it, a summary")
+    check = sub.add_parser(
+        "check", help="validate a bundle directory; prints its version and the sha256 `update` wants"
+    )
+    check.add_argument("directory", nargs="?", metavar="DIR", help="bundle directory (default: the one in use)")
+    update = sub.add_parser("update", help="install a newer bundle without a new gpuenv release")
+    update.add_argument(
+        "--from", dest="source", metavar="URL|FILE", required=True, help="https:// URL, or a local .tar.gz or directory"
+    )
+    update.add_argument("--sha256", metavar="HEX", required=True, help="expected sha256 of the bundle")
+    sub.add_parser("reset", help="remove the installed bundle; the shipped matrices are used again")
+    for sp in sub.choices.values():
+        sp.prog = f"gpuenv matrix {sp.prog.split()[-1]}"
 
 
-@matrix_app.command("show")
-def show(
-    subject: Optional[str] = typer.Argument(  # noqa: UP045 - typer on Python 3.10 needs Optional
-        None,
-        metavar="[rocm|cuda|torch|gpus]",
-        help="Which table; without it, a summary of the bundle in use.",
-    ),
-) -> None:
-    """Print the matrices in use (installed bundle if any, else the shipped one)."""
-    from gpuenv.exitcodes import Exit
+def run(args: argparse.Namespace) -> int:
+    try:
+        return {"show": _show, "check": _check, "update": _update, "reset": _reset}[args.action](args)
+    except _Fail as exc:
+        sys.stderr.write(f"gpuenv matrix: {exc}\n")
+        return exc.code
+
+
+def _show(args: argparse.Namespace) -> int:
     from gpuenv.matrices import MatrixError, load
     from gpuenv.render.console import make_console
-    from gpuenv.render.matrix import SUBJECTS, render_show
+    from gpuenv.render.matrix import render_show
 
-    if subject is not None and subject not in SUBJECTS:
-        raise _fail(f"show {subject}: expected one of {', '.join(SUBJECTS)}", Exit.USAGE)
     try:
-        render_show(load(), subject, make_console())
+        render_show(load(), args.subject, make_console())
     except MatrixError as exc:
-        raise _fail(str(exc), Exit.USAGE) from None
+        raise Usage(str(exc)) from None
+    return 0
 
 
-@matrix_app.command("check")
-def check(
-    directory: Optional[str] = typer.Argument(  # noqa: UP045
-        None, metavar="[DIR]", help="Bundle directory to validate (default: the bundle in use)."
-    ),
-) -> None:
-    """Validate a bundle directory: exit 0 when good, 2 with the problems when not.
-
-    Prints the bundle's version and its sha256 (the value `matrix update --sha256` wants for
-    this directory)."""
-    import sys
+def _check(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from gpuenv.exitcodes import Exit
-    from gpuenv.matrices import load
+    from gpuenv.matrices import load, parse_dir
     from gpuenv.matrixbundle import check as check_dir
     from gpuenv.matrixbundle import digest
 
-    path = Path(directory) if directory else Path(load().bundle.path)
+    path = Path(args.directory) if args.directory else Path(load().bundle.path)
     if not path.is_dir():
-        raise _fail(f"check {path}: not a directory", Exit.USAGE)
+        raise Usage(f"check {path}: not a directory")
     problems = check_dir(path)
     if problems:
         sys.stderr.write(f"gpuenv matrix: {path}: {len(problems)} problem(s)\n")
         for p in problems:
             sys.stderr.write(f"  {p}\n")
-        raise typer.Exit(Exit.USAGE)
-    import json
-
-    version = json.loads((path / "bundle.json").read_text())["version"]
+        return int(Exit.USAGE)
+    version = parse_dir(path, "check", lazy=True).bundle.version
     sys.stdout.write(f"{path}: bundle {version} is valid\nsha256 {digest(path)}\n")
+    return 0
 
 
-@matrix_app.command("update")
-def update(
-    source: str = typer.Option(
-        ..., "--from", metavar="URL|FILE", help="https:// URL or local .tar.gz or directory."
-    ),
-    sha256: Optional[str] = typer.Option(  # noqa: UP045
-        None, "--sha256", metavar="HEX", help="Expected sha256 of the bundle (required)."
-    ),
-) -> None:
-    """Install a newer matrices bundle without a new gpuenv release.
-
-    Refused (nothing changes) for plain http://, a missing or wrong sha256 (exit 2 / 3), an
-    invalid bundle (exit 2), or a bundle not newer than the one in use (exit 3)."""
-    import sys
-
-    from gpuenv.exitcodes import Exit
+def _update(args: argparse.Namespace) -> int:
     from gpuenv.matrixbundle import BundleError, install
 
-    if not sha256:
-        raise _fail(
-            "update needs --sha256 HEX (sha256sum of the .tar.gz, or `gpuenv matrix check DIR`)", Exit.USAGE
-        )
     try:
-        done = install(source, sha256)
+        done = install(args.source, args.sha256)
     except BundleError as exc:
-        raise _fail(str(exc), exc.exit) from None
+        raise _Fail(str(exc), int(exc.exit)) from None
     except OSError as exc:
-        raise _fail(f"cannot install the bundle: {exc}", Exit.PROBLEMS) from None
+        raise _Fail(f"cannot install the bundle: {exc}", int(Exit.PROBLEMS)) from None
     sys.stdout.write(f"installed matrices bundle {done.version} (was {done.previous}) in {done.path}\n")
+    return 0
 
 
-@matrix_app.command("reset")
-def reset() -> None:
-    """Remove the installed bundle; the shipped matrices are used again."""
-    import sys
-
+def _reset(args: argparse.Namespace) -> int:
     from gpuenv.matrices import state_dir
     from gpuenv.matrixbundle import reset as reset_dir
 
@@ -122,3 +98,20 @@ def reset() -> None:
         sys.stdout.write(f"removed the installed matrices bundle ({path}); using the shipped one\n")
     else:
         sys.stdout.write(f"no installed matrices bundle ({path}); using the shipped one\n")
+    return 0
+
+
+COMMANDS = {
+    "matrix": Command(
+        "matrix",
+        "show, check, update or reset the bundled compatibility data",
+        configure,
+        run,
+        "gpuenv matrix show [rocm|cuda|torch|gpus]\n"
+        "gpuenv matrix check [DIR]\n"
+        "gpuenv matrix update --from URL|FILE --sha256 HEX\n"
+        "gpuenv matrix reset\n\n"
+        "update is refused (nothing changes) for plain http:// (exit 2), a wrong sha256 (exit 3), an\n"
+        "invalid bundle (exit 2), or a bundle not newer than the one in use (exit 3).",
+    )
+}

@@ -1,40 +1,38 @@
-"""`gpuenv probe`: read this machine (or a sysroot) into facts and print them.
-
-The work is in ``gpuenv.fastpath.probe``, shared with the typer-free entry point."""
+"""`gpuenv probe`: read this machine (or a sysroot) into facts and print them."""
 
 from __future__ import annotations
 
-from typing import Optional
+import argparse
+import sys
 
-import typer
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
-    app.command("probe")(probe)
+from gpuenv.commands import Command, add_json, add_python, add_root, add_user, probe_facts
 
 
-def probe(
-    json_out: bool = typer.Option(False, "--json", help="Print the facts document (gpuenv.facts/1)."),
-    root: Optional[str] = typer.Option(  # noqa: UP045 - typer on Python 3.10 needs Optional
-        None,
-        "--root",
-        metavar="DIR",
-        help="Read every file under DIR (an image or chroot); live sources off.",
-    ),
-    user: Optional[str] = typer.Option(  # noqa: UP045
-        None,
-        "--user",
-        metavar="NAME",
-        help="Judge groups and device access for NAME (from the machine's /etc/passwd).",
-    ),
-    python: Optional[str] = typer.Option(  # noqa: UP045
-        None, "--python", metavar="PATH", help="Probe this interpreter's environment instead of gpuenv's own."
-    ),
-) -> None:
-    """Print the machine's facts: OS, kernel, GPUs, drivers, stacks, Python packages."""
-    from gpuenv import fastpath
+def configure(p: argparse.ArgumentParser) -> None:
+    add_json(p, "the facts document (gpuenv.facts/1)")
+    add_root(p, "read every file of")
+    add_user(p, "judge groups and device access for NAME (from the machine's /etc/passwd)")
+    add_python(p)
 
-    code = fastpath.probe(json_out, root, user, python)
-    if code:
-        raise typer.Exit(code)
+
+def run(args: argparse.Namespace) -> int:
+    facts = probe_facts(args.root, args.user, args.python)
+    if args.json_out:
+        sys.stdout.write(facts.to_json() + "\n")
+        return 0
+    from gpuenv.render.console import make_console
+    from gpuenv.render.facts import render_facts
+
+    render_facts(facts, make_console())
+    return 0
+
+
+COMMANDS = {
+    "probe": Command(
+        "probe",
+        "what is on this machine: OS, kernel, GPUs, drivers, stacks, Python packages (facts)",
+        configure,
+        run,
+        "Exit status: 0, or 2 for a --root or --python that cannot be used.",
+    )
+}

@@ -87,3 +87,39 @@ def pub_validity(colons: str) -> tuple[str, ...]:
     """`gpg --show-keys --with-colons` -> the validity letter of each primary key ("e" expired,
     "r" revoked, "-" or "" otherwise, as gpg says without a trust database)."""
     return tuple(line.split(":")[1] for line in colons.splitlines() if line.startswith("pub:"))
+
+
+def signing_keys(colons: str) -> tuple[str, ...]:
+    """`gpg --show-keys --with-colons` -> the key ids that can sign now: the primary key when its
+    own capabilities (field 12, lower case) include "s", and each signing subkey, none of them
+    expired ("e"), revoked ("r") or invalid ("i"). A repository key with none of these cannot
+    sign a Release file that apt accepts."""
+    out: list[str] = []
+    primary_ok = False
+    for line in colons.splitlines():
+        fields = line.split(":")
+        if len(fields) < 12 or fields[0] not in ("pub", "sub"):
+            continue
+        valid = fields[1] not in ("e", "r", "i", "d")
+        if fields[0] == "pub":
+            primary_ok = valid
+        if valid and primary_ok and "s" in fields[11]:
+            out.append(fields[4])
+    return tuple(out)
+
+
+def lists_name(uri: str, suite: str) -> str:
+    """The file apt keeps a source's InRelease in (apt's URItoFileName):
+    'https://repo.radeon.com/rocm/apt/7.2.4', 'noble' -> 'repo.radeon.com_rocm_apt_7.2.4_dists_noble_InRelease'."""
+    rest = uri.split("://", 1)[-1].rstrip("/")
+    return f"{rest}/dists/{suite}/InRelease".replace("/", "_")
+
+
+def sources_of(content: str, keyring: str) -> list[tuple[str, str]]:
+    """(uri, suite) of each one-line `deb [... signed-by=KEYRING ...] URI SUITE ...` entry."""
+    out = []
+    for line in content.splitlines():
+        m = re.match(r"^deb\s+\[([^\]]*)\]\s+(\S+)\s+(\S+)", line.strip())
+        if m and f"signed-by={keyring}" in m.group(1).split():
+            out.append((m.group(2), m.group(3)))
+    return out

@@ -29,16 +29,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuenv.execute import apt
+from gpuenv.execute.journal import DIR as JOURNAL_DIR
 from gpuenv.execute.journal import Busy, Journal, JournalError
-from gpuenv.execute.runner import CommandError, DryRunViolation, Runner, SimulatingRunner
+from gpuenv.execute.runner import CommandError, DryRunViolation, Runner, SimulatingRunner, Untrusted
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
-from gpuenv.rootpath import in_root
+from gpuenv.rootpath import PathEscape, in_root, read_file
 
 Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
 _KEY_MAX = 1 << 20
+_FILE_MAX = 1 << 20  # every file a plan writes or reads back is a few KB
 
 
 class Refused(RuntimeError):
@@ -60,8 +62,10 @@ class Files:
         return in_root(self.root, path, follow_last=follow_last)
 
     def read(self, path: str) -> bytes | None:
+        """A file's bytes (the one safe reader: a FIFO or device node there is never opened, and
+        raises; so does a file over 1 MiB), or None when there is no file."""
         try:
-            return self.at(path).read_bytes()
+            return read_file(self.root, path, _FILE_MAX)
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None  # a directory in the way: not the file; writing it fails with a clear error
 
@@ -236,15 +240,7 @@ def _done(ctx: _Ctx, plan: Plan, step: Step) -> tuple[bool, str]:
         gone = not ctx.files.exists(step.path)
         return (gone, "absent" if gone else "present")
     if k is Kind.APT_KEY:
-        data = ctx.files.read(step.path)
-        if data is None:
-            return False, "no keyring yet"
-        colons = _show_keys(ctx.runner, data)
-        fprs, count = apt.pub_fingerprints(colons)
-        if count == 1 and fprs == (step.fingerprint,) and apt.pub_validity(colons)[0] in ("e", "r"):
-            return False, "holds the pinned key, expired or revoked: fetch it again"
-        ok = count == 1 and fprs == (step.fingerprint,)
-        return ok, "holds the pinned key" if ok else "holds other keys: " + " ".join(fprs)
+        return _keyring_state(ctx, plan, step)
     if k is Kind.GROUP_ADD:
         members = _group_members(ctx.files.read("/etc/group") or b"")
         missing = [g for g in step.groups or () if step.user not in members.get(g, ())]
@@ -317,9 +313,24 @@ def _act(ctx: _Ctx, step: Step) -> str:
         ctx.runner.run(["usermod", "-a", "-G", ",".join(step.groups or ()), step.user or ""])
         return f"{step.user} added to {','.join(step.groups or ())}"
     if k in (Kind.COMMAND, Kind.PIP_INSTALL):
-        ctx.runner.run(list(step.argv or ()))
-        return "ran " + " ".join(step.argv or ())
+        ctx.runner.run(list(step.argv or ()), user=step.user)
+        return "ran " + " ".join(step.argv or ()) + (f" as {step.user}" if step.user else "")
     return ""
+
+
+def _check_program(root: str, step: Step) -> None:
+    """Before any change: a step's program, when it is there already, must be root's alone."""
+    program = (step.argv or ("",))[0]
+    if not program.startswith("/") or os.geteuid() != 0:
+        return
+    from gpuenv.trust import untrusted
+
+    why = untrusted(program, root=root)
+    if why and not why.endswith("does not exist"):
+        raise Untrusted(
+            f"step {step.id}: refusing to run {program} as root: {why}. Nothing was changed; "
+            "nothing a non-root account can write is run as root."
+        )
 
 
 def apt_result(sim: apt.Simulation):
@@ -355,19 +366,71 @@ def _show_keys(runner: Runner, data: bytes) -> str:
     return res.output
 
 
-def _dearmor(runner: Runner, data: bytes) -> bytes:
-    if not data.lstrip().startswith(b"-----BEGIN PGP"):
-        return data
+_ARMOR = b"-----BEGIN PGP PUBLIC KEY BLOCK-----"
+
+
+def _binary_keyring(runner: Runner, data: bytes) -> bytes:
+    """The keyring apt reads from a .gpg file: binary OpenPGP. An armored key (vendors publish
+    them with text before the armor, too) is de-armored; anything else is refused."""
+    if _ARMOR not in data:
+        if data and data[0] & 0x80:  # an OpenPGP packet tag: binary already
+            return data
+        raise Refused(Exit.REFUSED, "the downloaded key is neither an OpenPGP key nor armored: nothing was changed")
     with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
         os.chmod(home, 0o700)
         src, out = os.path.join(home, "key.asc"), os.path.join(home, "key.gpg")
         with open(src, "wb") as fh:
-            fh.write(data)
+            fh.write(data[data.index(_ARMOR) :])
         runner.run(
             ["gpg", "--homedir", home, "--batch", "--no-autostart", "--dearmor", "--output", out, src],
             host=True,
         )
-        return Path(out).read_bytes()
+        binary = Path(out).read_bytes()
+    if not binary or not binary[0] & 0x80:
+        raise Refused(Exit.REFUSED, "the downloaded key did not de-armor to an OpenPGP key: nothing was changed")
+    return binary
+
+
+def _keyring_state(ctx: _Ctx, plan: Plan, step: Step) -> tuple[bool, str]:
+    """Done only when apt can use the keyring: binary, exactly the pinned primary key, a signing
+    key that is neither expired nor revoked, and (once apt has fetched the vendor's InRelease)
+    a signature apt's own gpgv verifies with it."""
+    data = ctx.files.read(step.path)
+    if data is None:
+        return False, "no keyring yet"
+    if not data[:1] or not data[0] & 0x80:
+        return False, "not a binary keyring (armored?): apt cannot read it; written again"
+    colons = _show_keys(ctx.runner, data)
+    fprs, count = apt.pub_fingerprints(colons)
+    if count != 1 or fprs != (step.fingerprint,):
+        return False, "holds other keys: " + (" ".join(fprs) or "none")
+    if not apt.signing_keys(colons):
+        return False, "holds the pinned key, but no valid signing key (expired or revoked): fetch it again"
+    for name in _release_files(plan, step):
+        release = ctx.files.read(f"/var/lib/apt/lists/{name}")
+        if release is not None and not _verifies(ctx.runner, data, release):
+            return False, f"apt's {name} does not verify with it: fetch it again"
+    return True, "holds the pinned key"
+
+
+def _release_files(plan: Plan, key: Step) -> list[str]:
+    """apt's InRelease files of the sources this plan writes that trust ``key``'s keyring."""
+    return [
+        apt.lists_name(uri, suite)
+        for s in plan.steps
+        if s.kind is Kind.APT_SOURCE and s.content
+        for uri, suite in apt.sources_of(s.content, key.path or "")
+    ]
+
+
+def _verifies(runner: Runner, keyring: bytes, signed: bytes) -> bool:
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+        os.chmod(home, 0o700)
+        ring, doc = os.path.join(home, "keyring.gpg"), os.path.join(home, "InRelease")
+        Path(ring).write_bytes(keyring)
+        Path(doc).write_bytes(signed)
+        res = runner.run(["gpgv", "--homedir", home, "--keyring", ring, doc], host=True, check=False)
+    return res.ok
 
 
 def _check_scheme(url: str, loopback_http: bool) -> None:
@@ -421,16 +484,20 @@ def _fetch_key(ctx: _Ctx, step: Step, fetch: Callable[[str], bytes] | None = Non
             "Nothing was changed. The vendor may have rotated its key: check the vendor's announcement "
             "and update the bundled matrices before trusting a new key.",
         )
-    validity = apt.pub_validity(colons)
-    if validity and validity[0] in ("e", "r"):
+    if not apt.signing_keys(colons):
         # apt would refuse every signature it made: fail now, before any change, and say why.
-        what = "has expired" if validity[0] == "e" else "is revoked"
+        validity = apt.pub_validity(colons)
+        what = (
+            "has expired" if validity[:1] == ("e",)
+            else "is revoked" if validity[:1] == ("r",)
+            else "has no signing key that is neither expired nor revoked"
+        )  # fmt: skip
         raise Refused(
             Exit.REFUSED,
             f"the key at {step.url} ({step.fingerprint}) {what}. Nothing was changed. The vendor may "
             "have extended or replaced it: check the vendor's announcement and update the bundled matrices.",
         )
-    return _dearmor(ctx.runner, data)
+    return _binary_keyring(ctx.runner, data)
 
 
 def _group_members(text: bytes) -> dict[str, tuple[str, ...]]:
@@ -503,19 +570,26 @@ def dry_run(plan: Plan, root: str = "/") -> Outcome:
 
 def apply(plan: Plan, root: str = "/", options: Options | None = None) -> Outcome:
     opts = options or Options()
-    journal = Journal(root)
     try:
+        journal = Journal(root)
         journal.acquire()
     except Busy as exc:
         return Outcome(Exit.BUSY, str(exc))
     except JournalError as exc:
         return Outcome(Exit.REFUSED, str(exc))
+    except PathEscape as exc:
+        return Outcome(Exit.REFUSED, f"refusing to apply: {exc}. Nothing was changed.")
     except OSError as exc:
-        return Outcome(Exit.PROBLEMS, f"cannot open the journal under {journal.dir}: {exc}")
+        return Outcome(Exit.PROBLEMS, f"cannot open the journal under {root}/{JOURNAL_DIR}: {exc}")
     try:
-        return _apply_locked(plan, root, opts, journal)
+        outcome = _apply_locked(plan, root, opts, journal)
+    except PathEscape as exc:  # a symlink loop under var/lib/dpkg, or in a path a step names
+        outcome = Outcome(Exit.REFUSED, f"refusing to apply: {exc}. Nothing was changed.")
     finally:
         journal.release()
+    if outcome.exit in (Exit.REFUSED, Exit.BUSY) and not outcome.changed:
+        journal.discard()  # a refused apply leaves nothing behind, not even its lock file
+    return outcome
 
 
 def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Outcome:
@@ -583,7 +657,9 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
     done_before = set(state.done) if same_plan else set()
     todo = [s for s in plan.steps if s.id not in done_before]
     try:
-        for step in todo:  # keys and collateral removals are checked before anything changes
+        for step in todo:  # keys, programs and collateral removals are checked before any change
+            if step.kind in (Kind.COMMAND, Kind.PIP_INSTALL) and step.user is None:
+                _check_program(root, step)
             if step.kind is Kind.APT_KEY and not _done(ctx, plan, step)[0]:
                 ctx.keys[step.id] = _fetch_key(ctx, step, ctx.fetch)
             if step.kind is Kind.APT_PURGE and not step.autoremove and not _done(ctx, plan, step)[0]:
@@ -594,6 +670,8 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
                     raise Refused(Exit.REFUSED, _collateral_message(step, collateral))
     except Refused as exc:
         return Outcome(exc.exit, str(exc), tuple(reports), log_path=log_path)
+    except Untrusted as exc:
+        return Outcome(Exit.REFUSED, str(exc), tuple(reports), log_path=log_path)
     except (CommandError, OSError) as exc:
         return Outcome(Exit.PROBLEMS, f"{exc}\nNothing was changed.", tuple(reports), log_path=log_path)
 
@@ -626,6 +704,11 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
                 reports.append(StepReport(step, "ran", detail))
             log(f"step {step.id}: {reports[-1].state}: {detail}")
             journal.mark_done(step.id)
+    except Untrusted as exc:
+        if step:
+            reports.append(StepReport(step, "refused", str(exc)))
+        log(f"step {step.id if step else '-'}: refused: {exc}")
+        return Outcome(Exit.REFUSED, str(exc), tuple(reports), changed, log_path)
     except Refused as exc:
         where = f"step {step.id}" if step else "dpkg --configure -a"
         if step:

@@ -1,7 +1,14 @@
 """The apply journal under ROOT/var/lib/gpuenv/: one apply at a time (flock), which plan is being
-applied, which steps are done, which one was running when the process died. --resume continues
-from the first unfinished step. Writes are atomic (tmp, fsync, rename) so a kill -9 at any
-instant leaves either the old or the new journal, never a torn one.
+applied (a copy of it, plan.json), which steps are done, which one was running when the process
+died. --resume continues from the first unfinished step. Writes are atomic (a fresh temporary
+file, fsync, rename, fsync of the directory) so a kill -9 or a power cut at any instant leaves
+either the old or the new journal, never a torn one.
+
+The journal decides what root does next, so it is read like any hostile input: resolved inside the
+root (a symlinked var/ in a chroot never reaches the host), its own files never followed when they
+are links, FIFOs and devices never opened, a size cap, the one JSON reader, every field checked,
+and the directory refused when an account other than root could write it. A refused apply leaves
+nothing behind: the directory and the lock file it created for nothing are removed again.
 """
 
 from __future__ import annotations
@@ -14,10 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpuenv.rootpath import in_root
+from gpuenv.rootpath import PathEscape, in_root, read_regular
 
 DIR = "var/lib/gpuenv"
 LOG_DIR = "var/log/gpuenv"
+MAX_BYTES = 4 << 20
 
 
 class Busy(RuntimeError):
@@ -25,7 +33,8 @@ class Busy(RuntimeError):
 
 
 class JournalError(RuntimeError):
-    """The journal cannot be read (truncated, edited): which steps ran is unknown."""
+    """The journal cannot be trusted (unreadable, edited, writable by others): which steps ran is
+    unknown, so nothing is done."""
 
 
 @dataclass
@@ -41,25 +50,39 @@ class State:
 
 class Journal:
     def __init__(self, root: str) -> None:
-        # Resolved inside the root: a symlinked var/ in a chroot never sends the journal to the host.
-        self.dir = in_root(root, DIR)
+        self.root = root
+        try:
+            self.dir = in_root(root, DIR)
+            self.log_path = in_root(root, LOG_DIR) / "apply.log"
+        except PathEscape as exc:
+            raise JournalError(f"cannot resolve {DIR} under {root}: {exc}") from None
         self.path = self.dir / "journal.json"
         self.plan_path = self.dir / "plan.json"
-        self.log_path = in_root(root, LOG_DIR) / "apply.log"
+        self.lock_path = self.dir / "apply.lock"
         self._lock_fd: int | None = None
+        self._created: list[Path] = []  # what acquire() made, removed again by discard()
         self.state = State()
 
     # -- lock --
     def acquire(self) -> None:
-        """Take the lock, then read the state; JournalError (lock released) when it is unreadable."""
-        self.dir.mkdir(parents=True, exist_ok=True, mode=0o755)
-        # O_NOFOLLOW here and below: a symlink planted in a chroot never redirects our writes.
-        fd = os.open(self.dir / "apply.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        """Take the lock, then read the state; JournalError (lock released) when it is untrusted."""
+        self._check_trusted()
+        self._mkdirs()
+        # O_NOFOLLOW: a symlink planted in a chroot never redirects the lock.
+        existed = os.path.lexists(self.lock_path)
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        if not existed:
+            self._created.append(self.lock_path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise Busy(f"another gpuenv apply is running (lock {self.dir / 'apply.lock'})") from None
+            raise Busy(f"another gpuenv apply is running (lock {self.lock_path})") from None
+        # The lock file may have been removed and made anew since we opened it (a refused apply
+        # cleaning up): a lock on an unlinked file excludes nobody.
+        if os.fstat(fd).st_ino != os.lstat(self.lock_path).st_ino:
+            os.close(fd)
+            raise Busy(f"another gpuenv apply is starting (lock {self.lock_path}); try again")
         self._lock_fd = fd
         try:
             self.state = self.read()
@@ -73,20 +96,46 @@ class Journal:
             os.close(self._lock_fd)
             self._lock_fd = None
 
+    def discard(self) -> None:
+        """After a refusal, before any journal was written: remove what acquire() created."""
+        if self.path.exists():
+            return
+        for path in reversed(self._created):
+            try:
+                path.rmdir() if path.is_dir() else path.unlink()
+            except OSError:
+                pass  # not empty, or gone: leave it
+        self._created = []
+
+    def _mkdirs(self) -> None:
+        missing = []
+        here = self.dir
+        while not here.exists() and here != Path(os.path.abspath(self.root)):
+            missing.append(here)
+            here = here.parent
+        for path in reversed(missing):
+            path.mkdir(mode=0o755)
+            self._created.append(path)
+
+    def _check_trusted(self) -> None:
+        from gpuenv.trust import untrusted
+
+        if not self.dir.exists() or os.geteuid() != 0:
+            return
+        why = untrusted("/" + DIR, root=self.root)
+        if why:
+            raise JournalError(
+                f"the journal directory {self.dir} cannot be trusted: {why}. Nothing was changed. "
+                "It must belong to root and be writable by root alone."
+            )
+
     # -- state --
     def read(self) -> State:
         """No journal: a fresh State. A journal that does not parse is an error, never a fresh
         start: treating it as empty would re-run (or skip) steps of a half-applied plan."""
-        try:
-            text = self.path.read_text()
-        except FileNotFoundError:
+        doc = self._read_json(self.path, "journal")
+        if doc is None:
             return State()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise JournalError(f"cannot read the journal {self.path}: {exc}") from exc
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise self._corrupt(f"not valid JSON ({exc})") from exc
         if not isinstance(doc, dict):
             raise self._corrupt("not a JSON object")
         known = {k: v for k, v in doc.items() if k in State.__dataclass_fields__}
@@ -101,6 +150,40 @@ class Journal:
             raise self._corrupt("finished is not true or false")
         return State(**known)
 
+    def saved_plan(self):
+        """The plan of an unfinished apply (for --resume without a file), or None."""
+        from gpuenv.plan.plan import PlanError, from_dict
+        from gpuenv.plan.planfile import digest
+
+        self._check_trusted()
+        state = self.read()
+        if not state.plan_digest or state.finished:
+            return None
+        doc = self._read_json(self.plan_path, "journal's plan")
+        if doc is None:
+            raise self._corrupt(f"{self.plan_path} is missing")
+        try:
+            plan = from_dict(doc)
+        except PlanError as exc:
+            raise self._corrupt(f"{self.plan_path}: {exc}") from None
+        if digest(plan) != state.plan_digest:
+            raise self._corrupt(f"{self.plan_path} is not the plan the journal records")
+        return plan
+
+    def _read_json(self, path: Path, what: str) -> Any:
+        from gpuenv.jsoninput import InputError, parse
+
+        try:
+            data = read_regular(path, MAX_BYTES, nofollow=True)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise JournalError(f"cannot read the {what} {path}: {exc.strerror or exc}. Nothing was changed.") from None
+        try:
+            return parse(data, f"the {what} {path}")
+        except InputError as exc:
+            raise self._corrupt(str(exc)) from None
+
     def _corrupt(self, why: str) -> JournalError:
         return JournalError(
             f"the journal {self.path} is damaged: {why}. Nothing was changed. Which steps of the last "
@@ -111,6 +194,7 @@ class Journal:
         self.state = State(plan_digest=plan_digest, started_at=_now())
         _atomic(self.plan_path, json.dumps(plan_doc, indent=2) + "\n")
         self._write()
+        self._created = []  # the journal is real now: nothing of it is discarded
 
     def mark_started(self, step_id: str) -> None:
         self.state.started = step_id
@@ -138,7 +222,7 @@ class Journal:
         an apply halfway through dpkg; the journal, written atomically, is what resume trusts."""
         try:
             self.log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
             with os.fdopen(fd, "a") as fh:
                 fh.write(line + "\n")
         except OSError:
@@ -151,11 +235,18 @@ class Journal:
 def _atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.unlink(missing_ok=True)  # a leftover of a kill -9, or a planted symlink: never written through
-    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644), "w") as fh:
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(fd, "w") as fh:
         fh.write(text)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, path)
+    # The rename itself must survive a power cut: fsync the directory that holds it.
+    dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
 
 
 def _now() -> str:

@@ -30,6 +30,10 @@ class DryRunViolation(RuntimeError):
     """A dry run tried to run something that could change the machine."""
 
 
+class Untrusted(RuntimeError):
+    """A program root was asked to run that another account could have written."""
+
+
 class CommandError(RuntimeError):
     def __init__(self, result: Result) -> None:
         tail = (result.output.strip().splitlines() or ["(no output)"])[-12:]
@@ -64,10 +68,25 @@ class Runner:
         on_status: Callable[[str], None] | None = None,
         host: bool = False,
         env: dict[str, str] | None = None,
+        user: str | None = None,
     ) -> Result:
         """Run argv (inside the root unless host=True). on_status receives apt's status lines,
-        read from the pipe given to apt as APT::Status-Fd."""
+        read from the pipe given to apt as APT::Status-Fd. ``user``: run it as that account of the
+        root (setpriv, with its groups and a clean environment), never as root.
+
+        As root, a program named by an absolute path runs only when no other account could have
+        written it or a directory above it (``gpuenv.trust``): Untrusted otherwise."""
         self._guard(argv, host)
+        if user is not None:
+            argv = [*self._as_user(user), "--", *argv]
+        elif not host and argv[0].startswith("/") and os.geteuid() == 0:
+            from gpuenv.trust import untrusted
+
+            why = untrusted(argv[0], root=self.root)
+            if why and not why.endswith("does not exist"):
+                raise Untrusted(
+                    f"refusing to run {argv[0]} as root: {why}. Nothing a non-root account can write is run as root."
+                )
         full = list(argv) if host else self.argv_for(argv)
         status_r = status_w = None
         if on_status is not None:
@@ -109,6 +128,23 @@ class Runner:
     def _guard(self, argv: Sequence[str], host: bool) -> None:
         if not argv or not all(isinstance(a, str) for a in argv):
             raise ValueError(f"argv must be a non-empty list of strings, got {argv!r}")
+
+    def _as_user(self, name: str) -> list[str]:
+        """setpriv's argv to drop to ``name`` of the root's /etc/passwd (numeric ids: nothing is
+        looked up by a name the plan chose)."""
+        from gpuenv.probe.users import parse_passwd
+        from gpuenv.rootpath import read_file
+
+        try:
+            passwd = read_file(self.root, "/etc/passwd", 4 << 20).decode("utf-8", "replace")
+        except OSError as exc:
+            raise CommandError(Result(("setpriv",), 1, f"cannot read /etc/passwd: {exc}")) from None
+        entry = next((e for e in parse_passwd(passwd) if e.name == name), None)
+        if entry is None or entry.uid is None or entry.gid is None:
+            raise CommandError(Result(("setpriv",), 1, f"no account {name!r} in {self.root}/etc/passwd"))
+        if entry.uid == 0:
+            raise CommandError(Result(("setpriv",), 1, f"{name!r} is root: refusing to run a user's step as root"))
+        return ["setpriv", f"--reuid={entry.uid}", f"--regid={entry.gid}", "--init-groups", "--reset-env"]
 
 
 class SimulatingRunner(Runner):
@@ -160,9 +196,13 @@ def _apt_simulation(args: Sequence[str]) -> bool:
 
 
 def _read_only_host(argv: Sequence[str]) -> bool:
-    # Reading a downloaded key's fingerprint, in a throwaway GNUPGHOME: nothing on the machine changes.
+    # Reading a key's fingerprints, or checking a signature with it, in a throwaway GNUPGHOME:
+    # nothing on the machine changes.
+    name = os.path.basename(argv[0])
+    if name == "gpgv":
+        return "--homedir" in argv and not {"--output", "-o"} & set(argv)
     return (
-        os.path.basename(argv[0]) == "gpg"
+        name == "gpg"
         and "--show-keys" in argv
         and not {"--dearmor", "--output", "--import", "--recv-keys"} & set(argv)
     )

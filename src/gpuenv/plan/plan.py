@@ -148,6 +148,63 @@ class PlanTarget:
 
 
 @dataclass(frozen=True)
+class Request:
+    """What the user asked for. A saved plan records it (``Plan.request``): at apply it is shown
+    again and confirmed, and the plan is made again from it and the facts probed then."""
+
+    action: Action
+    stack: str  # rocm | cuda
+    version: str | None = None
+    torch: str | None = None
+    venv: str | None = None
+    user: str | None = None  # the account given render/video and owning the torch venv
+    created_at: str | None = None
+    gpuenv_version: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.stack not in ("rocm", "cuda"):
+            raise PlanError(f"stack must be rocm or cuda, not {self.stack!r}")
+        if self.user is not None and not _ACCOUNT.fullmatch(self.user):
+            raise PlanError(f"{self.user!r} is not a user name")
+        if self.venv is not None and not _safe_path(self.venv):
+            raise PlanError(f"--venv {self.venv!r} must be an absolute path, without '..' or NUL")
+
+    def line(self) -> str:
+        """The request as the options that make it: what `gpuenv apply --expect` repeats."""
+        words = [self.action.value, self.stack]
+        for flag, value in (("--version", self.version), ("--torch", self.torch), ("--venv", self.venv),
+                            ("--user", self.user)):  # fmt: skip
+            if value is not None:
+                words += [flag, value]
+        return " ".join(words)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"action": self.action.value, "stack": self.stack, "version": self.version,
+                "torch": self.torch, "venv": self.venv, "user": self.user}  # fmt: skip
+
+
+def _request_from_dict(doc: Any, plan_doc: dict) -> Request | None:
+    if doc is None:
+        return None
+    if not isinstance(doc, dict):
+        raise PlanError("plan.request: expected an object")
+    try:
+        action = Action(doc.get("action"))
+    except ValueError:
+        raise PlanError(f"plan.request.action: {doc.get('action')!r} is not install or uninstall") from None
+    return Request(
+        action=action,
+        stack=_typed(doc, "stack", str, "plan.request", ""),
+        version=_typed(doc, "version", str, "plan.request"),
+        torch=_typed(doc, "torch", str, "plan.request"),
+        venv=_typed(doc, "venv", str, "plan.request"),
+        user=_typed(doc, "user", str, "plan.request"),
+        created_at=_typed(plan_doc, "created_at", str, "plan"),
+        gpuenv_version=_typed(plan_doc, "gpuenv_version", str, "plan"),
+    )
+
+
+@dataclass(frozen=True)
 class Plan:
     action: Action
     target: PlanTarget
@@ -160,6 +217,7 @@ class Plan:
     notes: tuple[str, ...] = ()
     user: str | None = None
     test_overrides: bool = False  # made with GPUENV_TEST_* vendor URL or key overrides
+    request: Request | None = None  # what it was made from (plans of gpuenv 0.1.0 have none)
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"sha256:[0-9a-f]{64}", self.facts_digest or ""):
@@ -231,6 +289,7 @@ def to_dict(plan: Plan) -> dict[str, Any]:
         "notes": list(plan.notes),
         "user": plan.user,
         "test_overrides": plan.test_overrides,
+        **({"request": plan.request.to_dict()} if plan.request else {}),
         "steps": [_step_to_dict(s) for s in plan.steps],
     }
 
@@ -330,6 +389,7 @@ def from_dict(doc: Any) -> Plan:
         notes=_strings(doc, "notes", "plan") or (),
         user=_typed(doc, "user", str, "plan"),
         test_overrides=_typed(doc, "test_overrides", bool, "plan", False),
+        request=_request_from_dict(doc.get("request"), doc),
     )
     declared = doc.get("reboot_required")
     if declared is not None and declared is not plan.reboot_required:
@@ -337,4 +397,4 @@ def from_dict(doc: Any) -> Plan:
     return plan
 
 
-__all__ = ["SCHEMA", "Action", "Kind", "Plan", "PlanError", "PlanTarget", "Step", "TorchPick"]
+__all__ = ["SCHEMA", "Action", "Kind", "Plan", "PlanError", "PlanTarget", "Request", "Step", "TorchPick"]

@@ -19,11 +19,17 @@ def dumps(plan: Plan) -> str:
     return json.dumps(plan.to_dict(), indent=2) + "\n"
 
 
-def loads(text: str) -> Plan:
+MAX_BYTES = 4 << 20  # a plan is a few KB
+
+
+def loads(text: str | bytes) -> Plan:
+    """A plan from JSON, through the one JSON input reader (UTF-8, depth limit)."""
+    from gpuenv.jsoninput import InputError, parse
+
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PlanError(f"plan: not valid JSON: {exc}") from exc
+        doc = parse(text.encode() if isinstance(text, str) else text, "plan")
+    except InputError as exc:
+        raise PlanError(str(exc)) from None
     return from_dict(doc)
 
 
@@ -47,10 +53,14 @@ def save(plan: Plan, path: str | os.PathLike) -> None:
 
 
 def load(path: str | os.PathLike) -> Plan:
+    """A saved plan; PlanError (one line) for a file that is not one."""
+    from gpuenv.jsoninput import InputError, read_bytes
+
     try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise PlanError(f"plan: cannot read {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise PlanError(f"plan: {path} is not text: {exc}") from exc
-    return loads(text)
+        data = read_bytes(str(path), "plan", MAX_BYTES)
+    except InputError as exc:
+        raise PlanError(str(exc)) from None
+    try:
+        return loads(data)
+    except PlanError as exc:
+        raise PlanError(f"plan {path}: {str(exc).removeprefix('plan: ')}") from None

@@ -10,76 +10,31 @@ are finding codes on the plan; the steps are still there so that the user sees w
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from gpuenv.facts import Facts, Gpu
-from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Step, TorchPick
+from gpuenv.facts import Facts
+from gpuenv.matrices import Matrices
+from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request, Step, TorchPick
 from gpuenv.plan.repos import Repos
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.blockers import judge
+from gpuenv.resolve.finding import Target
+from gpuenv.resolve.target import choose_auto, newest_cuda_for
 
-DEFAULT_ROCM = "7.2.4"  # the product's default target; matrices.default_rocm() wins when it answers
-_LEGACY_CC_MAX = (7, 2)  # Maxwell, Pascal, Volta (and Xavier 7.2): proprietary modules only
-_BLACKWELL_CC_MIN = (10, 0)  # Blackwell and newer: open modules only
 _DEB_NAME = re.compile(r"[a-z0-9][a-z0-9.+-]+")
 
 
-@dataclass(frozen=True)
-class Request:
-    action: Action
-    stack: str  # rocm | cuda
-    version: str | None = None
-    torch: str | None = None
-    venv: str | None = None
-    user: str | None = None  # the account given render/video (default chosen by the CLI: SUDO_USER)
-    created_at: str | None = None
-    gpuenv_version: str | None = None
+def choose_stack(facts: Facts, matrices: Matrices) -> str | None:
+    """`install auto`: the stack the doctor judges a bare box against (resolve.target)."""
+    target = choose_auto(facts, matrices)
+    return target.stack if target is not None else None
 
 
-class _Ask:
-    """Calls into the matrices API that tolerate an API not written yet (NotImplementedError)
-    or no matrices at all: the caller gets None and the plan says what went unchecked."""
-
-    def __init__(self, matrices) -> None:
-        self.m = matrices
-        self.missing: list[str] = []
-
-    def __call__(self, what: str, name: str, *args):
-        if self.m is None:
-            self.missing.append(what)
-            return None
-        try:
-            return getattr(self.m, name)(*args)
-        except NotImplementedError:
-            self.missing.append(what)
-            return None
-
-
-def choose_stack(facts: Facts, matrices=None) -> str | None:
-    """`install auto`: the resolver's choice when it has one, else the vendor of the discrete GPUs."""
-    try:
-        from gpuenv.resolve.target import choose_auto  # written by the resolver's owner
-
-        target = choose_auto(facts, matrices)
-        if target is not None and target.stack:
-            return target.stack
-    except (ImportError, NotImplementedError, AttributeError):
-        pass  # the resolver's choice is not available yet: fall back to the GPUs themselves
-    amd = [g for g in facts.gpus_of("amd") if not g.integrated]
-    nvidia = facts.gpus_of("nvidia")
-    if amd and not nvidia:
-        return "rocm"
-    if nvidia and not amd:
-        return "cuda"
-    return None
-
-
-def make_plan(facts: Facts, matrices, repos: Repos, req: Request) -> Plan:
+def make_plan(facts: Facts, matrices: Matrices, repos: Repos, req: Request) -> Plan:
     if req.stack not in ("rocm", "cuda"):
         raise PlanError(f"stack must be rocm or cuda, not {req.stack!r}")
-    ask = _Ask(matrices)
-    blockers: list[str] = []
     notes: list[str] = []
     other = "cuda" if req.stack == "rocm" else "rocm"
-
+    blockers: list[str] = []
     if req.action is Action.UNINSTALL:
         steps = _purge_steps(facts, repos, req.stack, why="uninstall requested")
         target = PlanTarget(stack=req.stack, version=None)
@@ -92,12 +47,15 @@ def make_plan(facts: Facts, matrices, repos: Repos, req: Request) -> Plan:
             else []
         )
         if req.stack == "rocm":
-            target, more = _rocm(facts, ask, repos, req, blockers, notes)
+            target, more = _rocm(facts, matrices, repos, req, notes)
         else:
-            target, more = _cuda(facts, ask, repos, req, blockers, notes)
+            target, more = _cuda(facts, matrices, repos, req, notes)
         steps += more
-    if ask.missing:
-        notes.append("matrices unavailable for: " + ", ".join(dict.fromkeys(ask.missing)) + " (not checked)")
+        # What stops the install, and what is worth knowing before it: the doctor's own checks,
+        # judged against this target, so that a plan and `gpuenv doctor --target` never disagree.
+        judged = judge(facts, matrices, Target(stack=target.stack, version=target.version, explicit=True))
+        blockers = list(dict.fromkeys(f.code for f in judged.blockers))
+        notes = [f"{f.code}: {f.title}. {f.detail}" for f in (*judged.blockers, *judged.notes)] + notes
     return Plan(
         action=req.action,
         target=target,
@@ -105,10 +63,11 @@ def make_plan(facts: Facts, matrices, repos: Repos, req: Request) -> Plan:
         steps=tuple(steps),
         created_at=req.created_at,
         gpuenv_version=req.gpuenv_version,
-        blockers=tuple(dict.fromkeys(blockers)),
-        notes=tuple(notes),
+        blockers=tuple(blockers),
+        notes=tuple(dict.fromkeys(notes)),
         user=req.user,
         test_overrides=bool(repos.overrides),
+        request=req,
     )
 
 
@@ -234,34 +193,28 @@ def _purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]
 # Install: the parts shared by both stacks
 
 
-def _platform(facts: Facts, stack: str, blockers: list[str], notes: list[str]) -> bool:
-    """True when the plan may include kernel drivers (not in a container or WSL)."""
-    kernel_ok = True
+def _kernel_ok(facts: Facts, stack: str, notes: list[str]) -> bool:
+    """True when the plan may include kernel drivers: not in a container or WSL, whose kernel
+    belongs to someone else (the doctor's platform.* findings say the rest)."""
     if facts.platform.container:
-        blockers.append("platform.container")
         host = (
             "amdgpu-dkms (and --device /dev/kfd --device /dev/dri)"
             if stack == "rocm"
-            else ("the NVIDIA driver and nvidia-container-toolkit (nvidia-ctk runtime configure)")
+            else "the NVIDIA driver and nvidia-container-toolkit (nvidia-ctk runtime configure)"
         )
         notes.append(
-            f"platform.container: inside {facts.platform.container} no kernel driver can load; this plan "
-            f"installs user space only. The host needs {host}. Apply with --force to install the user space."
+            f"inside {facts.platform.container} no kernel driver can load: this plan installs user space "
+            f"only; the host needs {host}"
         )
-        kernel_ok = False
+        return False
     if facts.platform.wsl:
-        blockers.append("platform.wsl")
-        if stack == "cuda":
-            notes.append(
-                "platform.wsl: never install a Linux NVIDIA driver inside WSL 2; the driver comes from Windows. "
-                "Use NVIDIA's WSL-Ubuntu toolkit repository (not planned by gpuenv yet)."
-            )
-        else:
-            notes.append(
-                "platform.wsl: ROCm on WSL 2 is user space over /dev/dxg (librocdxg), never amdgpu-dkms."
-            )
-        kernel_ok = False
-    return kernel_ok
+        notes.append(
+            "under WSL 2 the GPU driver comes from Windows: this plan installs user space only, never a "
+            "Linux driver"
+            + (" (cuda-toolkit-X-Y has no driver: NVIDIA's WSL guide, option 2)" if stack == "cuda" else "")
+        )
+        return False
+    return True
 
 
 def _key_source_steps(key, lists: list[tuple[str, str]], why: str) -> list[Step]:
@@ -280,6 +233,28 @@ def _key_source_steps(key, lists: list[tuple[str, str]], why: str) -> list[Step]
     ]
     for i, (path, content) in enumerate(lists):
         steps.append(_write(f"source-{i}", f"Write {path}", why, path, content, kind=Kind.APT_SOURCE))
+    return steps
+
+
+def _drop_other_sources(facts: Facts, repos: Repos, vendor: str, keep: tuple[str, ...]) -> list[Step]:
+    """Remove the vendor's source files the plan does not write, where a file lists nothing else."""
+    label = "CUDA" if vendor == "nvidia" else "AMD"
+    steps: list[Step] = []
+    files = dict.fromkeys(s.file for s in facts.apt_sources or () if s.file and s.file not in keep)
+    for file in files:
+        entries = [s for s in facts.apt_sources or () if s.file == file]
+        if not all(repos.is_vendor_uri(vendor, s.uri) for s in entries):
+            continue  # a file that also lists other repositories is left alone
+        steps.append(
+            Step(
+                id=f"drop-{vendor}-source-{len(steps)}",
+                kind=Kind.REMOVE_FILE,
+                title=f"Remove the other {label} source {file}",
+                why=f"apt.source-mismatch: one {label} repository, with signed-by and this release's suite",
+                path=file,
+                skip_if="the file is absent",
+            )
+        )
     return steps
 
 
@@ -377,117 +352,76 @@ def _initramfs(step_id: str, why: str, after: tuple[str, ...], reboot: bool) -> 
 
 
 def _torch_steps(
-    ask: _Ask, req: Request, stack: str, version: str, notes: list[str]
+    matrices: Matrices, req: Request, stack: str, version: str
 ) -> tuple[TorchPick | None, list[Step]]:
     if not req.torch:
         return None, []
     if not req.venv:
         raise PlanError("--torch needs --venv DIR: gpuenv installs PyTorch into a named virtualenv only")
-    variants = ask("torch wheels", "torch_variants", req.torch)
-    if variants is None:
-        raise PlanError("--torch needs the bundled matrices (torch wheels), which are not available")
-    fits = [v for v in variants if v.stack == stack and v.stack_version and _le(v.stack_version, version)]
+    variants = matrices.torch_variants(req.torch)
+    fits = [v for v in variants if v.stack == stack and v.stack_version and inv.version_tuple(v.stack_version) <= inv.version_tuple(version)]
     if not fits:
         raise PlanError(f"no official torch {req.torch} wheel for {stack} {version} in the matrices")
-    best = max(fits, key=lambda v: _key(v.stack_version))
+    best = max(fits, key=lambda v: inv.version_tuple(v.stack_version))
     pick = TorchPick(version=best.torch, index_url=best.index_url, variant=best.variant, venv=req.venv)
     py = f"{req.venv.rstrip('/')}/bin/python"
+    # The venv belongs to the user it is for, and pip runs as that user: never run as root an
+    # interpreter that another account can write. Without a user, the executor runs them as root
+    # only where root alone can write the venv.
+    owner = req.user if req.user and req.user != "root" else None
     return pick, [
         Step(
             id="torch-venv",
             kind=Kind.COMMAND,
-            title=f"Create the virtualenv {req.venv}",
+            title=f"Create the virtualenv {req.venv}" + (f" as {owner}" if owner else ""),
             why="torch goes into a named virtualenv, never the system Python",
             argv=("python3", "-m", "venv", req.venv),
             creates=py,
+            user=owner,
         ),
         Step(
             id="torch",
             kind=Kind.PIP_INSTALL,
-            title=f"pip install torch=={best.torch} from {best.index_url}",
+            title=f"pip install torch=={best.torch} from {best.index_url}" + (f" as {owner}" if owner else ""),
             why=f"torch {best.variant} wheel matches {stack} {version}",
             argv=(py, "-m", "pip", "install", f"torch=={best.torch}", "--index-url", best.index_url),
+            user=owner,
         ),
     ]
-
-
-def _key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else 0 for p in version.split("."))
-
-
-def _le(a: str, b: str) -> bool:
-    return _key(a) <= _key(b)
 
 
 # --------------------------------------------------------------------------------------------
 # ROCm (B1-B3)
 
 
-def _gfx(gpu: Gpu, ask: _Ask) -> str | None:
-    if gpu.gfx_target:
-        return gpu.gfx_target
-    info = ask("AMD GPU table", "amd_gpu", gpu.pci_id)
-    return info.gfx_target if info else None
-
-
-def _rocm(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[str], notes: list[str]):
-    version = req.version
-    if version is None:
-        default = ask("default ROCm release", "default_rocm")
-        version = default.version if default else DEFAULT_ROCM
+def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]):
+    version = req.version or matrices.default_rocm().version
+    known = matrices.rocm_release(version)
+    if known is None:
+        raise PlanError(f"ROCm {version} is not in the bundled matrices (gpuenv matrix show rocm)")
+    version = known.version  # "7.2" means its newest bundled patch release
     rel = repos.amd_release(version)
     if rel is None:
-        known = ", ".join(r["rocm"] for r in repos.section("amd")["releases"])
-        raise PlanError(f"no AMD repository data for ROCm {version} (known: {known})")
+        listed = ", ".join(r["rocm"] for r in repos.section("amd")["releases"])
+        raise PlanError(f"no AMD repository data for ROCm {version} (known: {listed})")
     if not rel["confirmed"]:
         notes.append(f"ROCm {version} pairs with amdgpu {rel['amdgpu']}: inferred, not stated by AMD")
-    kernel_ok = _platform(facts, "rocm", blockers, notes)
-    if facts.host.arch != "x86_64":
-        blockers.append("platform.arch-unsupported")
-        notes.append(
-            f"platform.arch-unsupported: AMD's ROCm packages are for x86_64, this is {facts.host.arch}"
-        )
+    kernel_ok = _kernel_ok(facts, "rocm", notes)
     suite = repos.amd_suite(facts.os.id, facts.os.version_id)
     if suite is None:
-        blockers.append("os.unsupported")
-        notes.append(f"os.unsupported: no AMD repository suite for {facts.os.id} {facts.os.version_id}")
-        suite = "jammy"  # shown, never applied: the blocker stops apply
-    matrix_rel = ask("ROCm release table", "rocm_release", version)
-    if matrix_rel is not None:
-        try:
-            if matrix_rel.os_support(facts.os.id, facts.os.version_id) is None:
-                blockers.append("os.unsupported")
-                notes.append(
-                    f"os.unsupported: ROCm {version} does not list {facts.os.id} {facts.os.version_id}"
-                )
-        except NotImplementedError:
-            ask.missing.append("ROCm OS support")
-    gpus = [g for g in facts.gpus_of("amd") if not g.integrated]
-    if not gpus:
-        blockers.append("gpu.none")
-        notes.append("gpu.none: no discrete AMD GPU found; ROCm has nothing to run on")
-    for g in gpus:
-        gfx = _gfx(g, ask)
-        if matrix_rel is None:
-            continue
-        level = matrix_rel.support(gfx) if gfx else None
-        if level is None:
-            blockers.append("amd.gpu-unsupported")
-            notes.append(
-                f"amd.gpu-unsupported: {g.name or g.pci_id} ({gfx or 'unknown gfx target'}) is not supported by ROCm {version}"
-            )
-        elif level == "preview":
-            notes.append(f"amd.gpu-preview: {g.name or g.pci_id} ({gfx}) is only a preview in ROCm {version}")
-        elif level == "radeon":
-            # Radeon support is real but on AMD's Radeon terms (fewer distributions): say so plainly.
-            notes.append(f"{g.name or g.pci_id} ({gfx}) is supported by ROCm {version} as a Radeon GPU")
-
+        # gpuenv installs through apt from AMD's repositories: another distribution gets a plan that
+        # is shown (for the jammy suite) and refused (os.unsupported, judged by the doctor too).
+        notes.append(f"gpuenv has no AMD apt suite for {facts.os.id} {facts.os.version_id or '?'}")
+        suite = "jammy"
     key = repos.amd_key()
     lists = repos.amd_lists(version, rel["amdgpu"], suite)
     pin = repos.section("amd")["pin"]
     pkgs = repos.section("amd")["packages"]
     why_repo = f"AMD's repositories for ROCm {version} ({suite} suite)"
-    steps = _key_source_steps(key, lists, why_repo)
+    # Other AMD source files (an older release's, one without signed-by or for another suite) go:
+    # this plan's two files are the AMD sources afterwards.
+    steps = _drop_other_sources(facts, repos, "amd", tuple(path for path, _ in lists))
+    steps += _key_source_steps(key, lists, why_repo)
     steps.append(
         _write(
             "pin",
@@ -546,7 +480,7 @@ def _rocm(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
         )
     )
     steps.append(_ldconfig("ldconfig", "load rocm.conf into the loader cache", ("ld-so-conf", "toolkit")))
-    torch, more = _torch_steps(ask, req, "rocm", version, notes)
+    torch, more = _torch_steps(matrices, req, "rocm", version)
     steps += more
     driver = pkgs["driver"] if kernel_ok else None
     return PlanTarget(stack="rocm", version=version, driver=driver, torch=torch), steps
@@ -556,94 +490,46 @@ def _rocm(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
 # CUDA (B4)
 
 
-def _cc(gpu: Gpu, ask: _Ask) -> tuple[str | None, str | None]:
-    if gpu.compute_capability:
-        return gpu.compute_capability, gpu.architecture
-    info = ask("NVIDIA GPU table", "nvidia_gpu", gpu.pci_id)
-    if info is None:
-        return None, gpu.architecture
-    return info.compute_capability, info.architecture
-
-
-def _flavour(cc: str | None, arch: str | None, ask: _Ask) -> str:
-    """'open', 'proprietary' or 'either' for one GPU."""
-    if arch:
-        spec = ask("NVIDIA architecture table", "nvidia_arch", arch)
-        if spec is not None:
-            return spec.module
-    if cc is None:
-        return "either"
-    k = _key(cc)
-    if k <= _LEGACY_CC_MAX:
-        return "proprietary"
-    if k >= _BLACKWELL_CC_MIN:
-        return "open"
-    return "either"
-
-
-def _cuda(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[str], notes: list[str]):
-    kernel_ok = _platform(facts, "cuda", blockers, notes)
-    arch = repos.nvidia_arch(facts.host.arch)
-    if arch is None:
-        blockers.append("platform.arch-unsupported")
-        notes.append(f"platform.arch-unsupported: gpuenv has no CUDA repository for {facts.host.arch}")
+def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]):
+    kernel_ok = _kernel_ok(facts, "cuda", notes)
+    machine = inv.cpu_arch(facts)
+    arch = repos.nvidia_arch(machine or "x86_64")
+    if machine is None:
+        notes.append("the CPU architecture is not known: the plan is shown for x86_64")
         arch = "x86_64"
+    elif arch is None:
+        notes.append(f"gpuenv has no CUDA repository for the {machine} architecture")
+        arch = "x86_64"  # shown, never applied: platform.arch-unsupported stops it
     distro = repos.nvidia_distro(facts.os.id, facts.os.version_id)
     if distro is None:
-        blockers.append("os.unsupported")
-        notes.append(f"os.unsupported: no NVIDIA CUDA repository for {facts.os.id} {facts.os.version_id}")
-        distro = "ubuntu2404"  # shown, never applied: the blocker stops apply
+        notes.append(f"gpuenv has no NVIDIA CUDA apt repository for {facts.os.id} {facts.os.version_id or '?'}")
+        distro = "ubuntu2404"  # shown, never applied: os.unsupported stops it
     if facts.os.id == "debian" and kernel_ok:
         notes.append(
             "NVIDIA's Debian repository expects Debian's contrib component enabled "
             "(CUDA installation guide 4.8); gpuenv does not edit the distribution's own sources"
         )
     gpus = facts.gpus_of("nvidia")
-    if not gpus:
-        blockers.append("gpu.none")
-        notes.append("gpu.none: no NVIDIA GPU found; CUDA has nothing to run on")
-    ccs = [_cc(g, ask) for g in gpus]
-    flavours = {_flavour(cc, a, ask) for cc, a in ccs}
-    if {"open", "proprietary"} <= flavours:
-        blockers.append("nvidia.module-flavor")
-        notes.append(
-            "nvidia.module-flavor: these GPUs need both the open (Blackwell) and proprietary (Maxwell-Volta) modules"
-        )
-    flavour = "proprietary" if "proprietary" in flavours else "open"
-
-    toolkits = ask("CUDA toolkit table", "cuda_toolkits") or []
-    known_ccs = [cc for cc, _ in ccs if cc]
-
-    def fits(tk) -> bool:
-        return all(cc in tk.compute_capabilities for cc in known_ccs)
-
+    flavours = {inv.module_flavour(g, matrices) for g in gpus}
+    # Both flavours needed is nvidia.module-flavor (a blocker, judged by the doctor's check).
+    chosen_flavour = "proprietary" if "proprietary" in flavours else "open"
     if req.version:
-        series = ".".join(req.version.split(".")[:2])
-        chosen = next((t for t in reversed(toolkits) if t.series == series or t.version == req.version), None)
-        if toolkits and chosen is None:
-            raise PlanError(f"CUDA {req.version} is not in the bundled matrices")
-        if chosen is not None and not fits(chosen):
-            blockers.append("nvidia.gpu-dropped")
-            notes.append(
-                f"nvidia.gpu-dropped: CUDA {series} does not support compute capability {', '.join(known_ccs)}"
-            )
+        chosen = inv.toolkit_for(matrices, req.version)
+        if chosen is None:
+            raise PlanError(f"CUDA {req.version} is not in the bundled matrices (gpuenv matrix show cuda)")
     else:
-        usable = [t for t in toolkits if fits(t) and t.confirmed and _driver_major(t.min_driver)]
-        if not usable:
-            raise PlanError(
-                "cannot choose a CUDA release: give --version (the matrices gave no toolkit for these GPUs)"
-            )
-        chosen = usable[-1]
-        series = chosen.series
-    if not series or "." not in series:
-        raise PlanError(f"CUDA version {req.version!r} must look like 12.8")
+        series = newest_cuda_for(facts, matrices)
+        chosen = inv.toolkit_for(matrices, series) if series else None
+        if chosen is None:
+            raise PlanError("cannot choose a CUDA release: the bundled matrices hold no toolkit; give --version")
+    series = chosen.series
     major, minor = series.split(".")[:2]
-    min_driver = chosen.min_driver if chosen else None
+    min_driver = chosen.min_driver
 
     pk = repos.section("nvidia")["packages"]
     driver_pkgs: list[str]
-    if flavour == "proprietary":
-        branch = _legacy_branch(ask, min_driver)
+    if chosen_flavour == "proprietary":
+        branch = _legacy_branch(matrices, min_driver)
         if branch is None:
             driver_pkgs = [pk["driver_proprietary"]]
             notes.append(
@@ -662,19 +548,8 @@ def _cuda(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
 
     key = repos.nvidia_key(distro, arch)
     list_path, list_content = repos.nvidia_list(distro, arch)
-    steps: list[Step] = []
-    for src in facts.apt_sources or ():  # a second CUDA source (cuda-keyring's, a legacy cuda.list)
-        if src.file and src.file != list_path and repos.is_vendor_uri("nvidia", src.uri):
-            steps.append(
-                Step(
-                    id=f"drop-source-{len(steps)}",
-                    kind=Kind.REMOVE_FILE,
-                    title=f"Remove the other CUDA source {src.file}",
-                    why="apt.source-mismatch: one CUDA repository, one signed-by",
-                    path=src.file,
-                    skip_if="the file is absent",
-                )
-            )
+    # A second CUDA source (cuda-keyring's, a legacy cuda.list) goes: one repository, one signed-by.
+    steps = _drop_other_sources(facts, repos, "nvidia", (list_path,))
     steps += _key_source_steps(
         key, [(list_path, list_content)], f"NVIDIA's CUDA repository for {distro}/{arch}"
     )
@@ -720,7 +595,7 @@ def _cuda(facts: Facts, ask: _Ask, repos: Repos, req: Request, blockers: list[st
             prof["content"].replace("{series}", series),
         )
     )
-    torch, more = _torch_steps(ask, req, "cuda", series, notes)
+    torch, more = _torch_steps(matrices, req, "cuda", series)
     steps += more
     return PlanTarget(
         stack="cuda", version=series, driver=" ".join(driver_pkgs) if kernel_ok else None, torch=torch
@@ -732,9 +607,9 @@ def _driver_major(version: str | None) -> int | None:
     return int(head) if head.isdigit() else None
 
 
-def _legacy_branch(ask: _Ask, min_driver: str | None) -> int | None:
+def _legacy_branch(matrices: Matrices, min_driver: str | None) -> int | None:
     """Newest driver branch that still supports Maxwell-Volta and meets the toolkit's minimum."""
-    branches = ask("NVIDIA driver branches", "driver_branches") or []
+    branches = matrices.driver_branches()
     need = _driver_major(min_driver) or 0
     nums = [
         int(b.branch.lstrip("Rr"))

@@ -50,26 +50,11 @@ class Host:
         return self.read_bytes(path, limit).decode("utf-8", errors="replace")
 
     def read_bytes(self, path: str, limit: int = 1 << 16) -> bytes:
-        # Only regular files (sysfs, procfs and efivarfs files are regular). A sysroot is untrusted
-        # input: a FIFO where a file is expected would block the probe, and opening a device node
-        # can itself act on the device. So the type is checked before opening, and again on the
-        # open file (O_NONBLOCK: even a FIFO swapped in between does not wait for a writer).
-        real = self.path(path)
-        if not _readable_kind(os.stat(real), path):
-            return b""  # /dev/null
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-        with open(fd, "rb", buffering=0) as fh:
-            if not _readable_kind(os.fstat(fd), path):
-                return b""
-            # Small reads: some sysctl files fail with ENOMEM when asked for megabytes at once.
-            chunks, size = [], 0
-            while size < limit:
-                chunk = fh.read(min(65536, limit - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-        return b"".join(chunks)
+        """At most ``limit`` bytes of a regular file (``rootpath.read_regular``: a sysroot is
+        untrusted input; FIFOs and device nodes are never opened)."""
+        from gpuenv.rootpath import read_regular
+
+        return read_regular(self.path(path), limit, truncate=True)
 
     def read_optional(self, path: str) -> str | None:
         """Text of a file, or None when it does not exist (other errors still raise)."""
@@ -146,13 +131,3 @@ class Host:
             tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
             raise RuntimeError(f"{argv[0]} failed: {tail[0]}")
         return done.stdout
-
-
-def _readable_kind(info: os.stat_result, path: str) -> bool:
-    """True for a regular file, False for /dev/null (a config file masked the systemd way, with
-    a link to /dev/null: read as empty); raises OSError for anything else."""
-    if stat.S_ISREG(info.st_mode):
-        return True
-    if stat.S_ISCHR(info.st_mode) and (os.major(info.st_rdev), os.minor(info.st_rdev)) == (1, 3):
-        return False
-    raise OSError(f"{path}: {'a directory' if stat.S_ISDIR(info.st_mode) else 'not a regular file'}")

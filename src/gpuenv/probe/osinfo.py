@@ -94,13 +94,49 @@ def probe_arch(host: Host) -> str:
         import os
 
         return os.uname().machine
+    # A sysroot: its own kernel's answer if it has a /proc, else what its binaries are built for
+    # (the ELF header of its shell), else what dpkg was installed as. Never the reading machine's.
     arch = (host.read_optional("/proc/sys/kernel/arch") or "").strip()
     if arch:
         return arch
+    for shell in ("/bin/sh", "/usr/bin/sh", "/bin/bash"):
+        try:
+            arch = elf_machine(host.read_bytes(shell, 64))
+        except OSError:
+            continue
+        if arch:
+            return arch
+    status = host.read_optional("/var/lib/dpkg/status") or ""
+    arch = dpkg_native_arch(status)
+    if arch:
+        return _DPKG_ARCH.get(arch, arch)
     dpkg = (host.read_optional("/var/lib/dpkg/arch") or "").split()
     if dpkg:
         return _DPKG_ARCH.get(dpkg[0], dpkg[0])
-    raise ValueError("architecture unknown: no /proc/sys/kernel/arch or /var/lib/dpkg/arch under the root")
+    raise ValueError("architecture unknown: no /proc/sys/kernel/arch, ELF /bin/sh or dpkg status under the root")
+
+
+# ELF e_machine -> uname -m (the little-endian variants where the byte order decides).
+_ELF_MACHINES = {0x3E: "x86_64", 0xB7: "aarch64", 0x03: "i686", 0x28: "armv7l", 0x16: "s390x", 0xF3: "riscv64"}
+
+
+def elf_machine(header: bytes) -> str | None:
+    """uname -m of an ELF binary's header: b"\\x7fELF" ... e_machine at offset 18."""
+    if len(header) < 20 or header[:4] != b"\x7fELF" or header[5] not in (1, 2):
+        return None
+    machine = int.from_bytes(header[18:20], "little" if header[5] == 1 else "big")
+    if machine == 0x15:  # PowerPC 64: the byte order names it
+        return "ppc64le" if header[5] == 1 else "ppc64"
+    return _ELF_MACHINES.get(machine)
+
+
+def dpkg_native_arch(status: str) -> str | None:
+    """The Architecture of dpkg's own package in /var/lib/dpkg/status: the native one."""
+    for stanza in status.split("\n\n"):
+        if re.search(r"^Package: dpkg$", stanza, re.M):
+            m = re.search(r"^Architecture: (\S+)$", stanza, re.M)
+            return m.group(1) if m else None
+    return None
 
 
 def probe_host(host: Host, errors: list) -> HostFacts:

@@ -30,6 +30,13 @@ def console(stderr: bool = False):
     return make_console(stderr=stderr)
 
 
+def escape(text: str) -> str:
+    """Text from a plan or the user, made inert for rich markup (it could hide or fake output)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
 def plan_json(plan: Plan) -> str:
     return json.dumps(plan.to_dict(), indent=2)
 

@@ -1,11 +1,18 @@
-"""Which findings stop an install before it starts: the planner refuses a plan while any remains.
+"""What a plan says before it changes anything: the doctor's findings, judged against the
+install target. The planner uses nothing else, so a plan and `gpuenv doctor --target` agree.
 
-A blocker is an error the install itself cannot fix (it would install a driver over a missing
-one, so nvidia.driver-missing is no blocker; it cannot change the CPU architecture, so
-platform.arch-unsupported is). ``blockers()`` is pure: facts, matrices and target in, findings out.
+A blocker is an error the install itself cannot fix: it cannot change the CPU architecture
+(platform.arch-unsupported), a GPU the release does not support, or a Secure Boot key that
+needs someone at the console. An error the plan does fix is no blocker (nvidia.driver-missing:
+it installs the driver; nvidia.nouveau-loaded: it blacklists nouveau before its reboot; an AMD
+or CUDA source with the wrong suite or no signed-by: it replaces the vendor's sources). Notes
+are the warnings worth reading before an install (an iGPU ROCm may trip over, a point release
+the GPU needs, a kernel series the release does not list). ``judge`` is pure.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from gpuenv.facts import Facts
 from gpuenv.resolve.finding import Finding, Severity, Target
@@ -21,21 +28,36 @@ BLOCKING = frozenset(
         "gpu.none",
         "amd.gpu-unsupported",
         "nvidia.gpu-dropped",
-        "nvidia.nouveau-loaded",  # the plan blacklists it, but only a reboot unloads it
+        "nvidia.module-flavor",  # error form for a target: the GPUs need both flavours
         "cuda.mixed-install",
-        "apt.source-mismatch",
-        "apt.source-insecure",
         "dpkg.interrupted",
         "kernel.secure-boot",  # error form: a DKMS module refused; needs console access to enrol
     }
 )
+NOTED = frozenset(
+    {
+        "amd.igpu-present",
+        "amd.gpu-preview",
+        "os.unsupported",  # warning form: a newer point release than the release lists
+        "os.point-release",
+        "kernel.unsupported",
+        "kernel.secure-boot",  # warning form: keep the DKMS signing key enrolled
+        "kernel.headers-missing",
+        "stack.both-installed",
+    }
+)
 
 
-def blockers(facts: Facts, matrices, target: Target) -> list[Finding]:
-    """Errors among BLOCKING codes for installing ``target`` here (target resolved as doctor does)."""
-    effective = effective_target(facts, matrices, target)
-    return [
-        f
-        for f in run_checks(facts, matrices, effective)
-        if f.severity is Severity.ERROR and f.code in BLOCKING
-    ]
+@dataclass(frozen=True)
+class Judgement:
+    blockers: tuple[Finding, ...]
+    notes: tuple[Finding, ...]
+
+
+def judge(facts: Facts, matrices, target: Target) -> Judgement:
+    """The blocking errors and the noteworthy warnings for installing ``target`` here."""
+    findings = run_checks(facts, matrices, effective_target(facts, matrices, target))
+    blocking = tuple(f for f in findings if f.severity is Severity.ERROR and f.code in BLOCKING)
+    notes = tuple(f for f in findings if f.severity is not Severity.INFO and f.code in NOTED and f not in blocking)
+    return Judgement(blocking, notes)
+

@@ -237,6 +237,28 @@ def compute_capability(gpu: Gpu, matrices) -> str | None:
     return known.compute_capability if known else None
 
 
+_LEGACY_CC_MAX = (7, 2)  # Maxwell, Pascal, Volta (and Xavier 7.2): proprietary modules only
+_OPEN_ONLY_CC_MIN = (10, 0)  # Blackwell and newer: open modules only
+
+
+def module_flavour(gpu: Gpu, matrices) -> str:
+    """The NVIDIA kernel-module flavour a GPU needs: 'open', 'proprietary' or 'either'. The
+    architecture table decides; a GPU it does not know is judged by compute capability (the
+    open modules support Turing and newer; Blackwell and newer have only them)."""
+    arch_name = nvidia_architecture(gpu, matrices)
+    arch = matrices.nvidia_arch(arch_name) if arch_name and matrices is not None else None
+    if arch is not None:
+        return arch.module
+    cc = version_tuple(compute_capability(gpu, matrices))
+    if not cc:
+        return "either"
+    if cc <= _LEGACY_CC_MAX:
+        return "proprietary"
+    if cc >= _OPEN_ONLY_CC_MIN:
+        return "open"
+    return "either"
+
+
 def gpu_name(gpu: Gpu, matrices) -> str:
     if gpu.name:
         return gpu.name
@@ -259,6 +281,20 @@ def sm(cc: str) -> str:
     """'12.0' -> 'sm_120'."""
     major, _, minor = cc.partition(".")
     return f"sm_{major}{minor or '0'}"
+
+
+# -- machine -----------------------------------------------------------------------------------
+
+_ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64", "ppc64el": "ppc64le"}
+
+
+def cpu_arch(facts: Facts) -> str | None:
+    """uname -m of the machine, or None when the facts do not know it ('unknown', empty). The
+    names dpkg and users write (amd64, arm64) mean the same machines."""
+    arch = (facts.host.arch or "").strip().lower()
+    if arch in ("", "unknown", "none", "null"):
+        return None
+    return _ARCH_ALIASES.get(arch, arch)
 
 
 # -- kernel ------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
-from gpuenv.resolve.target import basis
+from gpuenv.resolve.target import basis, rocm_release
 
 
 def _nvidia_driver_installed(facts: Facts) -> bool:
@@ -157,9 +157,21 @@ def _rocm_sees(gpu) -> bool:
 @check(code="amd.igpu-present", area="gpus")
 def igpu_present(facts: Facts, matrices, target: Target):
     discrete = inv.amd_discrete(facts, matrices)
-    integrated = tuple(g for g in inv.amd_integrated(facts, matrices) if _rocm_sees(g))
+    # ROCm sees the iGPU now, or will once the planned install binds amdgpu to it (a fresh box).
+    installing = target.stack == "rocm" and basis(target) in ("explicit", "auto")
+    integrated = tuple(
+        g
+        for g in inv.amd_integrated(facts, matrices)
+        if _rocm_sees(g) or (installing and g.kernel_driver is None and not g.driver_unknown)
+    )
     if not (discrete and integrated):
         return
+    release = rocm_release(matrices, target)
+    unsupported = [
+        f"{inv.gpu_name(g, matrices)} ({gfx})"
+        for g in integrated
+        if release is not None and (gfx := inv.gfx_target(g, matrices)) and not release.support(gfx)
+    ]
     env = facts.environment or {}
     visible = env.get("HIP_VISIBLE_DEVICES") or env.get("ROCR_VISIBLE_DEVICES")
     yield Finding(
@@ -167,7 +179,8 @@ def igpu_present(facts: Facts, matrices, target: Target):
         severity=Severity.WARNING,
         title="An AMD integrated GPU sits beside the AMD discrete GPU",
         detail=f"integrated: {inv.describe(integrated, matrices)}; discrete: {inv.describe(discrete, matrices)}. "
-        "ROCm may enumerate the iGPU first, pick it, or crash on it"
+        + (f"ROCm {release.version} does not support {', '.join(unsupported)}; " if unsupported else "")
+        + "ROCm may enumerate the iGPU first, pick it, or crash on it"
         + (
             f" (HIP/ROCR_VISIBLE_DEVICES={visible} is set, which does not always prevent the crash)."
             if visible

@@ -158,25 +158,41 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         )
 
 
-@check(code="nvidia.module-flavor", area="nvidia", needs=("matrices", "nvidia.kernel_module"))
+@check(code="nvidia.module-flavor", area="nvidia", needs=("matrices",))
 def module_flavor(facts: Facts, matrices, target: Target):
-    flavour = facts.nvidia.kernel_module
-    wrong = []
-    for g in facts.gpus_of("nvidia"):
-        arch_name = inv.nvidia_architecture(g, matrices)
-        arch = matrices.nvidia_arch(arch_name) if arch_name else None
-        if arch and arch.module in ("open", "proprietary") and arch.module != flavour:
-            wrong.append((g, arch))
-    if not wrong:
-        return
-    need = wrong[0][1].module
-    archs = ", ".join(sorted({a.architecture for _, a in wrong}))
+    gpus = facts.gpus_of("nvidia")
+    need = [(g, inv.module_flavour(g, matrices)) for g in gpus]
+    flavour = facts.nvidia.kernel_module if facts.nvidia else None
+    if flavour in ("open", "proprietary"):
+        wrong = [g for g, f in need if f not in ("either", flavour)]
+        if wrong:
+            yield _wrong_flavour(wrong, flavour, matrices)
+            return
+    # Installing CUDA here: one driver, one flavour, for every GPU.
+    if target.stack == "cuda" and not inv.hosted(facts) and {"open", "proprietary"} <= {f for _, f in need}:
+        both = {want: [g for g, f in need if f == want] for want in ("open", "proprietary")}
+        yield Finding(
+            code="nvidia.module-flavor",
+            severity=Severity.ERROR,
+            title="No NVIDIA kernel-module flavour drives all of these GPUs",
+            detail=f"{inv.describe(both['open'], matrices)} need the open modules; "
+            f"{inv.describe(both['proprietary'], matrices)} need the proprietary ones. One driver "
+            "loads one flavour.",
+            fix="Move the Maxwell/Pascal/Volta GPUs (or the Blackwell ones) to another machine.",
+            gpus=inv.slots(gpus),
+            refs=(MODULES_REF,),
+        )
+
+
+def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
+    need = inv.module_flavour(wrong[0], matrices)
+    archs = ", ".join(sorted({inv.nvidia_architecture(g, matrices) or "these" for g in wrong}))
     pkg = "nvidia-open" if need == "open" else "cuda-drivers"
-    yield Finding(
+    return Finding(
         code="nvidia.module-flavor",
         severity=Severity.ERROR,
         title=f"{archs} GPUs need the {need} NVIDIA kernel modules, not the {flavour} ones",
-        detail=f"{inv.describe([g for g, _ in wrong], matrices)}; loaded flavour: {flavour}. "
+        detail=f"{inv.describe(wrong, matrices)}; loaded flavour: {flavour}. "
         + (
             "Blackwell and Grace Hopper are supported only by the open modules."
             if need == "open"
@@ -189,7 +205,7 @@ def module_flavor(facts: Facts, matrices, target: Target):
             else "(Ubuntu archive: nvidia-driver-NNN without -open; driver branch <= 580)"
         )
         + "\nsudo reboot",
-        gpus=inv.slots(g for g, _ in wrong),
+        gpus=inv.slots(wrong),
         refs=(MODULES_REF,),
     )
 

@@ -150,14 +150,15 @@ def arch_unsupported(facts: Facts, matrices, target: Target):
     if not target.stack:
         return
     arches = STACK_ARCHES[target.stack]
-    if facts.host.arch in arches:
-        return
+    arch = inv.cpu_arch(facts)
+    if arch is None or arch in arches:
+        return  # unknown is not unsupported
     name = "ROCm" if target.stack == "rocm" else "CUDA"
     yield Finding(
         code="platform.arch-unsupported",
         severity=Severity.ERROR,
-        title=f"{name} does not support the {facts.host.arch} CPU architecture",
-        detail=f"CPU architecture {facts.host.arch}; {name} ships for {', '.join(arches)} only "
+        title=f"{name} does not support the {arch} CPU architecture",
+        detail=f"CPU architecture {arch}; {name} ships for {', '.join(arches)} only "
         f"(target {target.stack}{'@' + target.version if target.version else ''}, {basis(target)}).",
         fix=f"Use a {'/'.join(arches)} machine for {name}.",
     )

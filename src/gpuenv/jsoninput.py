@@ -1,0 +1,89 @@
+"""The one reader of JSON input files: facts, plans, matrices bundles, the journal.
+
+Every one of them may be hostile (a user's report, a plan edited after review, a bundle from the
+network, a journal in a chroot), so each goes through the same limits before any of gpuenv
+looks at it: a regular file only (never a FIFO or a device node: ``rootpath.read_regular``), a
+size cap, strict UTF-8, valid JSON, and a nesting depth no real document comes near. A failure
+is an ``InputError`` with one line that names the file and what is wrong; the caller turns it
+into its exit status (2 for facts, plans and bundles, 3 for the journal).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from gpuenv.rootpath import NotRegular, TooLarge, read_regular
+
+MAX_BYTES = 16 << 20  # facts of a large machine are ~200 KB; a bundle file ~300 KB
+MAX_DEPTH = 64  # the deepest gpuenv document is about 6 levels
+
+
+class InputError(ValueError):
+    """An input file that cannot be read as gpuenv JSON; the message is one line."""
+
+
+def read(path: str, what: str, limit: int = MAX_BYTES) -> Any:
+    """The JSON document in ``path`` ("-" is standard input), checked as described above."""
+    return parse(read_bytes(path, what, limit), f"{what} {path}")
+
+
+def read_bytes(path: str, what: str, limit: int = MAX_BYTES) -> bytes:
+    try:
+        if path == "-":
+            data = sys.stdin.buffer.read(limit + 1)
+            if len(data) > limit:
+                raise TooLarge(f"standard input: larger than {limit} bytes")
+            return data
+        return read_regular(path, limit)
+    except TooLarge:
+        raise InputError(f"{what} {path}: larger than {limit} bytes; not a {what} file") from None
+    except NotRegular:
+        raise InputError(f"{what} {path}: not a regular file") from None
+    except IsADirectoryError:
+        raise InputError(f"{what} {path}: is a directory") from None
+    except OSError as exc:
+        raise InputError(f"{what} {path}: cannot read: {exc.strerror or exc}") from None
+
+
+def parse(data: bytes, label: str) -> Any:
+    """JSON from bytes: strict UTF-8, no NaN/Infinity, depth at most MAX_DEPTH."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{label}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise InputError(f"{label}: nested too deeply") from None
+    except ValueError as exc:  # _no_constant
+        raise InputError(f"{label}: {exc}") from None
+    if _depth(doc) > MAX_DEPTH:
+        raise InputError(f"{label}: nested deeper than {MAX_DEPTH} levels")
+    return doc
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _depth(doc: Any) -> int:
+    """Nesting depth, without recursion (a hostile document must not exhaust the stack)."""
+    deepest = 0
+    todo = [(doc, 1)]
+    while todo:
+        node, level = todo.pop()
+        if isinstance(node, dict):
+            node = node.values()
+        elif not isinstance(node, list):
+            continue
+        if level > deepest:
+            deepest = level
+            if deepest > MAX_DEPTH:
+                return deepest
+        todo.extend((child, level + 1) for child in node if isinstance(child, dict | list))
+    return deepest
+
