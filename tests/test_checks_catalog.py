@@ -19,12 +19,21 @@ from tests.schemas import CONTRACTS, validate
 HERE = Path(__file__).resolve().parent
 
 
-def catalog_codes() -> list[str]:
-    """Codes of the public findings catalog (tests/contracts/findings.md)."""
-    path = CONTRACTS / "findings.md"
+def _codes(path: Path) -> list[str]:
     codes = re.findall(r"^\| ([a-z0-9]+\.[a-z0-9-]+) \|", path.read_text(), flags=re.M)
-    assert len(codes) > 40, "catalog not parsed"
+    assert len(codes) > 40, f"{path}: catalog not parsed"
     return codes
+
+
+def catalog_codes() -> list[str]:
+    """Codes of the public findings catalog (the contract, tests/contracts/findings.md)."""
+    return _codes(CONTRACTS / "findings.md")
+
+
+def test_the_product_catalog_keeps_every_contract_code_and_lists_every_code_gpuenv_reports():
+    ours = _codes(HERE.parent / "FINDINGS.md")
+    assert sorted(set(catalog_codes()) - set(ours)) == []
+    assert sorted(set(known_codes()) - set(ours)) == []
 
 
 @pytest.fixture(scope="module")

@@ -468,7 +468,12 @@ def _resume(args: argparse.Namespace) -> Exit:
     except JournalError as exc:
         raise _Stop(Exit.REFUSED, str(exc)) from None
     if plan is None:
-        raise _Stop(Exit.REFUSED, "nothing to resume: the journal holds no unfinished apply")
+        if args.plan_file:
+            raise _Stop(Exit.REFUSED, "nothing to resume: the journal holds no unfinished apply")
+        # The boot-time unit of the provisioning hook asks after every reboot: a finished (or
+        # never started) apply is the good answer, not an error.
+        sys.stdout.write("nothing to resume: no apply is unfinished\n")
+        return Exit.OK
     if args.plan_file and planfile.digest(_load_plan(args.plan_file)) != planfile.digest(plan):
         raise _Stop(Exit.REFUSED, f"{args.plan_file} is not the plan the journal is applying; nothing was changed")
     facts_now = None
