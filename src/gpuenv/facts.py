@@ -79,6 +79,8 @@ class Platform:
     container: str | None
     wsl: bool
     virtualization: str | None = None
+    cloud: str | None = field(default=None, metadata=_NOT_NULL)  # aws | gcp | azure | oracle | ...
+    virtualization_evidence: str | None = field(default=None, metadata=_NOT_NULL)  # what decided
 
 
 @dataclass(frozen=True)
@@ -181,9 +183,11 @@ class DeviceNode:
 @dataclass(frozen=True)
 class Torch:
     version: str | None = None  # "2.7.0+cu128"; a report may give only the build's cuda/hip
-    cuda: str | None = None
-    hip: str | None = None
+    cuda: str | None = None  # torch.version.cuda: null for a build without CUDA
+    hip: str | None = None  # torch.version.hip: null for a build without HIP
     arch_list: tuple[str, ...] | None = None
+    cuda_unknown: bool = field(default=False, metadata=_INTERNAL)  # cuda left out
+    hip_unknown: bool = field(default=False, metadata=_INTERNAL)  # hip left out
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,28 @@ class Python:
 class ProbeError:
     probe: str
     message: str
+
+
+@dataclass(frozen=True)
+class Library:
+    """A CUDA or ROCm library the dynamic loader can find (libraries.py)."""
+
+    name: str  # cudart | cublas | cudnn | nccl | miopen | rocblas | rccl | hipblaslt
+    version: str | None = None  # the file name's full version ("12.8.90"), else the soname's ("12")
+    path: str | None = None  # the file the loader opens, as the machine sees it
+    source: str | None = None  # ldconfig | ld_library_path | toolkit
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A host compiler or build tool (toolchain.py): gcc, g++, clang, cmake, ninja, nvcc, hipcc, rocm-llvm."""
+
+    name: str
+    version: str | None = None
+    path: str | None = None
+    source: str | None = None  # package (dpkg) | command (`NAME --version`, live only) | file
+    package: str | None = None  # the dpkg package it comes from (gcc-13, cmake)
+    default: bool | None = None  # the unversioned command (gcc, g++, clang) runs this one
 
 
 @dataclass(frozen=True)
@@ -219,6 +245,12 @@ class Facts:
     python: Python | None = None
     environment: dict[str, str] | None = None
     errors: tuple[ProbeError, ...] = ()
+    # Added fields: left out of the document when unknown (older facts files keep their digest).
+    libraries: tuple[Library, ...] | None = field(default=None, metadata=_NOT_NULL)
+    toolchain: tuple[Tool, ...] | None = field(default=None, metadata=_NOT_NULL)
+    # Where the GPU-toolkit paths of the environment (and /usr/local/cuda, /opt/rocm) lead: the
+    # real path, or None when the path does not exist.
+    path_targets: dict[str, str | None] | None = field(default=None, metadata=_NOT_NULL)
 
     # -- conveniences used by checks and the planner (pure, derived from the fields) --
     def gpus_of(self, vendor: str) -> tuple[Gpu, ...]:
@@ -255,6 +287,7 @@ _VOLATILE = ("collected_at", "gpuenv_version", "errors")
 _LEFT_OUT: dict[type, dict[str, str]] = {
     Gpu: {"kernel_driver": "driver_unknown"},
     AptSource: {"signed_by": "signed_by_unknown"},
+    Torch: {"cuda": "cuda_unknown", "hip": "hip_unknown"},
 }
 
 

@@ -78,7 +78,12 @@ def torch_from_local_version(version: str) -> Torch:
     if m:
         return Torch(version=version, cuda=f"{m.group(1)}.{m.group(2)}")
     m = _LOCAL_ROCM.search(version)
-    return Torch(version=version, hip=m.group(1) if m else None)
+    if m:
+        return Torch(version=version, hip=m.group(1))
+    if version.endswith("+cpu"):
+        return Torch(version=version)
+    # No build in the version (a PyPI or source build): which one it is stays unknown.
+    return Torch(version=version, cuda_unknown=True, hip_unknown=True)
 
 
 def scan_site(host: Host, dirs: list[str], errors: list) -> tuple[dict[str, str], Torch | None]:

@@ -36,6 +36,70 @@ def parse_rocm_version(text: str) -> str:
     return m.group(1)
 
 
+_CUDA_H = re.compile(r"^#define\s+CUDA_VERSION\s+(\d+)", re.M)
+_ROCM_H = re.compile(r"^#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", re.M)
+
+
+def parse_cuda_h(text: str) -> str:
+    """include/cuda.h's CUDA_VERSION 13000 -> "13.0" (major*1000 + minor*10)."""
+    m = _CUDA_H.search(text)
+    if not m:
+        raise ValueError("cuda.h has no CUDA_VERSION")
+    n = int(m.group(1))
+    return f"{n // 1000}.{(n % 1000) // 10}"
+
+
+def parse_rocm_version_h(text: str) -> str:
+    """rocm_version.h's ROCM_VERSION_MAJOR/MINOR/PATCH -> "6.4.1"."""
+    parts = dict(_ROCM_H.findall(text))
+    if not {"MAJOR", "MINOR", "PATCH"} <= set(parts):
+        raise ValueError("rocm_version.h has no ROCM_VERSION_MAJOR/MINOR/PATCH")
+    return f"{parts['MAJOR']}.{parts['MINOR']}.{parts['PATCH']}"
+
+
+def _cuda_version(host: Host, path: str) -> tuple[str, str | None] | None:
+    """(version, source) of a CUDA tree: its version.json or version.txt (NVIDIA's installers),
+    else include/cuda.h (a tree laid out from NVIDIA's pip packages or a conda env has no version
+    file; its dist-info folders say it came from pip)."""
+    text = host.read_optional(f"{path}/version.json")
+    if text is not None:
+        return parse_cuda_version_json(text), None
+    txt = host.read_optional(f"{path}/version.txt")
+    if txt is not None:
+        return parse_cuda_version_txt(txt), None
+    header = host.read_optional(f"{path}/include/cuda.h")
+    if header is None:
+        return None
+    pip = any(n.startswith("nvidia_cuda_") and n.endswith(".dist-info") for n in host.listdir(f"{path}/dist-info"))
+    return parse_cuda_h(header), "pip" if pip else None
+
+
+def _nvcc_roots(host: Host) -> list[str]:
+    """Toolkit trees of the nvcc commands on PATH (live only): the tree above nvcc's real path;
+    a one-line wrapper script (`exec /usr/local/cuda-13.0/bin/nvcc "$@"`) is read, never run."""
+    if not host.live:
+        return []
+    import os
+
+    roots = []
+    for d in os.environ.get("PATH", "").split(":"):
+        nvcc = os.path.join(d, "nvcc") if d else ""
+        if not nvcc or not os.path.isfile(nvcc):
+            continue
+        real = os.path.realpath(nvcc)
+        try:
+            head = host.read_bytes(real, 4096)
+        except OSError:
+            continue
+        if head.startswith(b"#!"):
+            m = re.search(rb"exec\s+\"?(/[^\s\"]+/bin/nvcc)\b", head)
+            if not m:
+                continue
+            real = os.path.realpath(m.group(1).decode(errors="replace"))
+        roots.append(os.path.dirname(os.path.dirname(real)))
+    return list(dict.fromkeys(roots))
+
+
 def _cuda_source(host: Host, path: str, version: str, installed: dict[str, str]) -> str | None:
     major_minor = "-".join(version.split(".")[:2])
     if any(p.startswith("cuda-") and p.endswith(major_minor) for p in installed):
@@ -49,22 +113,21 @@ def probe(host: Host, installed: dict[str, str], errors: list) -> Toolkits:
     from gpuenv.facts import ProbeError
 
     cuda: list[Toolkit] = []
-    for name in host.listdir("/usr/local"):
-        path = f"/usr/local/{name}"
-        # /usr/local/cuda and cuda-12 are alternatives links to a versioned tree: list trees once.
-        if not name.startswith("cuda") or host.is_link(path) or not host.is_dir(path):
-            continue
+    # /usr/local/cuda and cuda-12 are alternatives links to a versioned tree: list trees once.
+    trees = [
+        f"/usr/local/{name}"
+        for name in host.listdir("/usr/local")
+        if name.startswith("cuda") and not host.is_link(f"/usr/local/{name}") and host.is_dir(f"/usr/local/{name}")
+    ]
+    trees += [r for r in _nvcc_roots(host) if r not in trees and host.is_dir(r)]
+    for path in trees:
         try:
-            text = host.read_optional(f"{path}/version.json")
-            if text is not None:
-                version = parse_cuda_version_json(text)
-            else:
-                txt = host.read_optional(f"{path}/version.txt")
-                if txt is None:
-                    continue
-                version = parse_cuda_version_txt(txt)
+            found = _cuda_version(host, path)
+            if found is None:
+                continue
+            version, source = found
             cuda.append(
-                Toolkit(version=version, path=path, source=_cuda_source(host, path, version, installed))
+                Toolkit(version=version, path=path, source=source or _cuda_source(host, path, version, installed))
             )
         except Exception as exc:
             errors.append(ProbeError("toolkits.cuda", f"{path}: {exc}"))
@@ -75,9 +138,13 @@ def probe(host: Host, installed: dict[str, str], errors: list) -> Toolkits:
             continue
         try:
             text = host.read_optional(f"{path}/.info/version")
-            if text is None:
-                continue
-            version = parse_rocm_version(text)
+            if text is not None:
+                version = parse_rocm_version(text)
+            else:
+                header = host.read_optional(f"{path}/include/rocm-core/rocm_version.h")
+                if header is None:
+                    continue
+                version = parse_rocm_version_h(header)
             source = "package" if any(p.startswith("rocm-core") for p in installed) else None
             rocm.append(Toolkit(version=version, path=path, source=source))
         except Exception as exc:

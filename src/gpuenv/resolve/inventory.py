@@ -47,14 +47,20 @@ def older(a: str | None, b: str | None) -> bool:
 # Names as Ubuntu, Debian, NVIDIA's CUDA repository and AMD's repositories ship them
 # (shared/reference/installers.md B1-B6).
 
+# Debian/Ubuntu, NVIDIA's repositories, and the names other distributions give the same driver:
+# Arch (nvidia, nvidia-dkms, nvidia-open-dkms, nvidia-580xx-dkms), Fedora/RPM Fusion
+# (akmod-nvidia, kmod-nvidia, xorg-x11-drv-nvidia), openSUSE (nvidia-open-driver-G06-signed-kmp).
 _NVIDIA_DRIVER = re.compile(
     r"^(nvidia-driver(-\d+)?(-server)?(-open)?|nvidia-headless(-no-dkms)?-\d+(-server)?(-open)?"
     r"|nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open(-\d+)?"
     r"|nvidia-open-kernel-dkms|cuda-drivers(-\d+)?|nvidia-driver-cuda|libnvidia-compute-\d+(-server)?"
-    r"|linux-modules-nvidia-.*)$"
+    r"|linux-modules-nvidia-.*"
+    r"|nvidia(-\d+xx)?(-open)?(-dkms|-lts)?|akmod-nvidia|kmod-nvidia.*|xorg-x11-drv-nvidia(-\d+xx)?"
+    r"|nvidia-open-driver-g\d+.*|nvidia-driver-g\d+.*)$"
 )
 _NVIDIA_DKMS = re.compile(
-    r"^(nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open-kernel-dkms)$"
+    r"^(nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open-kernel-dkms"
+    r"|nvidia(-\d+xx)?(-open)?-dkms|akmod-nvidia)$"
 )
 _CUDA_TOOLKIT = re.compile(
     r"^(cuda(-toolkit)?(-\d+-\d+)?|cuda-nvcc-\d+-\d+|cuda-runtime-\d+-\d+|nvidia-cuda-toolkit)$"
@@ -74,7 +80,7 @@ _asked: list = [None, {}, ()]
 # Any GPU-stack or kernel package starts with one of these: one cheap pass keeps the regexes off
 # the hundreds of other packages a full dpkg list holds.
 _PREFIXES = ("nvidia", "libnvidia", "cuda", "linux-", "amdgpu", "rocm", "hip", "libamdhip", "xserver", "xwayland",
-             "gdm3", "sddm", "lightdm", "gnome-shell", "plasma-desktop")  # fmt: skip
+             "gdm3", "sddm", "lightdm", "gnome-shell", "plasma-desktop", "akmod-", "kmod-", "xorg-x11-drv-nvidia")  # fmt: skip
 
 
 def _matching(facts: Facts, pattern: re.Pattern[str]) -> dict[str, str]:
@@ -124,6 +130,41 @@ def kernel_driver_packages(facts: Facts) -> dict[str, str]:
     return nvidia | amd_driver_packages(facts)
 
 
+def torch_build(torch) -> str | None:
+    """'cuda', 'rocm' or 'cpu' for an installed torch, from what the facts say of it: its
+    torch.version.cuda/hip, the build its version names (+cu128, +rocm6.3, +cpu), the
+    architectures it lists; None when they do not tell (a bare "2.7.0" with cuda and hip left
+    out). A build whose cuda and hip are both null (not left out) is a CPU build."""
+    if torch.hip:
+        return "rocm"
+    if torch.cuda:
+        return "cuda"
+    local = (torch.version or "").partition("+")[2].lower()
+    if local.startswith("cu"):
+        return "cuda"
+    if local.startswith("rocm"):
+        return "rocm"
+    if local == "cpu":
+        return "cpu"
+    archs = torch.arch_list or ()
+    if any(a.startswith(("sm_", "compute_")) for a in archs):
+        return "cuda"
+    if any(a.startswith("gfx") for a in archs):
+        return "rocm"
+    if torch.cuda_unknown or torch.hip_unknown:
+        return None
+    return "cpu"
+
+
+def torch_release(torch) -> str | None:
+    """'2.7.0' of '2.7.0+cu128'; '2.10.0' of a '2.10.0.dev20250929+rocm7.0' nightly is None: a
+    nightly is not the release its number names."""
+    version = (torch.version or "").partition("+")[0]
+    if not re.fullmatch(r"\d+\.\d+(\.\d+)?", version):
+        return None
+    return version
+
+
 def has_cuda_stack(facts: Facts) -> bool:
     return bool(nvidia_driver_packages(facts) or cuda_toolkit_packages(facts) or facts.toolkits.cuda)
 
@@ -161,10 +202,25 @@ def installed_cuda(facts: Facts) -> list[str]:
 
 
 def nvidia_driver_version(facts: Facts) -> str | None:
-    """The running driver (NVML, /proc) if known, else the installed driver package's version."""
-    if facts.nvidia and facts.nvidia.driver_version:
-        return facts.nvidia.driver_version
+    """The driver: NVML's or the library's version if known, else the loaded module's (a kernel
+    log or /sys/module/nvidia/version), else the installed driver package's version."""
+    nv = facts.nvidia
+    if nv and nv.driver_version:
+        return nv.driver_version
+    if nv and nv.module_version:
+        return nv.module_version
     return nvidia_package_version(facts)
+
+
+def nvidia_branch(facts: Facts) -> int | None:
+    """The driver branch (570 of 570.133.07) from the best source, including a package whose
+    version names the branch alone."""
+    version = nvidia_driver_version(facts)
+    if not version:
+        versions = [v for n, v in nvidia_driver_packages(facts).items() if not n.startswith("linux-modules-")]
+        version = max(versions, key=version_tuple, default=None)
+    nums = version_tuple(version)
+    return nums[0] if nums else None
 
 
 def nvidia_package_version(facts: Facts) -> str | None:
@@ -336,6 +392,14 @@ def gpu_dkms_modules(facts: Facts) -> dict[str, str]:
         out["amdgpu"] = name
     for name in nvidia_dkms_packages(facts):
         out["nvidia"] = name
+    # A DKMS registration is evidence of its own where the package list is not in the facts (or
+    # half-configured packages are all it lists): the module's source was added to DKMS.
+    installed = facts.packages.installed if facts.packages else {}
+    for entry in facts.kernel.dkms or ():
+        module = "amdgpu" if entry.module.startswith("amdgpu") else "nvidia" if entry.module.startswith("nvidia") else None
+        if module and module not in out:
+            unconfigured = [p for p in (facts.packages.unconfigured if facts.packages else ()) if module in p]
+            out[module] = unconfigured[0] if unconfigured else f"{module}-dkms"
     return out
 
 

@@ -66,7 +66,10 @@ def resolve_version(stack: str, version: str | None, facts: Facts, matrices) -> 
             : len(inv.version_tuple(version))
         ] == inv.version_tuple(version):
             return known.version
-        patches = [r.version for r in matrices.rocm_releases() if inv.series(r.version) == version]
+        # "6.4" is its newest patch release; "6.4.4", newer than the bundled matrices know, is
+        # judged as the newest bundled release of its series (the checks' basis says so).
+        wanted = version if inv.series(version) == version else inv.series(version)
+        patches = [r.version for r in matrices.rocm_releases() if inv.series(r.version) == wanted]
         if patches:
             return patches[-1]
         known = ", ".join(r.version for r in matrices.rocm_releases())
@@ -115,6 +118,15 @@ def effective_target(facts: Facts, matrices, target: Target) -> Target:
     found = installed_target(facts) or (choose_auto(facts, matrices) if matrices is not None else None)
     if found is None:
         return Target(torch=target.torch, extra={"basis": "none"})
+    if found.stack == "rocm" and found.version and matrices is not None:
+        # An installed release the matrices lack: a newer patch of a bundled series is judged as
+        # that series' newest; an older or unknown series is left unjudged (version None).
+        try:
+            version = resolve_version("rocm", found.version, facts, matrices)
+        except TargetError:
+            version = None
+        extra = {**found.extra, **({"installed": found.version} if version != found.version else {})}
+        found = replace(found, version=version, extra=extra)
     return replace(found, torch=target.torch)
 
 

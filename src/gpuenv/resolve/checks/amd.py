@@ -33,7 +33,13 @@ def _amdgpu_loaded(facts: Facts) -> bool:
 
 @check(code="amd.driver-missing", area="amd")
 def driver_missing(facts: Facts, matrices, target: Target):
-    bare = [g for g in inv.amd_discrete(facts, matrices) if g.kernel_driver != "amdgpu"]
+    # A GPU whose driver the facts leave out is not known to have none: judged only when
+    # /proc/modules says amdgpu is not loaded at all.
+    bare = [
+        g
+        for g in inv.amd_discrete(facts, matrices)
+        if g.kernel_driver != "amdgpu" and (not g.driver_unknown or facts.module_loaded("amdgpu") is False)
+    ]
     if target.stack != "rocm":
         # An old Radeon on the legacy radeon driver as the display card of a CUDA box: no ROCm GPU,
         # nothing to fix. Judged only when ROCm is the target.
@@ -69,7 +75,9 @@ def driver_missing(facts: Facts, matrices, target: Target):
 
 @check(code="amd.kfd-missing", area="amd")
 def kfd_missing(facts: Facts, matrices, target: Target):
-    if facts.platform.wsl or not _amdgpu_loaded(facts) or not _relevant(facts, matrices, target):
+    # In a container the host's driver is out of sight: an AMD GPU there is reason enough.
+    driver = _amdgpu_loaded(facts) or (bool(facts.platform.container) and bool(facts.gpus_of("amd")))
+    if facts.platform.wsl or not driver or not _relevant(facts, matrices, target):
         return
     node = (facts.device_nodes or {}).get("/dev/kfd")
     kfd = facts.amd.kfd if facts.amd and facts.amd.kfd is not None else (node.exists if node else None)
@@ -96,40 +104,62 @@ def kfd_missing(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="amd.no-device-access", area="amd", needs=("user", "device_nodes"))
+# Where ROCm's packages and current udev rules put the compute nodes: group render, 0660
+# (/dev/kfd and /dev/dri/renderD*; video is the older group some distributions still use).
+_NODE_GROUPS = ("render", "video")
+
+
+@check(code="amd.no-device-access", area="amd")
 def no_device_access(facts: Facts, matrices, target: Target):
     user = facts.user
-    if user.uid == 0 or facts.platform.wsl or not _relevant(facts, matrices, target):
+    if (user is not None and user.uid == 0) or facts.platform.wsl or not _relevant(facts, matrices, target):
         return
     nodes = {
         p: n
-        for p, n in facts.device_nodes.items()
+        for p, n in (facts.device_nodes or {}).items()
         if n.exists and (p == "/dev/kfd" or p.startswith("/dev/dri/renderD"))
     }
-    if not nodes:
-        return
-    denied = []
-    for path, n in sorted(nodes.items()):
-        if n.accessible is not None:
-            if not n.accessible:
+    groups = user.groups if user is not None and (user.groups or user.name) else None
+    name = (user.name if user else None) or "$USER"
+    denied, why = [], ""
+    if nodes:
+        for path, n in sorted(nodes.items()):
+            if n.accessible is not None:
+                if not n.accessible:
+                    denied.append(path)
+                continue
+            world_rw = bool(n.mode) and n.mode[-1] in "67"
+            if world_rw or not n.mode:
+                continue
+            group_rw = n.mode[-2] in "67"
+            if groups is None:
+                # Unknown user: only a node that its owner alone may open (0600 root) shuts
+                # every other account out; 0660 render depends on who the user is.
+                if not group_rw:
+                    denied.append(path)
+            elif not group_rw or (n.group and n.group not in groups):
                 denied.append(path)
-            continue
-        world_rw = bool(n.mode) and n.mode[-1] in "67"
-        if not world_rw and n.group and n.group not in user.groups:
-            denied.append(path)
-    missing_groups = [g for g in ("render", "video") if g not in user.groups]
-    if not denied:
+        if not denied:
+            return
+        why = "cannot open " + ", ".join(
+            f"{p} (group {nodes[p].group or '?'}, mode {nodes[p].mode or '?'})" for p in denied
+        )
+    elif groups is not None and not set(_NODE_GROUPS) & set(groups) and _amdgpu_loaded(facts):
+        # No device nodes in the facts: the standard rules (group render, mode 0660) decide.
+        why = "the device nodes are not in the facts; with the standard udev rules /dev/kfd and /dev/dri/renderD* are 0660, group render"
+    else:
         return
-    name = user.name or "$USER"
-    groups = ",".join(missing_groups) or "render,video"
+    missing = [g for g in _NODE_GROUPS if groups is None or g not in groups]
+    who = f"{name} is in groups: {', '.join(groups) or 'none'}" if groups is not None else "the user is not known"
     yield Finding(
         code="amd.no-device-access",
         severity=Severity.ERROR,
-        title=f"User {name} cannot open the AMD GPU device nodes",
-        detail="cannot open "
-        + ", ".join(f"{p} (group {nodes[p].group or '?'}, mode {nodes[p].mode or '?'})" for p in denied)
-        + f"; {name} is in groups: {', '.join(user.groups) or 'none'}.",
-        fix=f"sudo usermod -aG {groups} {name}\nthen log out and in again (group membership applies at login)",
+        title=f"User {name} cannot open the AMD GPU device nodes"
+        if groups is not None
+        else "The AMD GPU device nodes can be opened by their owner (root) only",
+        detail=f"{why}; {who}.",
+        fix=f"sudo usermod -aG {','.join(missing) or 'render,video'} {name}\n"
+        "then log out and in again (group membership applies at login)",
         refs=(PREREQ_REF,),
     )
 

@@ -96,8 +96,8 @@ def no_driver(facts: Facts, matrices, target: Target):
     # an AMD integrated GPU, a GPU whose vendor driver state is unknown.
     bare = []
     for g in facts.gpus:
-        if g.kernel_driver or g.vendor not in ("nvidia", "amd"):
-            continue
+        if g.driver_bound is not False or g.vendor not in ("nvidia", "amd"):
+            continue  # bound, or the facts do not say (left out): nothing to judge
         if g.vendor == "nvidia" and (nvidia_driver_absent(facts) or nvidia_driver_unloaded(facts)):
             continue
         if g.vendor == "amd" and not inv.is_integrated(g, matrices):

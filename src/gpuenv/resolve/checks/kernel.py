@@ -117,7 +117,7 @@ def next_boot_no_module(facts: Facts, matrices, target: Target):
         )
 
 
-@check(code="kernel.dkms-not-built", area="platform", needs=("packages", "kernel.dkms"))
+@check(code="kernel.dkms-not-built", area="platform", needs=("kernel.dkms",))
 def dkms_not_built(facts: Facts, matrices, target: Target):
     if inv.hosted(facts):
         return
@@ -221,6 +221,20 @@ def reboot_required(facts: Facts, matrices, target: Target):
     nv = facts.nvidia
     loaded = nv.module_version if nv else None
     package = inv.nvidia_package_version(facts)
+    if nv and nv.nvml == "version_mismatch" and not inv.hosted(facts):
+        # NVML's own word: the loaded module is older than the user-space driver (an upgrade,
+        # often unattended, replaced the libraries under a running kernel module).
+        yield Finding(
+            code="kernel.reboot-required",
+            severity=Severity.WARNING,
+            title="The NVIDIA driver was upgraded under the loaded module: reboot",
+            detail="NVML: Driver/library version mismatch"
+            + (f"; loaded module {loaded}" if loaded else "")
+            + (f"; installed driver {package or nv.driver_version}" if package or nv.driver_version else "")
+            + ".",
+            fix="sudo reboot",
+        )
+        return
     if loaded and package and inv.version_tuple(loaded) != inv.version_tuple(package):
         yield Finding(
             code="kernel.reboot-required",

@@ -79,30 +79,39 @@ def driver_missing(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="nvidia.driver-not-loaded", area="nvidia", needs=("packages", "kernel.modules_loaded"))
+@check(code="nvidia.driver-not-loaded", area="nvidia")
 def driver_not_loaded(facts: Facts, matrices, target: Target):
+    """The user-space driver is there and the kernel module is not: NVML's own driver_not_loaded
+    says so on any distribution (akmods, Arch, a custom kernel), and so do installed driver
+    packages with nvidia absent from /proc/modules."""
     gpus = facts.gpus_of("nvidia")
-    if not gpus or inv.hosted(facts) or not nvidia_driver_unloaded(facts):
+    nvml = facts.nvidia.nvml if facts.nvidia else None
+    if not gpus or inv.hosted(facts) or not (nvml == "driver_not_loaded" or nvidia_driver_unloaded(facts)):
         return
     causes = []
     if "nvidia" in (facts.kernel.modules_blacklisted or ()):
         causes.append("nvidia is blacklisted in /etc/modprobe.d")
     entries = inv.gpu_dkms_entries(facts, "nvidia")
-    if inv.nvidia_dkms_packages(facts) and not any(
-        e.kernel == facts.kernel.release and e.status == "installed" for e in entries
-    ):
+    built = any(e.kernel == facts.kernel.release and e.status == "installed" for e in entries)
+    if (inv.nvidia_dkms_packages(facts) or entries) and not built:
         causes.append(f"DKMS has not built it for {facts.kernel.release}")
+    if facts.kernel.headers_installed is False:
+        causes.append(f"no kernel headers for {facts.kernel.release} (DKMS cannot build)")
     if facts.kernel.secure_boot:
         causes.append("Secure Boot is on (an unsigned module is refused)")
-    if facts.module_loaded("nouveau"):
+    if facts.module_loaded("nouveau") or any(g.kernel_driver == "nouveau" for g in gpus):
         causes.append("nouveau is loaded")
     packages = ", ".join(f"{n} {v}" for n, v in inv.nvidia_driver_packages(facts).items())
+    seen = [f"installed: {packages}"] if packages else []
+    if nvml == "driver_not_loaded":
+        seen.append("NVML: driver not loaded")
+    if facts.module_loaded("nvidia") is False:
+        seen.append("nvidia not in /proc/modules")
     yield Finding(
         code="nvidia.driver-not-loaded",
         severity=Severity.ERROR,
         title="NVIDIA driver installed but its kernel module is not loaded",
-        detail=f"installed: {packages}; nvidia not in /proc/modules"
-        + (f"; likely: {'; '.join(causes)}" if causes else "; no reboot since the install?"),
+        detail="; ".join(seen) + (f"; likely: {'; '.join(causes)}" if causes else "; no reboot since the install?"),
         fix="sudo modprobe nvidia  # the error names the cause\nsudo dmesg | grep -i nvidia\n"
         "If it was just installed: sudo reboot",
         gpus=inv.slots(gpus),
@@ -212,8 +221,8 @@ def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
 
 @check(code="nvidia.gpu-dropped", area="nvidia", needs=("matrices",))
 def gpu_dropped(facts: Facts, matrices, target: Target):
-    driver = inv.nvidia_driver_version(facts)
-    branch = branch_number(driver)
+    branch = inv.nvidia_branch(facts)
+    driver = inv.nvidia_driver_version(facts) or (str(branch) if branch else None)
     toolkits = judged_toolkits(facts, matrices, target)
     for g in facts.gpus_of("nvidia"):
         arch_name = inv.nvidia_architecture(g, matrices)

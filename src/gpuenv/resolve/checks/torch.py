@@ -25,13 +25,9 @@ def _torch(facts: Facts):
     return facts.python.torch if facts.python else None
 
 
-def build_of(torch) -> str:
-    """'cuda', 'rocm' or 'cpu' for an installed torch."""
-    if torch.hip:
-        return "rocm"
-    if torch.cuda:
-        return "cuda"
-    return "cpu"
+def build_of(torch) -> str | None:
+    """'cuda', 'rocm', 'cpu', or None when the facts do not tell (inventory.torch_build)."""
+    return inv.torch_build(torch)
 
 
 def cuda_arch_ok(cc: str, archs: tuple[str, ...] | list[str]) -> bool:
@@ -46,7 +42,7 @@ def gpu_fits(gpu: Gpu, matrices, archs) -> bool | None:
         cc = inv.compute_capability(gpu, matrices)
         return None if cc is None else cuda_arch_ok(cc, archs)
     gfx = inv.gfx_target(gpu, matrices)
-    return None if gfx is None else gfx in archs
+    return None if gfx is None else gfx.split(":")[0] in archs
 
 
 def installed_archs(facts: Facts, matrices) -> tuple[str, ...] | None:
@@ -55,7 +51,7 @@ def installed_archs(facts: Facts, matrices) -> tuple[str, ...] | None:
     torch = _torch(facts)
     if torch.arch_list:
         return tuple(torch.arch_list)
-    version, _, local = torch.version.partition("+")
+    version, _, local = (torch.version or "").partition("+")
     if matrices is None or not local:
         return None
     for v in matrices.torch_variants(version):
@@ -72,23 +68,23 @@ def _rocm_capable(facts: Facts, matrices) -> list[Gpu]:
     return list(inv.amd_compute(facts, matrices))
 
 
-def _usable(facts: Facts, matrices) -> list[Gpu]:
-    out = [g for g in facts.gpus_of("nvidia") if g.kernel_driver == "nvidia"]
-    out += [g for g in _rocm_capable(facts, matrices) if g.kernel_driver == "amdgpu"]
-    return out
+def _gpu_machine(facts: Facts, matrices) -> list[Gpu]:
+    """The GPUs a GPU build of torch would use: every NVIDIA GPU and every ROCm-capable AMD one,
+    driver or not (a CPU build is wrong either way: it never uses them)."""
+    return list(facts.gpus_of("nvidia")) + _rocm_capable(facts, matrices)
 
 
 @check(code="torch.cpu-build", area="torch", needs=("python.torch",))
 def cpu_build(facts: Facts, matrices, target: Target):
     torch = _torch(facts)
-    gpus = _usable(facts, matrices)
+    gpus = _gpu_machine(facts, matrices)
     if build_of(torch) != "cpu" or not gpus:
         return
     yield Finding(
         code="torch.cpu-build",
         severity=Severity.WARNING,
-        title=f"PyTorch {torch.version} is a CPU-only build on a machine with a usable GPU",
-        detail=f"{facts.python.executable or 'python'}: torch {torch.version} (no CUDA, no HIP); GPUs: "
+        title=f"PyTorch {torch.version or ''} is a CPU-only build on a machine with a GPU".replace("  ", " "),
+        detail=f"{facts.python.executable or 'python'}: torch {torch.version or '?'} (no CUDA, no HIP); GPUs: "
         f"{inv.describe(gpus, matrices)}.",
         fix="gpuenv torch  # prints the pip install command with the right --index-url",
         gpus=inv.slots(gpus),
@@ -96,25 +92,50 @@ def cpu_build(facts: Facts, matrices, target: Target):
     )
 
 
+def _rocm_builds_exist(matrices, release: str | None) -> bool | None:
+    """Whether PyTorch ``release`` had official ROCm wheels: False before the first release the
+    matrices hold a ROCm variant of (1.8.0, the first with ROCm binaries), None when not known."""
+    if matrices is None or release is None:
+        return None
+    if any(v.stack == "rocm" for v in matrices.torch_variants(release)):
+        return True
+    firsts = [ver for ver in matrices.torch_versions() if any(v.stack == "rocm" for v in matrices.torch_variants(ver))]
+    if firsts and inv.version_tuple(release) < inv.version_tuple(firsts[0]):
+        return False
+    return None if not matrices.torch_variants(release) else False
+
+
 @check(code="torch.wrong-vendor", area="torch", needs=("python.torch",))
 def wrong_vendor(facts: Facts, matrices, target: Target):
     torch = _torch(facts)
     build = build_of(torch)
-    nvidia, amd = facts.gpus_of("nvidia"), _rocm_capable(facts, matrices)
+    nvidia, amd = facts.gpus_of("nvidia"), facts.gpus_of("amd")
+    why = ""
     if build == "cuda" and amd and not nvidia:
         have, other = "CUDA", "AMD"
-    elif build == "rocm" and nvidia and not amd:
+    elif build == "rocm" and nvidia and not _rocm_capable(facts, matrices):
         have, other = "ROCm", "NVIDIA"
+    elif build is None and amd and not nvidia and _rocm_builds_exist(matrices, inv.torch_release(torch)) is False:
+        # Which build it is the facts do not say, but that release had no ROCm build at all.
+        have, other = "CUDA (or CPU)", "AMD"
+        why = f" PyTorch {torch.version} had no official ROCm build, so this is not one."
     else:
         return
     gpus = amd if other == "AMD" else nvidia
+    seen = f"CUDA {torch.cuda}" if torch.cuda else f"HIP {torch.hip}" if torch.hip else "build not named"
+    # Integrated AMD GPUs that no ROCm wheel supports (a Ryzen laptop's): torch runs on the CPU
+    # whichever build it is; worth knowing, not an error.
+    usable = other == "NVIDIA" or bool(_rocm_capable(facts, matrices))
     yield Finding(
         code="torch.wrong-vendor",
-        severity=Severity.ERROR,
+        severity=Severity.ERROR if usable else Severity.WARNING,
         title=f"PyTorch is a {have} build on an {other}-only machine",
-        detail=f"torch {torch.version} ({'CUDA ' + torch.cuda if torch.cuda else 'HIP ' + (torch.hip or '?')}); "
-        f"GPUs: {inv.describe(gpus, matrices)}. torch.cuda.is_available() is False here.",
-        fix="gpuenv torch  # the matching build and its pip install command",
+        detail=f"torch {torch.version or '?'} ({seen}); GPUs: {inv.describe(gpus, matrices)}.{why} "
+        "torch.cuda.is_available() is False here."
+        + ("" if usable else " No official ROCm build of PyTorch supports these integrated GPUs either: torch runs on the CPU."),
+        fix="gpuenv torch  # the matching build and its pip install command"
+        if usable
+        else "Nothing to fix for CPU work; for GPU work use a supported GPU (gpuenv torch says which build fits it).",
         gpus=inv.slots(gpus),
         refs=(GET_STARTED,),
     )
@@ -142,10 +163,12 @@ def driver_too_old(facts: Facts, matrices, target: Target):
             yield Finding(
                 code="torch.driver-too-old",
                 severity=Severity.ERROR,
-                title=f"NVIDIA driver {driver} is too old for PyTorch {torch.version} (CUDA {torch.cuda})",
-                detail=f"torch {torch.version} was built with CUDA {torch.cuda}: {why}.",
+                title=f"NVIDIA driver {driver} is too old for PyTorch {torch.version or ''} (CUDA {torch.cuda})".replace(
+                    "  ", " "
+                ),
+                detail=f"torch {torch.version or '?'} was built with CUDA {torch.cuda}: {why}.",
                 fix="Upgrade the driver (gpuenv install cuda --dry-run), or install a wheel built for an older CUDA: "
-                f"gpuenv torch --version {torch.version.split('+')[0]}",
+                + (f"gpuenv torch --version {torch.version.split('+')[0]}" if torch.version else "gpuenv torch"),
                 gpus=inv.slots(gpus),
                 refs=(COMPAT_REF,),
             )
@@ -171,6 +194,58 @@ def driver_too_old(facts: Facts, matrices, target: Target):
     )
 
 
+def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | None):
+    """(GPUs the installed build has no kernels for, how that is known), judged from the best
+    evidence the facts hold: the build's own arch list, its official variant's list, what the
+    CUDA it was built with can compile, the official builds of its release (when the build is
+    not named), and for ROCm builds targets no official ROCm wheel ever carried."""
+    archs = installed_archs(facts, matrices)
+    if archs:
+        how = "the arch list torch reports" if torch.arch_list else "the official wheel's arch list"
+        return [g for g in gpus if gpu_fits(g, matrices, archs) is False], f"{how}: {', '.join(archs)}"
+    if matrices is None:
+        return [], ""
+    if build == "cuda" and torch.cuda:
+        tk = toolkit_for(matrices, torch.cuda)
+        if tk is not None and tk.compute_capabilities:
+            ccs = tk.compute_capabilities
+            out = [
+                g
+                for g in gpus
+                if (cc := inv.compute_capability(g, matrices)) and not cuda_arch_ok(cc, [inv.sm(c) for c in ccs])
+                and not _ptx_possible(cc, ccs)
+            ]
+            return out, (
+                f"built with CUDA {torch.cuda}, which compiles for compute capability "
+                f"{ccs[0]} to {ccs[-1]} only"
+            )
+    release = inv.torch_release(torch)
+    stack = {"nvidia": "cuda", "amd": "rocm"}[gpus[0].vendor] if gpus else None
+    if build in (None, stack) and release and stack:
+        variants = [v for v in matrices.torch_variants(release) if v.stack == stack]
+        if variants:
+            fits = [g for g in gpus if any(gpu_fits(g, matrices, tuple(v.archs) + tuple(v.ptx or ())) for v in variants)]
+            known = [g for g in gpus if gpu_fits(g, matrices, ()) is not None]
+            return [g for g in known if g not in fits], (
+                f"no official {release} {stack.upper() if stack == 'cuda' else 'ROCm'} wheel has them: "
+                + "; ".join(f"{v.variant}: {', '.join(v.archs)}" for v in variants)
+            )
+    if build == "rocm" or (build is None and stack == "rocm"):
+        ever = {a for ver in matrices.torch_versions() for v in matrices.torch_variants(ver) if v.stack == "rocm" for a in v.archs}
+        out = [g for g in gpus if (gfx := inv.gfx_target(g, matrices)) and gfx.split(":")[0] not in ever]
+        return out, "no official PyTorch ROCm wheel has ever been built for them"
+    return [], ""
+
+
+def _ptx_possible(cc: str, supported: tuple[str, ...]) -> bool:
+    """Left unjudged: a GPU newer than every target of a toolkit that ships PTX could still JIT it.
+    PyTorch's builds put PTX only on their newest target; without the arch list, a GPU of the
+    same major as the toolkit's newest target may run it, so it is not called missing."""
+    newest = inv.version_tuple(supported[-1])
+    gpu = inv.version_tuple(cc)
+    return bool(newest and gpu) and gpu > newest and gpu[0] == newest[0]
+
+
 @check(code="torch.arch-missing", area="torch")
 def arch_missing(facts: Facts, matrices, target: Target):
     if target.torch and matrices is not None:
@@ -182,11 +257,15 @@ def arch_missing(facts: Facts, matrices, target: Target):
     build = build_of(torch)
     if build == "cpu":
         return
-    archs = installed_archs(facts, matrices)
-    if not archs:
+    if build == "cuda" or (build is None and facts.gpus_of("nvidia") and not facts.gpus_of("amd")):
+        gpus = list(facts.gpus_of("nvidia"))
+    elif build == "rocm" or (build is None and facts.gpus_of("amd") and not facts.gpus_of("nvidia")):
+        gpus = list(rocm_gpus(facts, matrices))
+    else:
         return
-    gpus = facts.gpus_of("nvidia") if build == "cuda" else rocm_gpus(facts, matrices)
-    missing = [g for g in gpus if gpu_fits(g, matrices, archs) is False]
+    if not gpus:
+        return
+    missing, how = _missing_from(facts, matrices, torch, gpus, build)
     if not missing:
         return
     need = ", ".join(
@@ -194,7 +273,7 @@ def arch_missing(facts: Facts, matrices, target: Target):
             {
                 inv.sm(inv.compute_capability(g, matrices))
                 if g.vendor == "nvidia"
-                else inv.gfx_target(g, matrices)
+                else (inv.gfx_target(g, matrices) or "?")
                 for g in missing
             }
         )
@@ -202,8 +281,8 @@ def arch_missing(facts: Facts, matrices, target: Target):
     yield Finding(
         code="torch.arch-missing",
         severity=Severity.ERROR,
-        title=f"PyTorch {torch.version} has no kernels for {need}",
-        detail=f"GPUs: {inv.describe(missing, matrices)} need {need}; the wheel was built for {', '.join(archs)}. "
+        title=f"PyTorch {torch.version or '(installed)'} has no kernels for {need}",
+        detail=f"GPUs: {inv.describe(missing, matrices)} need {need}; {how}. "
         "Kernels fail with 'no kernel image is available' / 'invalid device function'.",
         fix="gpuenv torch  # the newest official wheel that contains this architecture",
         gpus=inv.slots(missing),

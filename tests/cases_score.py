@@ -1,0 +1,129 @@
+"""Scores gpuenv's doctor against the real-world case corpus in tests/cases/.
+
+Each case is two files, ``<slug>.facts.json`` (a gpuenv.facts/1 document rebuilt from one public
+thread) and ``<slug>.case.json`` (the source, the root cause the thread confirmed, the finding
+codes the doctor must report and those it must not). This module runs the doctor in-process over
+every case and measures it; it judges nothing itself. Used by ``bench/score_cases.py`` (a report)
+and ``tests/test_cases.py`` (the corpus checks and the recall target).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+CONTRACTS = Path(__file__).resolve().parent / "contracts"
+CASE_KEYS = ("source", "title", "root_cause", "must", "must_not", "target", "torch", "notes")
+
+
+def catalog_codes() -> set[str]:
+    """Every finding code in the public catalog (tests/contracts/findings.md)."""
+    codes = set()
+    for line in (CONTRACTS / "findings.md").read_text().splitlines():
+        m = re.match(r"\|\s*([a-z]+\.[a-z0-9-]+)\s*\|", line)
+        if m:
+            codes.add(m.group(1))
+    return codes
+
+
+def case_slugs() -> list[str]:
+    """Slugs of every case that has a case file, sorted."""
+    return sorted(p.name[: -len(".case.json")] for p in CASES_DIR.glob("*.case.json"))
+
+
+def load_case(slug: str) -> tuple[dict, str]:
+    """(the case document, the facts file's text) of one case."""
+    case = json.loads((CASES_DIR / f"{slug}.case.json").read_text())
+    facts_text = (CASES_DIR / f"{slug}.facts.json").read_text()
+    return case, facts_text
+
+
+@dataclass
+class CaseResult:
+    slug: str
+    must: list[str]
+    must_not: list[str]
+    found: list[str] = field(default_factory=list)  # must codes the doctor reported
+    missed: list[str] = field(default_factory=list)  # must codes it did not
+    wrong: list[str] = field(default_factory=list)  # must_not codes it reported
+    unexpected_errors: list[str] = field(default_factory=list)  # other error-severity codes
+    codes: list[str] = field(default_factory=list)  # every code reported, in report order
+    refused: str | None = None  # gpuenv would not read the facts file (counts as all missed)
+    crashed: str | None = None  # diagnose raised (counts as all missed)
+
+    @property
+    def ok(self) -> bool:
+        return not self.missed and not self.wrong and self.refused is None and self.crashed is None
+
+
+@dataclass
+class Score:
+    results: list[CaseResult]
+
+    @property
+    def must_total(self) -> int:
+        return sum(len(r.must) for r in self.results)
+
+    @property
+    def must_found(self) -> int:
+        return sum(len(r.found) for r in self.results)
+
+    @property
+    def recall(self) -> float:
+        return self.must_found / self.must_total if self.must_total else 1.0
+
+    @property
+    def cases_with_wrong(self) -> list[CaseResult]:
+        return [r for r in self.results if r.wrong]
+
+    @property
+    def refusals(self) -> list[CaseResult]:
+        return [r for r in self.results if r.refused is not None]
+
+    @property
+    def crashes(self) -> list[CaseResult]:
+        return [r for r in self.results if r.crashed is not None]
+
+
+def score_case(slug: str, matrices) -> CaseResult:
+    """Run the doctor on one case and compare with what the case expects."""
+    from gpuenv.facts import loads
+    from gpuenv.resolve.finding import Target
+    from gpuenv.resolve.report import diagnose
+
+    case, facts_text = load_case(slug)
+    result = CaseResult(slug=slug, must=list(case["must"]), must_not=list(case["must_not"]))
+    try:
+        facts = loads(facts_text)
+    except Exception as exc:  # any refusal of a schema-valid document is a miss
+        result.refused = f"{type(exc).__name__}: {exc}"
+        result.missed = list(result.must)
+        return result
+    try:
+        target = Target.parse(case["target"], torch=case["torch"])
+        report = diagnose(facts, matrices, target)
+    except Exception as exc:
+        result.crashed = f"{type(exc).__name__}: {exc}"
+        result.missed = list(result.must)
+        return result
+    result.codes = [f.code for f in report.findings]
+    reported = set(result.codes)
+    result.found = [c for c in result.must if c in reported]
+    result.missed = [c for c in result.must if c not in reported]
+    result.wrong = [c for c in result.must_not if c in reported]
+    expected = set(result.must) | set(result.must_not)
+    result.unexpected_errors = sorted(
+        {f.code for f in report.findings if f.severity.value == "error" and f.code not in expected}
+    )
+    return result
+
+
+def score_all(slugs: list[str] | None = None) -> Score:
+    """Score every case (or the given ones) in one process with the bundled matrices."""
+    from gpuenv import matrices as matrices_mod
+
+    m = matrices_mod.load()
+    return Score([score_case(slug, m) for slug in (slugs if slugs is not None else case_slugs())])
