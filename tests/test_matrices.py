@@ -94,10 +94,10 @@ def test_loader_answers_the_resolver_questions(m):
 def test_versions_sort_numerically(m):
     torch = m.torch_versions()
     assert torch.index("2.10.0") > torch.index("2.9.1")
-    assert torch[0] == "2.4.0" and torch[-1] == "2.13.0"
+    assert torch[0] == "1.8.0" and torch[-1] == "2.13.0"
     rocm = [r.version for r in m.rocm_releases()]
-    assert rocm[0] == "6.2.0" and rocm[-1] == "7.2.4"
-    assert [t.version for t in m.cuda_toolkits()][0] == "11.8.0"
+    assert rocm[0] == "6.0.0" and rocm[-1] == "7.2.4"
+    assert [t.version for t in m.cuda_toolkits()][0] == "8.0.44"
     assert m.torch_variants("2.7")[0].torch == "2.7.1"  # a bare minor means its newest patch
     assert m.rocm_release("7.2").version == "7.2.4"
 
@@ -318,3 +318,191 @@ def test_state_dir_follows_the_environment(tmp_path, monkeypatch):
         Path("/var/lib/gpuenv/matrices") if os.geteuid() == 0 else Path.home() / ".cache/gpuenv/matrices"
     )
     assert M.state_dir() == expected
+
+
+# -- data added for "Doctor on real-world reports" ------------------------------------------------
+
+
+def test_cuda_8_to_11_7_minimum_drivers_from_table_3(m):
+    assert m.min_driver("8.0") == "367.48" and m.min_driver("8.0.61") == "375.26"
+    assert m.min_driver("9.2") == "396.26" and m.min_driver("9.2.148") == "396.37"
+    assert m.min_driver("10.2") == "440.33" and m.min_driver("10.1") == "418.39"
+    assert m.min_driver("11.0") == "450.51.05"  # 11.0.2 GA; 11.0.1 was a release candidate
+    assert m.min_driver("11.4") == "470.42.01" and m.min_driver("11.4.4") == "470.82.01"
+    assert m.min_driver("11.7") == "515.43.04" and m.min_driver("11.7.1") == "515.48.07"
+    assert m.cuda_toolkit("11.7.1").confirmed is False  # the runfile bundles 515.65.01: sources differ
+    series = {t.series for t in m.cuda_toolkits()}
+    assert {"8.0", "9.0", "9.1", "9.2", "10.0", "10.1", "10.2", "11.0", "11.1", "11.2", "11.3"} <= series
+    assert {"11.4", "11.5", "11.6", "11.7"} <= series
+    for t in m.cuda_toolkits():
+        assert t.source and ("Table 3" in t.source or t.series in ("13.4", "13.5") or "13.3" in t.series), t.version
+
+
+def test_no_minor_version_compatibility_before_cuda_11(m):
+    assert m.minor_compat_driver("10.2") is None and m.minor_compat_driver("9.0") is None
+    assert m.minor_compat_driver("11.7") == "450.80.02"
+    assert m.minor_compat_driver("12.9") == "525.60.13" and m.minor_compat_driver("13.2") == "580"
+    assert m.driver_runs_cuda("440.33", "10.2") == "full"
+    assert m.driver_runs_cuda("418.87.00", "10.2") is None  # no family floor to fall back on
+    assert m.driver_runs_cuda("470.82.01", "11.7") == "minor"
+    none = doc("cuda")["minor_version_compatibility"]["not_available"]
+    assert none["families"] == ["10", "9", "8"] and "cuda-compatibility" in none["source"]
+
+
+def test_compute_capabilities_per_toolkit(m):
+    assert m.cuda_toolkit("8.0").compute_capabilities[0] == "2.0"  # the last toolkit for Fermi
+    assert "2.0" not in m.cuda_toolkit("9.0").compute_capabilities
+    assert "3.0" in m.cuda_toolkit("10.2").compute_capabilities
+    assert "3.0" not in m.cuda_toolkit("11.0").compute_capabilities  # Kepler 3.0/3.2 end with 10.2
+    assert "3.5" in m.cuda_toolkit("11.8").compute_capabilities
+    assert "3.5" not in m.cuda_toolkit("12.0").compute_capabilities
+    assert "7.5" not in m.cuda_toolkit("9.2").compute_capabilities and "7.5" in m.cuda_toolkit("10.0").compute_capabilities
+    twelve8, twelve9, thirteen = (m.cuda_toolkit(v).compute_capabilities for v in ("12.8", "12.9", "13.0"))
+    assert "10.1" in twelve8 and "10.3" not in twelve8 and "12.1" not in twelve8
+    assert {"10.1", "10.3", "12.1"} <= set(twelve9) and "11.0" not in twelve9
+    assert {"10.3", "11.0", "12.1"} <= set(thirteen) and "10.1" not in thirteen  # sm_101 -> sm_110
+
+
+def test_architecture_table_covers_old_and_new_generations(m):
+    blackwell = m.nvidia_arch("Blackwell")
+    assert {"10.0", "10.3", "11.0", "12.0", "12.1"} <= set(blackwell.compute_capabilities)
+    assert blackwell.module == "open"
+    assert blackwell.first_cuda_for("10.3") == "12.9" and blackwell.first_cuda_for("12.1") == "12.9"
+    assert blackwell.first_cuda_for("11.0") == "13.0" and blackwell.last_cuda_for("10.1") == "12.9"
+    assert blackwell.first_cuda_for("10.0") == "12.8"
+    assert m.nvidia_arch_for("10.3") is blackwell and m.nvidia_arch_for("12.1") is blackwell
+    kepler = m.nvidia_arch("Kepler")
+    assert kepler.last_driver == "R470" and kepler.last_cuda == "11.x" and kepler.last_cuda_for("3.0") == "10.2"
+    assert m.nvidia_arch_for("3.0") is kepler and m.nvidia_arch_for("3.7") is kepler
+    fermi, tesla = m.nvidia_arch("Fermi"), m.nvidia_arch("Tesla")
+    assert (fermi.last_driver, fermi.last_cuda, fermi.module) == ("R390", "8.0", "proprietary")
+    assert (tesla.last_driver, tesla.last_cuda) == ("R340", "6.5") and not tesla.confirmed
+    for arch in ("Maxwell", "Pascal", "Volta"):
+        assert m.nvidia_arch(arch).last_cuda == "12.x" and m.nvidia_arch(arch).last_driver == "R580"
+
+
+def test_nvidia_gpus_cover_old_and_new_chips(m):
+    cases = {
+        "10de:1004": ("Kepler", "3.5"),  # GeForce GTX 780
+        "10de:1180": ("Kepler", "3.0"),  # GeForce GTX 680
+        "10de:102d": ("Kepler", "3.7"),  # Tesla K80
+        "10de:1080": ("Fermi", "2.0"),  # GeForce GTX 580
+        "10de:0191": ("Tesla", "1.0"),  # GeForce 8800 GTX
+        "10de:05e1": ("Tesla", "1.3"),  # GeForce GTX 280
+        "10de:3182": ("Blackwell", "10.3"),  # B300 SXM6 AC
+        "10de:31c2": ("Blackwell", "10.3"),  # GB300
+        "10de:2e12": ("Blackwell", "12.1"),  # GB10 (DGX Spark)
+        "10de:2b00": ("Blackwell", "11.0"),  # Jetson AGX Thor
+    }
+    for pci, (arch, cc) in cases.items():
+        g = m.nvidia_gpu(pci)
+        assert (g.architecture, g.compute_capability) == (arch, cc), pci
+    assert not m.nvidia_gpu("10de:1004").confirmed and m.nvidia_gpu("10de:3182").confirmed
+    assert any(int(g.pci_id[5:], 16) > 0x2FFF for g in m.nvidia_gpus())
+    assert m.nvidia_gpu("10de:3000") is None  # GR100 (Rubin): no source gives its capability
+    meta = doc("nvidia_gpus")["pci_ids"]
+    assert meta["commit"] == "c1c12547d626ebf05fd0223144ad87fab5e95d06" and meta["version"] == "2026.08.22"
+    assert all(g["source"].split("sources.")[1] in doc("nvidia_gpus")["sources"] for g in doc("nvidia_gpus")["gpus"])
+
+
+def test_rocm_6_0_and_6_1_releases(m):
+    versions = [r.version for r in m.rocm_releases()]
+    assert {"6.0.0", "6.0.2", "6.1.0", "6.1.1", "6.1.2", "6.1.5"} <= set(versions)
+    r = m.rocm_release("6.1")
+    assert r.version == "6.1.5" and r.support("gfx942") == "full" and r.support("gfx1100") == "radeon"
+    assert r.support("gfx906") is None and r.amdgpu_driver == "6.1.x"
+    assert m.rocm_release("6.0.0").torch == ("2.1", "2.0", "1.13")
+    assert m.rocm_release("6.0.0").os_support("ubuntu", "22.04.3") is not None
+    assert m.rocm_release("6.0.0").os_support("centos", "7") is not None
+    assert m.default_rocm().version == "7.2.4"
+
+
+def test_amd_gfx_targets_checked(m):
+    mendocino = m.amd_gpu("1002:1506")
+    assert mendocino.gfx_target == "gfx1036" and any("gfx1037" in n for n in mendocino.notes)
+    mi308x = m.amd_gpu("1002:74a2")
+    assert mi308x.gfx_target is None and any("MI308X" in n for n in mi308x.notes)
+
+
+def test_torch_releases_before_2_4(m):
+    def variants(version):
+        return {v.variant: v for v in m.torch_variants(version)}
+
+    assert set(variants("2.3.1")) == {"cpu", "cu118", "cu121", "rocm5.7", "rocm6.0"}
+    assert variants("2.3.1")["rocm6.0"].archs[-1] == "gfx942" and "gfx942" not in variants("2.3.1")["rocm5.7"].archs
+    assert variants("2.3.1")["cu118"].archs[0] == "sm_37" and "sm_37" not in variants("2.3.1")["cu121"].archs
+    assert set(variants("2.2.2")) == {"cpu", "cu118", "cu121", "rocm5.6", "rocm5.7"}
+    assert set(variants("2.1.0")) == {"cpu", "cu118", "cu121", "rocm5.5", "rocm5.6"}
+    assert set(variants("2.0.1")) == {"cpu", "cu117", "cu118", "rocm5.3", "rocm5.4.2"}
+    assert set(variants("1.13.1")) == {"cpu", "cu116", "cu117", "rocm5.1.1", "rocm5.2"}
+    assert set(variants("1.12.0")) == {"cpu", "cu102", "cu113", "cu116", "rocm5.1.1"}
+    assert set(variants("1.11.0")) == {"cpu", "cu102", "cu113", "rocm4.5.2"}
+    assert set(variants("1.10.1")) == {"cpu", "cu102", "cu111", "rocm4.0.1", "rocm4.1", "rocm4.2"}
+    assert variants("1.8.0")["cu102"].archs == ("sm_37", "sm_50", "sm_60", "sm_70")
+    assert variants("1.9.0")["cu111"].archs[-1] == "sm_86" and variants("1.9.0")["cu111"].find_links
+    assert variants("1.9.0")["cu111"].python == ()  # not stated by the sources read
+    assert variants("1.12.1")["cu113"].python == ("3.7", "3.8", "3.9", "3.10")
+    assert not variants("1.10.0")["rocm4.2"].confirmed  # LoadHIP.cmake default, not measured
+    for version in m.torch_versions():
+        for v in m.torch_variants(version):
+            assert v.index_url == f"https://download.pytorch.org/whl/{v.variant}", (version, v.variant)
+
+
+def test_cu129_wheels_of_2_9_to_2_11(m):
+    for version in ("2.9.1", "2.10.0", "2.11.0"):
+        cu129 = next(v for v in m.torch_variants(version) if v.variant == "cu129")
+        assert cu129.stack_version == "12.9" and not cu129.confirmed
+        assert any("generate_binary_build_matrix" in n for n in cu129.notes)
+    assert next(v for v in m.torch_variants("2.9.1") if v.variant == "cu129").archs[-1] == "sm_120"
+    assert next(v for v in m.torch_variants("2.10.0") if v.variant == "cu129").archs == ()  # not read
+    assert all(v.variant != "cu129" for v in m.torch_variants("2.12.1"))
+
+
+def test_270_cu128_ptx_still_not_counted(m):
+    cu128 = next(v for v in m.torch_variants("2.7.0") if v.variant == "cu128")
+    assert cu128.ptx == () and any("no primary source settles it" in n for n in cu128.notes)
+
+
+def test_rocm_wheels_without_gfx906_kernels(m):
+    for version in m.torch_versions():
+        for v in m.torch_variants(version):
+            if v.stack != "rocm":
+                continue
+            if v.variant in ("rocm6.4", "rocm7.0", "rocm7.1", "rocm7.2"):
+                assert v.archs_without_kernels == ("gfx900", "gfx906"), (version, v.variant)
+                assert "TensileLibrary" in v.archs_without_kernels_source
+                assert "gfx906" not in v.usable_archs and "gfx906" in v.archs
+            else:
+                assert v.archs_without_kernels == (), (version, v.variant)
+    note = m.torch_arch_note("gfx906")
+    assert (note.last_torch, note.last_variant) == ("2.9.1", "rocm6.3") and "MI50" in note.products
+    assert m.torch_arch_note("sm_35").last_torch is None and "2aac90bd" in m.torch_arch_note("sm_35").source
+
+
+def test_gfx_overrides_are_recorded_as_unofficial(m):
+    assert (m.gfx_override("gfx1031").value, m.gfx_override("gfx1031").runs_as) == ("10.3.0", "gfx1030")
+    assert (m.gfx_override("gfx1103").value, m.gfx_override("gfx1103").runs_as) == ("11.0.0", "gfx1100")
+    assert m.gfx_override("gfx1031").env == "HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert m.gfx_override("gfx1201") is None
+
+
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
+
+
+@pytest.mark.skipif(not (REFERENCE / "matrices.json").is_file(), reason="shared/reference not checked out")
+def test_build_py_reproduces_the_committed_files():
+    import importlib.util
+    import sys
+
+    tools = Path(__file__).resolve().parents[1] / "matrices" / "tools"
+    sys.path.insert(0, str(tools))
+    try:
+        spec = importlib.util.spec_from_file_location("gpuenv_matrices_build", tools / "build.py")
+        build = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(build)
+    finally:
+        sys.path.remove(str(tools))
+    ref = json.loads((REFERENCE / "matrices.json").read_text())
+    for name, fn in (("rocm", build.build_rocm), ("amd_gpus", build.build_amd), ("cuda", build.build_cuda)):
+        assert json.loads(json.dumps(fn(ref))) == doc(name), name
+    assert json.loads(json.dumps(build.build_torch(ref))) == doc("torch")

@@ -11,24 +11,14 @@ import tarfile
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
 from gpuenv import matrices as M
 from gpuenv import matrixbundle as B
-from gpuenv.commands import matrix
 from gpuenv.exitcodes import Exit
+from tests.cli_runner import CliRunner, app
 from tests.test_matrices import copy_bundle, edit
 
 runner = CliRunner()
-# Only this module's commands: the test does not depend on the rest of the CLI being importable.
-app = typer.Typer()
-matrix.register(app)
-
-
-@app.callback()
-def _group() -> None:
-    """Keep the app a command group."""
 
 
 @pytest.fixture

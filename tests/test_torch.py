@@ -6,25 +6,16 @@ import json
 from pathlib import Path
 
 import pytest
-import typer
-from typer.testing import CliRunner
 
 from gpuenv import matrices as M
-from gpuenv.commands import torch as torch_command
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import loads
 from gpuenv.torchpick import PickError, cuda_covers, pick
+from tests.cli_runner import CliRunner, app
 from tests.schemas import validate
 
 FACTS = Path(__file__).resolve().parent / "facts"
 runner = CliRunner()
-app = typer.Typer()
-torch_command.register(app)
-
-
-@app.callback()
-def _group() -> None:
-    """Keep the app a command group."""
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +54,13 @@ def test_rtx5090_without_version_takes_the_newest_release_its_driver_allows(m):
         assert pick(facts("rtx5090-570"), m, version).variant is None
 
 
-def test_gtx1080ti_with_535_takes_cu126_or_cu118_never_cu128(m):
+def test_gtx1080ti_with_535_takes_cu118_which_it_runs_natively_never_cu128(m):
     c = pick(facts("gtx1080ti-535"), m, "2.7.0")
-    assert c.variant in ("cu126", "cu118")
+    # 535 is at or above CUDA 11.8's minimum (520.61.05) but below 12.6's (560.28.03): cu118 runs
+    # natively, cu126 only through minor-version compatibility, so cu118 is preferred.
+    assert c.variant == "cu118" and c.alternatives == ("cu126",)
     assert "cu128" not in c.alternatives
-    assert set(c.alternatives) | {c.variant} == {"cu126", "cu118"}
-    assert any("minor-version compatibility" in r for r in c.reasons) or c.variant == "cu118"
+    assert any(r.startswith("rule: a CUDA version driver 535.183.01 runs natively") for r in c.reasons)
 
 
 def test_rx9070xt_needs_a_rocm_wheel_with_gfx1201(m):
@@ -189,7 +181,7 @@ def test_human_output():
         app, ["torch", "--facts", str(FACTS / "torch-gtx1080ti-535.json"), "--version", "2.7.0"]
     )
     assert result.exit_code == 0
-    assert "pip install torch==2.7.0 --index-url https://download.pytorch.org/whl/cu126" in result.output
+    assert "pip install torch==2.7.0 --index-url https://download.pytorch.org/whl/cu118" in result.output
     assert "Why:" in result.output and "sm_61" in result.output
 
 
@@ -226,3 +218,154 @@ def test_root_reads_a_sysroot(tmp_path):
     assert json.loads(result.output)["variant"] == "cpu"
     result = runner.invoke(app, ["torch", "--root", str(tmp_path / "absent")])
     assert result.exit_code == Exit.USAGE
+
+
+# -- real-world reports: old GPUs, effective support, driver-native CUDA, unofficial routes -------
+
+
+def edited(fixture: str, **gpu) -> object:
+    """A facts fixture with its first GPU (and the NVIDIA driver, via driver=...) changed."""
+    doc = json.loads((FACTS / f"torch-{fixture}.json").read_text())
+    driver = gpu.pop("driver", None)
+    doc["gpus"][0].update(gpu)
+    if driver is not None:
+        doc["nvidia"]["driver_version"] = driver
+    return loads(json.dumps(doc))
+
+
+def gtx780():
+    doc = json.loads((FACTS / "torch-rtx3090-470.json").read_text())
+    doc["gpus"][0].update(pci_id="10de:1004", name="NVIDIA GeForce GTX 780", compute_capability="3.5")
+    return loads(json.dumps(doc))
+
+
+def test_gtx780_kepler_gets_no_wheel_and_is_told_why(m):
+    c = pick(gtx780(), m)
+    assert c.variant is None and c.exit == Exit.PROBLEMS
+    assert any(r.startswith(f"no official CUDA wheel of torch {m.torch_versions()[0]} .. ") for r in c.reasons)
+    assert any("no bundled release has a working sm_35 wheel" in r and "2aac90bd" in r for r in c.reasons)
+
+
+def test_gtx780_without_compute_capability_from_the_driver_is_known_by_pci_id(m):
+    doc = json.loads((FACTS / "torch-rtx4090-nodriver.json").read_text())
+    doc["gpus"][0]["pci_id"] = "10de:1004"
+    doc["gpus"][0].pop("name", None)
+    c = pick(loads(json.dumps(doc)), m)
+    assert c.gpus[0].arch == "sm_35" and c.gpus[0].via == "matrices"  # "too old", not "unknown"
+    assert c.variant is None and not any("unknown" in r for r in c.reasons)
+
+
+def test_tesla_k80_sm37_on_r470_gets_the_last_cuda_11_wheel(m):
+    c = pick(edited("rtx3090-470", pci_id="10de:102d", name="NVIDIA Tesla K80", compute_capability="3.7"), m)
+    assert (c.torch, c.variant) == ("2.7.1", "cu118")
+
+
+def test_fermi_gets_no_wheel(m):
+    c = pick(edited("rtx3090-470", pci_id="10de:1080", name="NVIDIA GeForce GTX 580", compute_capability="2.0"), m)
+    assert c.variant is None and c.exit == Exit.PROBLEMS
+
+
+def test_old_release_picks_the_cuda_its_driver_runs_natively(m):
+    c = pick(facts("rtx3090-470"), m, "1.12")
+    # cu113 (>= 465.19.01) runs natively on 470; cu116 (510.39.01) only through 11.x compatibility.
+    assert (c.torch, c.variant) == ("1.12.1", "cu113") and "cu116" in c.alternatives
+    assert c.index_url == "https://download.pytorch.org/whl/cu113"
+
+
+def test_release_without_stated_python_versions_is_not_refused_for_python(m):
+    doc = json.loads((FACTS / "torch-rtx3090-470.json").read_text())
+    doc["python"] = {"version": "3.8.10"}
+    c = pick(loads(json.dumps(doc)), m, "1.9")
+    assert c.variant == "cu111"
+    assert any("Python versions of torch 1.9.1 are not stated" in r for r in c.reasons)
+    assert any("pip -f https://download.pytorch.org/whl/torch_stable.html" in r for r in c.reasons)
+
+
+def test_mi50_is_not_sent_to_a_rocm7_wheel(m):
+    mi50 = edited("rx6700xt", pci_id="1002:66a1")
+    c = pick(mi50, m)
+    assert (c.torch, c.variant) == ("2.9.1", "rocm6.3") and c.exit == Exit.OK
+    assert c.index_url == "https://download.pytorch.org/whl/rocm6.3"
+    assert any("bundled rocBLAS has no gfx906 kernels" in r for r in c.reasons)
+    for version in ("2.10", "2.11", "2.12", "2.13"):
+        none = pick(mi50, m, version)
+        assert none.variant is None and none.exit == Exit.PROBLEMS, version
+        assert any("last official wheel that ran on gfx906: torch 2.9.1 rocm6.3" in r for r in none.reasons)
+    assert pick(mi50, m, "2.9.1").variant == "rocm6.3"  # rocm6.4 of 2.9 lists gfx906 without kernels
+
+
+def test_radeon_vii_and_vega_are_not_sent_to_a_wheel_without_kernels(m):
+    for pci in ("1002:66af", "1002:687f"):  # Radeon VII (gfx906), RX Vega 56/64 (gfx900)
+        c = pick(edited("rx6700xt", pci_id=pci), m)
+        chosen = next(v for v in m.torch_variants(c.torch) if v.variant == c.variant)
+        assert c.gpus[0].arch in chosen.usable_archs, pci
+        assert chosen.variant not in ("rocm6.4", "rocm7.0", "rocm7.1", "rocm7.2"), pci
+
+
+def test_driver_580_gets_cu130_not_cu132(m):
+    c = pick(edited("rtx5090-570", driver="580.65.06"), m)
+    assert (c.torch, c.variant) == ("2.13.0", "cu130") and c.alternatives[0] == "cu132"
+    assert any(r.startswith("rule: a CUDA version driver 580.65.06 runs natively is preferred: cu130 over cu132") for r in c.reasons)
+
+
+def test_a_driver_that_runs_both_natively_gets_the_newest(m):
+    c = pick(edited("rtx5090-570", driver="595.71.05"), m)
+    assert (c.torch, c.variant) == ("2.13.0", "cu132")
+    assert any(r == "rule: the newest CUDA version that fits: cu132" for r in c.reasons)
+
+
+def test_minor_version_compatibility_when_nothing_runs_natively(m):
+    c = pick(facts("gtx1080ti-535"), m, "2.13")
+    assert c.variant == "cu126"  # 535 < 560.28.03 (12.6) but >= 525.60.13; cu13x needs >= 580
+    assert any(r.startswith("rule: no variant of torch 2.13.0 runs natively on driver 535.183.01") for r in c.reasons)
+
+
+def test_new_blackwell_capabilities_are_covered_by_same_major_cubins(m):
+    for pci, cc in (("10de:3182", "10.3"), ("10de:2e12", "12.1")):
+        doc = json.loads((FACTS / "torch-rtx4090-nodriver.json").read_text())
+        doc["gpus"][0]["pci_id"] = pci
+        doc["gpus"][0].pop("name", None)
+        c = pick(loads(json.dumps(doc)), m, "2.13")
+        assert c.gpus[0].arch == "sm_" + cc.replace(".", "") and c.variant in ("cu130", "cu132"), pci
+
+
+def test_gfx1031_gets_no_official_wheel_but_the_unofficial_override_route(m):
+    c = pick(facts("rx6700xt"), m)
+    assert c.variant is None and c.exit == Exit.PROBLEMS
+    u = c.unofficial
+    assert (u.gfx, u.env, u.runs_as) == ("gfx1031", "HSA_OVERRIDE_GFX_VERSION=10.3.0", "gfx1030")
+    chosen = next(v for v in m.torch_variants(u.torch) if v.variant == u.variant)
+    assert "gfx1030" in chosen.usable_archs and u.torch == m.torch_versions()[-1]
+    assert "rocBLAS#1339" in u.source and u.risk
+    out = c.to_dict()["unofficial"]
+    assert out["official"] is False and out["env"] == "HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    assert out["pip"] == f"pip install torch=={u.torch} --index-url {u.index_url}"
+    assert any(r.startswith("unofficial route (not an official fit") for r in c.reasons)
+
+
+def test_gfx1103_override_route_names_its_risk(m):
+    doc = json.loads((FACTS / "torch-rx6700xt.json").read_text())
+    doc["gpus"][0]["pci_id"] = "1002:15bf"  # Phoenix1 iGPU (Radeon 780M), alone in the machine
+    c = pick(loads(json.dumps(doc)), m, "2.12")
+    assert c.variant is None and c.exit == Exit.PROBLEMS
+    assert (c.unofficial.env, c.unofficial.runs_as) == ("HSA_OVERRIDE_GFX_VERSION=11.0.0", "gfx1100")
+    assert "page faults" in c.unofficial.risk and c.unofficial.torch == "2.12.1"
+    assert pick(loads(json.dumps(doc)), m, "2.13").variant in ("rocm7.1", "rocm7.2")  # gfx1103 listed in 2.13
+
+
+def test_unofficial_route_in_the_command_output():
+    result = runner.invoke(app, ["torch", "--facts", str(FACTS / "torch-rx6700xt.json")])
+    assert result.exit_code == Exit.PROBLEMS
+    assert "No official PyTorch wheel fits this machine." in result.output
+    assert "Unofficial route for gfx1031" in result.output and "export HSA_OVERRIDE_GFX_VERSION=10.3.0" in result.output
+    result = runner.invoke(app, ["torch", "--facts", str(FACTS / "torch-rx6700xt.json"), "--json"])
+    assert result.exit_code == Exit.PROBLEMS
+    out = json.loads(result.stdout)
+    assert out["variant"] is None and out["unofficial"]["runs_as"] == "gfx1030"
+
+
+def test_render_lines_without_the_route_are_unchanged(m):
+    from gpuenv.render.torch import lines
+
+    text = [t for _, t in lines(pick(facts("rx9070xt"), m, "2.7.0"))]
+    assert not any("Unofficial" in t for t in text)

@@ -16,10 +16,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent
 REF = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[2] / "shared" / "reference"
+sys.path.insert(0, str(HERE))
 
-BUNDLE_VERSION = "2026.12.02"
+import additions as ADD  # noqa: E402 - the sibling module of sourced additions (matrices/tools/additions.py)
 
-ROCM_MIN = (6, 2)
+BUNDLE_VERSION = "2026.12.03"
+
+ROCM_MIN = ADD.ROCM_MIN  # 6.0.x and 6.1.x are in the reference; earlier bundles started at 6.2
 ERRATA = "shared/reference/errata.md"
 ROCM_724_SYSREQ = (
     "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-7.2.4/reference/system-requirements.html"
@@ -34,6 +37,7 @@ OS_IDS = {
     "Debian": "debian",
     "Azure Linux": "azurelinux",
     "Rocky Linux": "rocky",
+    "CentOS": "centos",  # ROCm 6.0.x / 6.1.x list CentOS 7.9
 }
 INSTINCT_ARCHS = ("CDNA", "CDNA2", "CDNA3", "CDNA4")
 
@@ -284,9 +288,12 @@ def build_amd(ref: dict) -> dict:
         if arch and arch.endswith("?"):
             notes.append(f"architecture not established (reference guessed {arch})")
             arch = None
+        pci = f"1002:{g['device_id'][2:].lower()}"
+        if pci in ADD.AMD_NOTES:
+            notes.append(ADD.AMD_NOTES[pci])
         gpus.append(
             {
-                "pci_id": f"1002:{g['device_id'][2:].lower()}",
+                "pci_id": pci,
                 "name": g["product"],
                 "codename": g.get("codename"),
                 "gfx_target": gfx,
@@ -379,29 +386,87 @@ def arch_table(ref: dict) -> list[dict]:
             )
             entry["module_confirmed"] = False
             notes.append("Grace Hopper also requires the open modules (same blog post).")
+        extra = ADD.ARCH_EXTRA.get(name)
+        if extra:
+            entry["compute_capabilities"] = extra["compute_capabilities"]
+            for key in ("first_cuda_by_cc", "last_cuda_by_cc"):
+                if key in extra:
+                    entry[key] = extra[key]
+            entry["source"] = f"{entry['source']}; {extra['source_extra']}"
+            notes.append(extra["note"])
+            if extra.get("first_cuda_by_cc_confirmed") is False:
+                entry["first_cuda_by_cc_confirmed"] = False
         out.append(entry)
+    out.extend(dict(a, notes=list(a["notes"])) for a in ADD.NEW_ARCHS)
     return out
 
 
+def _after(series: tuple[int, ...], last: str) -> bool:
+    """Is toolkit series past ``last`` ("12.x": the whole 12 family; "10.2": exactly that series)?"""
+    if "x" in last:
+        return series[0] > vtuple(last)[0]
+    return series > vtuple(last)[:2]
+
+
 def ccs_for(series: str, archs: list[dict], min_cc: str) -> list[str]:
-    sv = vtuple(series)
+    """Compute capabilities a toolkit series supports: the architecture rows' first/last CUDA,
+    with per-capability overrides (first_cuda_by_cc, last_cuda_by_cc) where NVIDIA gives them."""
+    sv = vtuple(series)[:2]
     ccs: list[str] = []
     for a in archs:
-        first = vtuple(a["first_cuda"])
-        last = a["last_cuda"]
-        if sv < first:
-            continue
-        if last is not None and sv[0] > vtuple(last.replace("x", "99"))[0]:
-            continue
         for cc in a["compute_capabilities"]:
+            first = (a.get("first_cuda_by_cc") or {}).get(cc, a["first_cuda"])
+            last = (a.get("last_cuda_by_cc") or {}).get(cc, a["last_cuda"])
+            if first is None or sv < vtuple(first)[:2]:
+                continue
+            if last is not None and _after(sv, last):
+                continue
             if vtuple(cc) >= vtuple(min_cc):
                 ccs.append(cc)
     return sorted(set(ccs), key=vtuple)
 
 
+def old_toolkits(archs: list[dict]) -> list[dict]:
+    """CUDA 8.0 - 11.7 (additions.OLD_TOOLKITS): Table 3 minimum, runfile driver, capabilities.
+    confirmed where an NVIDIA-hosted artifact (the runfile name, or CUDA Compatibility Table 2 for
+    10.x) carries the same driver as the Table 3 copy."""
+    out = []
+    for version, name, minimum, runfile, min_cc in ADD.OLD_TOOLKITS:
+        series = ".".join(version.split(".")[:2])
+        major = series.split(".")[0]
+        primary = (
+            series in ADD.TEN_X_PRIMARY
+            or runfile == minimum
+            or (runfile is not None and vtuple(runfile) == vtuple(minimum))
+        )
+        source = ADD.TABLE3_COPY
+        if series in ADD.TEN_X_PRIMARY:
+            source += f"; {ADD.COMPAT_DOC} Table 2 (10.x minimum drivers)"
+        if runfile:
+            source += f"; {ADD.RUNFILES}"
+        if version == "11.7.1":
+            source += f"; {ADD.LTT_108}"
+        out.append(
+            {
+                "version": version,
+                "name": name,
+                "min_driver": minimum,
+                "minor_compat_driver": MINOR_COMPAT.get(major),
+                "runfile_driver": runfile,
+                "compute_capabilities": ccs_for(series, archs, min_cc),
+                "source": source,
+                "arch_source": f"{ADD.ARCH_MATRIX}; {ADD.ARCH_MATRIX_COPY}",
+                "confirmed": bool(primary),
+                "notes": list(ADD.TOOLKIT_NOTES.get(version, []))
+                + ([] if major in MINOR_COMPAT else ["no minor-version compatibility before CUDA 11"]),
+            }
+        )
+    return out
+
+
 def build_cuda(ref: dict) -> dict:
     archs = arch_table(ref)
-    toolkits = []
+    toolkits = old_toolkits(archs)
     for t in ref["cuda_toolkits"]:
         version = t["version"]
         series = ".".join(version.split(".")[:2])
@@ -483,6 +548,7 @@ def build_cuda(ref: dict) -> dict:
             "source": MINOR_COMPAT_SOURCE,
             "note": "A CUDA X.y application runs on a driver at or above the family floor even when the "
             "driver is older than X.y's own minimum (PTX JIT and some features need the full minimum).",
+            "not_available": ADD.MINOR_COMPAT_NONE,
         },
         "binary_compatibility": {
             "rule": "a cubin built for sm_XY runs on a GPU of the same major version X and minor >= Y; "
@@ -685,12 +751,103 @@ def build_torch(ref: dict) -> dict:
                 "archs.nix, pytorch commit 1341794745…#L100, plus get_arch_list of 2.7.1+rocm6.3/6.2.4 in "
                 "astral-sh/uv#14086); row confirmed."
             )
+    for r in releases:
+        for v in r["variants"]:
+            if r["minor"] == "2.7" and v["variant"] == "cu128":
+                v["notes"].append(ADD.PTX_270_NOTE)
+            mark_no_kernels(v)
+        if r["minor"] in ADD.CU129:
+            r["variants"].append(cu129_variant(r["minor"]))
+    releases += old_torch_releases()
     return {
         "schema": "gpuenv.matrices.torch/1",
         "index_url_pattern": "https://download.pytorch.org/whl/<variant>",
         "facts": ref["torch_wheel_facts"],
         "releases": releases,
+        "arch_notes": ADD.ARCH_NOTES,
+        "gfx_overrides": ADD.GFX_OVERRIDES,
     }
+
+
+def mark_no_kernels(v: dict) -> None:
+    """Effective support: a ROCm variant whose bundled rocBLAS has no kernels for some listed targets."""
+    if v["variant"] in ADD.NO_KERNELS_VARIANTS:
+        missing = [a for a in ADD.NO_KERNELS_ARCHS if a in v["archs"]]
+        if missing:
+            v["archs_without_kernels"] = missing
+            v["archs_without_kernels_source"] = ADD.NO_KERNELS_SOURCE
+            v["archs_without_kernels_confirmed"] = False
+
+
+def cu129_variant(minor: str) -> dict:
+    caps, note = ADD.CU129[minor]
+    sms = [f"sm_{c.replace('.', '')}" for c in caps] if caps else []
+    return {
+        "variant": "cu129",
+        "index_url": "https://download.pytorch.org/whl/cu129",
+        "confirmed": False,
+        "notes": [
+            "Built by PyTorch's own CD for this release although not on the default (getting-started) build "
+            "matrix: " + ADD.CU129_SOURCE,
+            note,
+        ],
+        "stack": "cuda",
+        "stack_version": "12.9",
+        "archs": sms,
+        "ptx": [],
+    }
+
+
+def old_torch_releases() -> list[dict]:
+    """Torch 1.8 - 2.3 (additions.OLD_TORCH): variants, index URLs, arch lists from the builder."""
+    out = []
+    for rel in ADD.OLD_TORCH:
+        variants = []
+        for name, caps in rel["variants"]:
+            entry: dict = {
+                "variant": name,
+                "index_url": f"https://download.pytorch.org/whl/{name}",
+                "confirmed": True,
+                "notes": [],
+            }
+            if rel.get("find_links"):
+                entry["find_links"] = rel["find_links"]
+                entry["notes"].append(
+                    ADD.OLD_INDEX_NOTE.format(
+                        find_links=rel["find_links"], variant=name, upper=name.upper().replace(".", "")
+                    )
+                )
+            if name == "cpu":
+                entry.update(stack="cpu", stack_version=None, archs=[], ptx=[])
+            elif name.startswith("cu"):
+                digits = name[2:]
+                sms = sorted({f"sm_{c.replace('.', '')}" for c in caps}, key=vtuple)
+                entry.update(stack="cuda", stack_version=f"{digits[:-1]}.{digits[-1]}", archs=sms, ptx=[])
+                entry["archs_as_printed"] = ";".join(caps)
+            else:
+                entry.update(stack="rocm", stack_version=name[4:], ptx=[])
+                if caps is None:
+                    entry["archs"] = list(ADD.ROCM_DEFAULT_ARCHS)
+                    entry["confirmed"] = False
+                    entry["notes"].append(ADD.ROCM_DEFAULT_NOTE)
+                else:
+                    entry["archs"] = list(caps)
+            mark_no_kernels(entry)
+            variants.append(entry)
+        out.append(
+            {
+                "minor": rel["minor"],
+                "versions": rel["versions"],
+                "released": None,
+                "python": rel["python"],
+                "pypi_default": None,
+                "variants": variants,
+                "source": rel["source"],
+                "confirmed": all(v["confirmed"] for v in variants),
+                "notes": list(rel["notes"]),
+            }
+        )
+    return out
 
 
 def main() -> None:

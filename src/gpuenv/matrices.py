@@ -156,7 +156,7 @@ class DriverBranch:
 class NvidiaArch:
     architecture: str  # "Blackwell"
     compute_capabilities: tuple[str, ...]
-    first_cuda: str | None
+    first_cuda: str | None  # None: not stated by the sources read
     last_cuda: str | None  # None: still supported; "12.x" means the last 12 release
     last_driver: str | None  # last driver branch supporting it, None: still supported
     module: str  # "open" (required), "proprietary" (required) or "either"
@@ -164,6 +164,15 @@ class NvidiaArch:
     module_source: str = ""
     confirmed: bool = True
     module_confirmed: bool = True
+    # Capabilities that start or end apart from their architecture ("10.3" -> "12.9"; Kepler "3.0" -> "10.2").
+    first_cuda_by_cc: dict[str, str] = field(default_factory=dict)
+    last_cuda_by_cc: dict[str, str] = field(default_factory=dict)
+
+    def first_cuda_for(self, compute_capability: str) -> str | None:
+        return self.first_cuda_by_cc.get(compute_capability, self.first_cuda)
+
+    def last_cuda_for(self, compute_capability: str) -> str | None:
+        return self.last_cuda_by_cc.get(compute_capability, self.last_cuda)
 
 
 @dataclass(frozen=True)
@@ -179,6 +188,49 @@ class TorchVariant:
     confirmed: bool = True
     ptx: tuple[str, ...] = ()  # "compute_120": PTX shipped for JIT on newer GPUs (CUDA only)
     notes: tuple[str, ...] = ()
+    # Targets the arch list names but the bundled libraries (rocBLAS) have no kernels for: listed, not usable.
+    archs_without_kernels: tuple[str, ...] = ()
+    archs_without_kernels_source: str = ""
+    find_links: str | None = (
+        None  # the pip -f page the release's own install instructions use (torch <= 1.10)
+    )
+
+    @property
+    def usable_archs(self) -> tuple[str, ...]:
+        """``archs`` less the targets without kernels: what the wheel really runs on."""
+        if not self.archs_without_kernels:
+            return self.archs
+        return tuple(a for a in self.archs if a not in self.archs_without_kernels)
+
+
+@dataclass(frozen=True)
+class TorchArchNote:
+    """What the bundled wheels mean for one GPU target over time (the last wheel that ran on it)."""
+
+    arch: str  # "gfx906", "sm_35"
+    note: str
+    last_torch: str | None  # "2.9.1"; None: not stated by the sources read / older than the bundle
+    last_variant: str | None  # "rocm6.3"
+    source: str
+    products: str = ""
+    confirmed: bool = True
+
+
+@dataclass(frozen=True)
+class GfxOverride:
+    """The community HSA_OVERRIDE_GFX_VERSION route for a target no official wheel is built for.
+    Unofficial: AMD does not support it."""
+
+    gfx: str  # "gfx1031"
+    value: str  # "10.3.0"
+    runs_as: str  # "gfx1030": the target whose code the GPU then runs
+    risk: str
+    source: str
+    confirmed: bool = True
+
+    @property
+    def env(self) -> str:
+        return f"HSA_OVERRIDE_GFX_VERSION={self.value}"
 
 
 @dataclass
@@ -187,7 +239,8 @@ class Matrices:
 
     bundle: BundleInfo
     _amd: dict[str, AmdGpu] = field(default_factory=dict)
-    _nvidia: dict[str, NvidiaGpu] = field(default_factory=dict)
+    # Validated at parse time; each entry becomes an NvidiaGpu on first lookup (1000+ entries).
+    _nvidia: dict[str, NvidiaGpu | tuple] = field(default_factory=dict)
     _rocm: list[RocmRelease] = field(default_factory=list)
     _default_rocm: str = ""
     _cuda: list[CudaToolkit] = field(default_factory=list)
@@ -195,6 +248,8 @@ class Matrices:
     _branches: list[DriverBranch] = field(default_factory=list)
     _archs: list[NvidiaArch] = field(default_factory=list)
     _torch: dict[str, list[TorchVariant]] = field(default_factory=dict)  # full version -> variants
+    _torch_notes: dict[str, TorchArchNote] = field(default_factory=dict)
+    _gfx_overrides: dict[str, GfxOverride] = field(default_factory=dict)
     # Subjects still to be read from _dir: a doctor run on an NVIDIA box never pays for rocm.json.
     _dir: Path | None = None
     _pending: set[str] = field(default_factory=set)
@@ -212,7 +267,11 @@ class Matrices:
 
     def nvidia_gpu(self, pci_id: str) -> NvidiaGpu | None:
         self._need("nvidia")
-        return self._nvidia.get(pci_id.lower())
+        key = pci_id.lower()
+        entry = self._nvidia.get(key)
+        if type(entry) is tuple:
+            entry = self._nvidia[key] = NvidiaGpu(*entry)
+        return entry
 
     def amd_gpus(self) -> list[AmdGpu]:
         self._need("amd")
@@ -220,7 +279,7 @@ class Matrices:
 
     def nvidia_gpus(self) -> list[NvidiaGpu]:
         self._need("nvidia")
-        return list(self._nvidia.values())
+        return [self.nvidia_gpu(pci) for pci in self._nvidia]  # type: ignore[misc]
 
     # -- ROCm ------------------------------------------------------------------------------
     def rocm_releases(self) -> list[RocmRelease]:
@@ -330,11 +389,50 @@ class Matrices:
         series = [v for v in self.torch_versions() if v.startswith(version + ".")]
         return list(self._torch[series[-1]]) if series else []
 
+    def torch_arch_note(self, arch: str) -> TorchArchNote | None:
+        """What the data says about wheels for one target ("gfx906", "sm_35"), e.g. the last that ran."""
+        self._need("torch")
+        return self._torch_notes.get(arch)
+
+    def gfx_override(self, gfx: str) -> GfxOverride | None:
+        """The unofficial HSA_OVERRIDE_GFX_VERSION route for a gfx target, where one is recorded."""
+        self._need("torch")
+        return self._gfx_overrides.get(gfx)
+
 
 # ------------------------------------------------------------------------------------------
-# Parsing: the bundled files are validated against gpuenv/schemas/matrices-*.json in the tests;
-# at run time the parser itself is the check (every field it reads must be there with the right
-# type), and any slip becomes a MatrixError naming the file and the path.
+# Parsing. The parser is the run-time check of a bundle, with or without jsonschema installed
+# (the JSON schemas in gpuenv/schemas validate the shipped data in the tests): every field it
+# reads must be there with the right type, versions and targets must be well formed, and torch
+# index URLs must be https://download.pytorch.org/whl/... exactly, since root later pip-installs
+# from them. Any slip is one MatrixError line naming the file and the path.
+
+_VERSION = re.compile(r"\d+(?:\.\d+)*")  # "7.2.4", "570.133.07", "13.5"
+_TORCH_VERSION = re.compile(r"\d+\.\d+\.\d+")
+_SERIES = re.compile(r"\d+\.(?:\d+|x)")  # "12.9", "12.x"
+_CC = re.compile(r"\d+\.\d")
+_PY = re.compile(r"3\.\d+t?")
+_GFX = re.compile(r"gfx[0-9a-f]{3,4}")
+_CUDA_CODE = re.compile(r"sm_\d{2,3}[a-z]?")
+_PTX_CODE = re.compile(r"compute_\d{2,3}")
+_VARIANT = re.compile(r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?")
+_BRANCH = re.compile(r"R\d{3}")
+_BUNDLE_VERSION = re.compile(r"\d{4}\.\d{2}\.\d{2}(?:\.\d+)?")
+_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
+# The one host and scheme gpuenv hands to pip: no other host, no http, no userinfo or port, no
+# query, fragment, whitespace or "." / ".." path segments.
+_INDEX = re.compile(
+    r"https://download\.pytorch\.org/whl/[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*/?"
+)
+_FIND_LINKS = re.compile(
+    r"https://download\.pytorch\.org/whl/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-]+\.html"
+)
+_STACKS = ("cuda", "rocm", "cpu")
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 class _Reader:
@@ -361,19 +459,51 @@ class _Reader:
             raise self.fail(f"{path}.{key}", f"expected {want}, got {type(value).__name__}")
         return value
 
-    def strs(self, obj: Any, key: str, path: str, optional: bool = False) -> tuple[str, ...]:
+    def text(self, obj: Any, key: str, path: str, pattern: re.Pattern[str], optional: bool = False) -> Any:
+        """A string field that must match ``pattern`` in full."""
+        value = self.get(obj, key, path, str, optional)
+        if value is not None and not pattern.fullmatch(value):
+            raise self.fail(f"{path}.{key}", f"{_show(value)} is not well formed")
+        return value
+
+    def strs(
+        self, obj: Any, key: str, path: str, optional: bool = False, pattern: re.Pattern[str] | None = None
+    ) -> tuple[str, ...]:
         value = self.get(obj, key, path, list, optional)
         if value is None:
             return ()
         for i, v in enumerate(value):
             if not isinstance(v, str):
                 raise self.fail(f"{path}.{key}[{i}]", "expected a string")
+            if pattern is not None and not pattern.fullmatch(v):
+                raise self.fail(f"{path}.{key}[{i}]", f"{_show(v)} is not well formed")
         return tuple(value)
 
-    def items(self, obj: Any, key: str, path: str) -> list[tuple[str, dict]]:
-        value = self.get(obj, key, path, list)
+    def str_map(
+        self,
+        obj: Any,
+        key: str,
+        path: str,
+        optional: bool = False,
+        keys: re.Pattern[str] | None = None,
+        values: re.Pattern[str] | None = None,
+    ) -> dict[str, str]:
+        value = self.get(obj, key, path, dict, optional)
+        if value is None:
+            return {}
+        for k, v in value.items():
+            if not isinstance(v, str):
+                raise self.fail(f"{path}.{key}.{k}", f"expected str, got {type(v).__name__}")
+            if keys is not None and not keys.fullmatch(k):
+                raise self.fail(f"{path}.{key}", f"key {_show(k)} is not well formed")
+            if values is not None and not values.fullmatch(v):
+                raise self.fail(f"{path}.{key}.{k}", f"{_show(v)} is not well formed")
+        return dict(value)
+
+    def items(self, obj: Any, key: str, path: str, optional: bool = False) -> list[tuple[str, dict]]:
+        value = self.get(obj, key, path, list, optional)
         out = []
-        for i, v in enumerate(value):
+        for i, v in enumerate(value or ()):
             if not isinstance(v, dict):
                 raise self.fail(f"{path}.{key}[{i}]", "expected an object")
             out.append((f"{path}.{key}[{i}]", v))
@@ -386,13 +516,14 @@ def _read(directory: Path, name: str) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise MatrixError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise MatrixError(f"{path}: not UTF-8: {exc.reason}") from exc
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise MatrixError(f"{path}: not valid JSON: {exc}") from exc
-
-
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
+    except RecursionError as exc:
+        raise MatrixError(f"{path}: not valid JSON: nested too deeply") from exc
 
 
 def _parse_amd(doc: Any) -> dict[str, AmdGpu]:
@@ -401,35 +532,67 @@ def _parse_amd(doc: Any) -> dict[str, AmdGpu]:
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
         if not _PCI.fullmatch(pci):
-            raise r.fail(f"{p}.pci_id", f"{pci!r} is not vendor:device in lower-case hex")
+            raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
+        revisions = r.str_map(g, "revisions", p, optional=True)
         out[pci] = AmdGpu(
             pci_id=pci,
             name=r.get(g, "name", p, str),
-            gfx_target=r.get(g, "gfx_target", p, str, optional=True),
+            gfx_target=r.text(g, "gfx_target", p, _GFX, optional=True),
             architecture=r.get(g, "architecture", p, str, optional=True),
             integrated=r.get(g, "integrated", p, bool),
             source=r.get(g, "source", p, str),
             codename=r.get(g, "codename", p, str, optional=True),
-            revisions=r.get(g, "revisions", p, dict, optional=True),
+            revisions=revisions or None,
             confirmed=r.get(g, "confirmed", p, bool),
             notes=r.strs(g, "notes", p, optional=True),
         )
     return out
 
 
-def _parse_nvidia(doc: Any) -> dict[str, NvidiaGpu]:
+def _parse_nvidia(doc: Any) -> dict[str, NvidiaGpu | tuple]:
+    # The largest file and on every NVIDIA doctor run: one tight pass that accepts exactly what
+    # _parse_nvidia_checked accepts; that one runs instead (and names the problem) on any doubt.
+    gpus = doc.get("gpus") if isinstance(doc, dict) else None
+    if type(gpus) is list:
+        out: dict[str, NvidiaGpu | tuple] = {}
+        pci_ok, cc_ok = _PCI.fullmatch, _CC.fullmatch
+        for g in gpus:
+            if type(g) is not dict:
+                break
+            pci, name, chip = g.get("pci_id"), g.get("name"), g.get("chip")
+            arch, cc = g.get("architecture"), g.get("compute_capability")
+            source, confirmed = g.get("source"), g.get("confirmed")
+            if not (
+                type(pci) is str
+                and type(name) is str
+                and (chip is None or type(chip) is str)
+                and type(arch) is str
+                and type(cc) is str
+                and type(source) is str
+                and type(confirmed) is bool
+                and pci_ok(pci)
+                and cc_ok(cc)
+            ):
+                break
+            out[pci] = (pci, name, chip, arch, cc, source, confirmed)  # NvidiaGpu's fields, in order
+        else:
+            return out
+    return _parse_nvidia_checked(doc)
+
+
+def _parse_nvidia_checked(doc: Any) -> dict[str, NvidiaGpu | tuple]:
     r = _Reader("nvidia_gpus.json")
-    out: dict[str, NvidiaGpu] = {}
+    out: dict[str, NvidiaGpu | tuple] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
         if not _PCI.fullmatch(pci):
-            raise r.fail(f"{p}.pci_id", f"{pci!r} is not vendor:device in lower-case hex")
+            raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
         out[pci] = NvidiaGpu(
             pci_id=pci,
             name=r.get(g, "name", p, str),
             chip=r.get(g, "chip", p, str, optional=True),
             architecture=r.get(g, "architecture", p, str),
-            compute_capability=r.get(g, "compute_capability", p, str),
+            compute_capability=r.text(g, "compute_capability", p, _CC),
             source=r.get(g, "source", p, str),
             confirmed=r.get(g, "confirmed", p, bool),
         )
@@ -458,17 +621,17 @@ def _parse_rocm(doc: Any) -> tuple[list[RocmRelease], str]:
                     notes=r.strs(o, "notes", po, optional=True),
                 )
             )
-        gpus = r.get(rel, "gpus", p, dict)
+        gpus = r.str_map(rel, "gpus", p, keys=_GFX)
         for gfx, level in gpus.items():
             if level not in _LEVELS:
-                raise r.fail(f"{p}.gpus.{gfx}", f"level {level!r} is not one of {_LEVELS}")
+                raise r.fail(f"{p}.gpus.{gfx}", f"level {_show(level)} is not one of {_LEVELS}")
         releases.append(
             RocmRelease(
-                version=r.get(rel, "version", p, str),
+                version=r.text(rel, "version", p, _VERSION),
                 os=tuple(oses),
-                gpus=dict(gpus),
+                gpus=gpus,
                 amdgpu_driver=r.get(rel, "amdgpu_driver", p, str, optional=True),
-                torch=r.strs(rel, "torch", p),
+                torch=r.strs(rel, "torch", p, pattern=_VERSION),
                 source=r.get(rel, "source", p, str),
                 confirmed=r.get(rel, "confirmed", p, bool),
                 notes=r.strs(rel, "notes", p, optional=True),
@@ -479,22 +642,24 @@ def _parse_rocm(doc: Any) -> tuple[list[RocmRelease], str]:
     releases.sort(key=lambda x: vkey(x.version))
     default = r.get(doc, "default", "$", str)
     if default not in {x.version for x in releases}:
-        raise r.fail("$.default", f"{default!r} is not a bundled release")
+        raise r.fail("$.default", f"{_show(default)} is not a bundled release")
     return releases, default
 
 
 def _parse_cuda(doc: Any) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:
     r = _Reader("cuda.json")
     mvc = r.get(doc, "minor_version_compatibility", "$", dict)
-    floors = r.get(mvc, "drivers", "$.minor_version_compatibility", dict)
+    floors = r.str_map(
+        mvc, "drivers", "$.minor_version_compatibility", keys=re.compile(r"\d+"), values=_VERSION
+    )
     toolkits = []
     for p, t in r.items(doc, "toolkits", "$"):
         toolkits.append(
             CudaToolkit(
-                version=r.get(t, "version", p, str),
-                min_driver=r.get(t, "min_driver", p, str, optional=True),
-                minor_compat_driver=r.get(t, "minor_compat_driver", p, str, optional=True),
-                compute_capabilities=r.strs(t, "compute_capabilities", p),
+                version=r.text(t, "version", p, _VERSION),
+                min_driver=r.text(t, "min_driver", p, _VERSION, optional=True),
+                minor_compat_driver=r.text(t, "minor_compat_driver", p, _VERSION, optional=True),
+                compute_capabilities=r.strs(t, "compute_capabilities", p, pattern=_CC),
                 source=r.get(t, "source", p, str),
                 confirmed=r.get(t, "confirmed", p, bool),
                 name=r.get(t, "name", p, str),
@@ -506,8 +671,8 @@ def _parse_cuda(doc: Any) -> tuple[list[CudaToolkit], dict[str, str], list[Drive
     for p, b in r.items(doc, "driver_branches", "$"):
         branches.append(
             DriverBranch(
-                branch=r.get(b, "branch", p, str),
-                max_cuda=r.get(b, "max_cuda", p, str, optional=True),
+                branch=r.text(b, "branch", p, _BRANCH),
+                max_cuda=r.text(b, "max_cuda", p, _VERSION, optional=True),
                 legacy_gpus=r.get(b, "legacy_gpus", p, bool),
                 open_default=r.get(b, "open_default", p, bool),
                 source=r.get(b, "source", p, str),
@@ -520,50 +685,102 @@ def _parse_cuda(doc: Any) -> tuple[list[CudaToolkit], dict[str, str], list[Drive
     for p, a in r.items(doc, "architectures", "$"):
         module = r.get(a, "module", p, str)
         if module not in ("open", "proprietary", "either"):
-            raise r.fail(f"{p}.module", f"{module!r} is not open, proprietary or either")
+            raise r.fail(f"{p}.module", f"{_show(module)} is not open, proprietary or either")
         archs.append(
             NvidiaArch(
                 architecture=r.get(a, "architecture", p, str),
-                compute_capabilities=r.strs(a, "compute_capabilities", p),
-                first_cuda=r.get(a, "first_cuda", p, str, optional=True),
-                last_cuda=r.get(a, "last_cuda", p, str, optional=True),
-                last_driver=r.get(a, "last_driver", p, str, optional=True),
+                compute_capabilities=r.strs(a, "compute_capabilities", p, pattern=_CC),
+                first_cuda=r.text(a, "first_cuda", p, _SERIES, optional=True),
+                last_cuda=r.text(a, "last_cuda", p, _SERIES, optional=True),
+                last_driver=r.text(a, "last_driver", p, _BRANCH, optional=True),
                 module=module,
                 source=r.get(a, "source", p, str),
                 module_source=r.get(a, "module_source", p, str),
                 confirmed=r.get(a, "confirmed", p, bool),
                 module_confirmed=r.get(a, "module_confirmed", p, bool, optional=True) is not False,
+                first_cuda_by_cc=r.str_map(a, "first_cuda_by_cc", p, optional=True, keys=_CC, values=_SERIES),
+                last_cuda_by_cc=r.str_map(a, "last_cuda_by_cc", p, optional=True, keys=_CC, values=_SERIES),
             )
         )
-    return toolkits, {str(k): str(v) for k, v in floors.items()}, branches, archs
+    return toolkits, floors, branches, archs
 
 
-def _parse_torch(doc: Any) -> dict[str, list[TorchVariant]]:
+def _parse_variant(
+    r: _Reader, v: dict, pv: str, python: tuple, source: str, confirmed: bool
+) -> dict[str, Any]:
+    """A variant's TorchVariant fields (all but ``torch``), checked."""
+    stack = r.get(v, "stack", pv, str)
+    if stack not in _STACKS:
+        raise r.fail(f"{pv}.stack", f"{_show(stack)} is not one of {_STACKS}")
+    index_url = r.get(v, "index_url", pv, str)
+    if not _INDEX.fullmatch(index_url):
+        raise r.fail(
+            f"{pv}.index_url", f"{_show(index_url)} is not an https://download.pytorch.org/whl/ index"
+        )
+    archs = r.strs(v, "archs", pv, pattern=_GFX if stack == "rocm" else _CUDA_CODE)
+    if stack == "cpu" and archs:
+        raise r.fail(f"{pv}.archs", "a cpu variant has no GPU targets")
+    return dict(
+        variant=r.text(v, "variant", pv, _VARIANT),
+        stack=stack,
+        stack_version=r.text(v, "stack_version", pv, _VERSION, optional=True),
+        index_url=index_url,
+        archs=archs,
+        python=python,
+        source=source,
+        confirmed=confirmed and r.get(v, "confirmed", pv, bool),
+        ptx=r.strs(v, "ptx", pv, optional=True, pattern=_PTX_CODE),
+        notes=r.strs(v, "notes", pv, optional=True),
+        archs_without_kernels=r.strs(v, "archs_without_kernels", pv, optional=True, pattern=_GFX),
+        archs_without_kernels_source=r.get(v, "archs_without_kernels_source", pv, str, optional=True) or "",
+        find_links=r.text(v, "find_links", pv, _FIND_LINKS, optional=True),
+    )
+
+
+def _parse_torch(
+    doc: Any,
+) -> tuple[dict[str, list[TorchVariant]], dict[str, TorchArchNote], dict[str, GfxOverride]]:
     r = _Reader("torch.json")
     out: dict[str, list[TorchVariant]] = {}
     for p, rel in r.items(doc, "releases", "$"):
-        python = r.strs(rel, "python", p)
+        python = r.strs(rel, "python", p, pattern=_PY)
         source = r.get(rel, "source", p, str)
         confirmed = r.get(rel, "confirmed", p, bool)
+        versions = r.strs(rel, "versions", p)
+        for i, version in enumerate(versions):
+            if not _TORCH_VERSION.fullmatch(version):
+                raise r.fail(f"{p}.versions[{i}]", f"{_show(version)} is not a torch release version")
         variants = r.items(rel, "variants", p)
-        for version in r.strs(rel, "versions", p):
-            out[version] = [
-                TorchVariant(
-                    torch=version,
-                    variant=r.get(v, "variant", pv, str),
-                    stack=r.get(v, "stack", pv, str),
-                    stack_version=r.get(v, "stack_version", pv, str, optional=True),
-                    index_url=r.get(v, "index_url", pv, str),
-                    archs=r.strs(v, "archs", pv),
-                    python=python,
-                    source=source,
-                    confirmed=confirmed and r.get(v, "confirmed", pv, bool),
-                    ptx=r.strs(v, "ptx", pv, optional=True),
-                    notes=r.strs(v, "notes", pv, optional=True),
-                )
-                for pv, v in variants
-            ]
-    return out
+        # One parse per variant; each patch release gets its own (frozen) TorchVariant.
+        fields = [_parse_variant(r, v, pv, python, source, confirmed) for pv, v in variants]
+        for version in versions:
+            out[version] = [TorchVariant(torch=version, **f) for f in fields]
+    notes: dict[str, TorchArchNote] = {}
+    for p, n in r.items(doc, "arch_notes", "$", optional=True):
+        arch = r.get(n, "arch", p, str)
+        if not (_GFX.fullmatch(arch) or _CUDA_CODE.fullmatch(arch)):
+            raise r.fail(f"{p}.arch", f"{_show(arch)} is not well formed")
+        notes[arch] = TorchArchNote(
+            arch=arch,
+            note=r.get(n, "note", p, str),
+            last_torch=r.text(n, "last_torch", p, _TORCH_VERSION, optional=True),
+            last_variant=r.text(n, "last_variant", p, _VARIANT, optional=True),
+            source=r.get(n, "source", p, str),
+            products=r.get(n, "products", p, str, optional=True) or "",
+            confirmed=r.get(n, "confirmed", p, bool),
+        )
+    overrides: dict[str, GfxOverride] = {}
+    for p, o in r.items(doc, "gfx_overrides", "$", optional=True):
+        gfx = r.text(o, "gfx", p, _GFX)
+        overrides[gfx] = GfxOverride(
+            gfx=gfx,
+            value=r.text(o, "value", p, re.compile(r"\d+\.\d+\.\d+")),
+            runs_as=r.text(o, "runs_as", p, _GFX),
+            risk=r.get(o, "risk", p, str),
+            source=r.get(o, "source", p, str),
+            confirmed=r.get(o, "confirmed", p, bool),
+        )
+    return out, notes, overrides
 
 
 SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
@@ -579,7 +796,7 @@ def _fill(m: Matrices, subject: str, directory: Path) -> None:
     elif subject == "cuda":
         m._cuda, m._minor_compat, m._branches, m._archs = _parse_cuda(_read(directory, "cuda.json"))
     elif subject == "torch":
-        m._torch = _parse_torch(_read(directory, "torch.json"))
+        m._torch, m._torch_notes, m._gfx_overrides = _parse_torch(_read(directory, "torch.json"))
     else:  # pragma: no cover - a typo in this module
         raise ValueError(subject)
 
@@ -590,7 +807,7 @@ def parse_dir(directory: Path, origin: str, lazy: bool = False) -> Matrices:
     ``lazy`` reads bundle.json now and each subject on first use (for the shipped data, which
     the tests validate); otherwise every file is parsed before this returns."""
     bundle = _read(directory, "bundle.json")
-    version = _Reader("bundle.json").get(bundle, "version", "$", str)
+    version = _Reader("bundle.json").text(bundle, "version", "$", _BUNDLE_VERSION)
     m = Matrices(bundle=BundleInfo(version=version, path=str(directory), origin=origin), _dir=directory)
     if lazy:
         m._pending = set(SUBJECTS)

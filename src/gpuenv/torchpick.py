@@ -9,9 +9,15 @@ A wheel fits every GPU of the chosen vendor when
 - NVIDIA: the driver runs the wheel's CUDA, at its full minimum or through minor-version
   compatibility (the wheels bundle the CUDA runtime, so only the driver matters). With no driver
   yet, the wheel is judged by architecture alone and the reasons say which driver it will need.
-- AMD: the GPU's gfx target is in the wheel's gfx list (no compatibility across gfx targets;
-  HSA_OVERRIDE_GFX_VERSION is unofficial and not counted).
-- the Python the facts name (if any) is one the release ships wheels for.
+- AMD: the GPU's gfx target is in the wheel's gfx list and the wheel's bundled libraries have
+  kernels for it (``archs_without_kernels``: ROCm 6.4/7.x wheels list gfx900/gfx906 but their
+  rocBLAS has none, so the first matmul aborts). No compatibility across gfx targets: the
+  HSA_OVERRIDE_GFX_VERSION route is unofficial and never a fit; where the data records it for a
+  target, the Choice shows it apart (``unofficial``) and the exit status stays 1.
+- the Python the facts name (if any) is one the release ships wheels for (not checked for a
+  release whose Python versions the sources do not state).
+Among the variants of a release that fit, a CUDA version the driver runs natively (at or above
+its Table 3 minimum) beats a newer one that needs minor-version compatibility; then the newest.
 Integrated AMD GPUs are set aside when a discrete one is present (PyTorch should run on the
 discrete card; the doctor reports the iGPU separately).
 """
@@ -24,7 +30,7 @@ from typing import Any
 
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
-from gpuenv.matrices import Matrices, TorchVariant, vkey
+from gpuenv.matrices import GfxOverride, Matrices, TorchVariant, vkey
 
 VENDORS = ("nvidia", "amd")
 LABEL = {"nvidia": "NVIDIA", "amd": "AMD"}
@@ -43,6 +49,44 @@ class GpuArch:
 
 
 @dataclass(frozen=True)
+class Unofficial:
+    """The community HSA_OVERRIDE_GFX_VERSION route: a wheel built for ``runs_as`` that the GPU
+    runs with the override set. Not an official fit; shown apart, never as the choice."""
+
+    gfx: str  # "gfx1031"
+    env: str  # "HSA_OVERRIDE_GFX_VERSION=10.3.0"
+    runs_as: str  # "gfx1030"
+    torch: str | None
+    variant: str | None
+    index_url: str | None
+    risk: str
+    source: str
+    confirmed: bool = False
+
+    @property
+    def pip(self) -> str | None:
+        if self.torch is None or self.index_url is None:
+            return None
+        return f"pip install torch=={self.torch} --index-url {self.index_url}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "official": False,
+            "gfx": self.gfx,
+            "env": self.env,
+            "runs_as": self.runs_as,
+            "torch": self.torch,
+            "variant": self.variant,
+            "index_url": self.index_url,
+            "pip": self.pip,
+            "run": f"{self.env} python ..." if self.torch else None,
+            "risk": self.risk,
+            "source": self.source,
+            "confirmed": self.confirmed,
+        }
+
+
+@dataclass(frozen=True)
 class Choice:
     torch: str | None
     variant: str | None
@@ -53,6 +97,7 @@ class Choice:
     gpus: tuple[GpuArch, ...] = ()
     confirmed: bool = True  # False when the chosen wheel's arch list is not from a primary source
     alternatives: tuple[str, ...] = field(default=())  # other variants of the same release that fit
+    unofficial: Unofficial | None = None  # the HSA_OVERRIDE route, when no official wheel fits an AMD GPU
 
     @property
     def pip(self) -> str | None:
@@ -77,6 +122,7 @@ class Choice:
             "vendor": self.vendor,
             "confirmed": self.confirmed,
             "alternatives": list(self.alternatives),
+            "unofficial": self.unofficial.to_dict() if self.unofficial else None,
             "gpus": [
                 {"vendor": g.vendor, "pci_id": g.pci_id, "name": g.name, "arch": g.arch, "via": g.via}
                 for g in self.gpus
@@ -203,13 +249,23 @@ def fit(
     variant: TorchVariant, gpus: list[GpuArch], driver: str | None, python: str | None, matrices: Matrices
 ) -> tuple[bool, str, str | None]:
     """(fits, why, driver mode "full"/"minor"/None)."""
-    if python and python not in variant.python:
+    if python and variant.python and python not in variant.python:
         return False, f"no wheel for Python {python} (ships {', '.join(variant.python)})", None
     for g in gpus:
         assert g.arch is not None
         if variant.stack == "cuda":
+            if not variant.archs:
+                return False, "its arch list is not known (not read from a build script)", None
             if cuda_covers(variant, g.arch) is None:
                 return False, f"no {g.arch} code (has {', '.join(variant.archs + variant.ptx)})", None
+        elif g.arch in variant.archs_without_kernels:
+            return (
+                False,
+                (
+                    f"lists {g.arch}, but its bundled rocBLAS has no {g.arch} kernels (the first matmul aborts)"
+                ),
+                None,
+            )
         elif g.arch not in variant.archs:
             return False, f"no {g.arch} code (has {', '.join(variant.archs)})", None
     mode = None
@@ -223,8 +279,9 @@ def fit(
 
 
 def _rank(variant: TorchVariant, mode: str | None) -> tuple:
-    # The newest stack wins; between equal ones, the one the driver runs in full.
-    return (vkey(variant.stack_version or "0"), mode != "minor")
+    # A CUDA version the driver runs natively beats one that needs minor-version compatibility
+    # (a 580 driver gets cu130, not cu132); then the newest stack. No driver yet: the newest.
+    return (mode != "minor", vkey(variant.stack_version or "0"))
 
 
 def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: str | None = None) -> Choice:
@@ -246,7 +303,10 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
     if vendor is None and len(present) > 1 and all(g.integrated for g in gpu_archs(facts, matrices, "amd")):
         # A Ryzen iGPU beside an NVIDIA card is no second vendor to choose between.
         present = ["nvidia"]
-        set_aside = [f"{g.name} ({g.pci_id}) is an AMD integrated GPU: set aside" for g in gpu_archs(facts, matrices, "amd")]
+        set_aside = [
+            f"{g.name} ({g.pci_id}) is an AMD integrated GPU: set aside"
+            for g in gpu_archs(facts, matrices, "amd")
+        ]
     if vendor is None:
         if len(present) > 1:
             return Choice(
@@ -323,7 +383,7 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
             continue
         fitting.sort(key=lambda vm: _rank(*vm), reverse=True)
         best, mode = fitting[0]
-        reasons.extend(_explain(best, mode, gpus, driver, facts, matrices))
+        reasons.extend(_explain(best, mode, gpus, driver, facts, matrices, fitting))
         if version is None and ver != wanted[0]:
             reasons.append(f"newer releases have no fitting wheel (e.g. {rejected[0]})" if rejected else "")
         return Choice(
@@ -340,7 +400,103 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
     scope = f"torch {wanted[0]}" if version is not None else f"torch {wanted[-1]} .. {wanted[0]}"
     reasons.append(f"no official {'CUDA' if stack == 'cuda' else 'ROCm'} wheel of {scope} fits")
     reasons.extend(rejected)
-    return Choice(None, None, None, tuple(reasons), Exit.PROBLEMS, vendor, tuple(gpus))
+    reasons.extend(_arch_notes(gpus, matrices))
+    unofficial = _unofficial(gpus, wanted, python, matrices) if stack == "rocm" else None
+    if unofficial is not None:
+        reasons.append(
+            f"unofficial route (not an official fit, unsupported by AMD): {unofficial.env} makes the GPU run "
+            f"{unofficial.runs_as} code"
+            + (
+                f"; torch {unofficial.torch} {unofficial.variant} is built for {unofficial.runs_as}"
+                if unofficial.torch
+                else ""
+            )
+            + f"; risk: {unofficial.risk}"
+        )
+    return Choice(None, None, None, tuple(reasons), Exit.PROBLEMS, vendor, tuple(gpus), unofficial=unofficial)
+
+
+def _arch_notes(gpus: list[GpuArch], m: Matrices) -> list[str]:
+    """What the data records about older wheels for these targets (the last that ran on them)."""
+    out = []
+    for arch in dict.fromkeys(g.arch for g in gpus if g.arch):
+        note = m.torch_arch_note(arch)
+        if note is None:
+            continue
+        last = (
+            f"last official wheel that ran on {arch}: torch {note.last_torch} {note.last_variant}"
+            if note.last_torch and note.last_variant
+            else f"no bundled release has a working {arch} wheel"
+        )
+        out.append(f"{last}. {note.note}")
+    return out
+
+
+def _unofficial(gpus: list[GpuArch], wanted: list[str], python: str | None, m: Matrices) -> Unofficial | None:
+    """The HSA_OVERRIDE route for a single unsupported AMD target, with the newest wheel built for
+    the target it runs as (same release rules as an official fit, on that target)."""
+    targets = {g.arch for g in gpus if g.arch}
+    if len(targets) != 1:
+        return None
+    override: GfxOverride | None = m.gfx_override(next(iter(targets)))
+    if override is None:
+        return None
+    stand_in = [GpuArch("amd", g.pci_id, g.name, override.runs_as, g.via, g.integrated) for g in gpus]
+    for ver in wanted:
+        fitting = [
+            v for v in m.torch_variants(ver) if v.stack == "rocm" and fit(v, stand_in, None, python, m)[0]
+        ]
+        if fitting:
+            best = max(fitting, key=lambda v: vkey(v.stack_version or "0"))
+            return Unofficial(
+                override.gfx,
+                override.env,
+                override.runs_as,
+                best.torch,
+                best.variant,
+                best.index_url,
+                override.risk,
+                override.source,
+                override.confirmed,
+            )
+    return Unofficial(
+        override.gfx,
+        override.env,
+        override.runs_as,
+        None,
+        None,
+        None,
+        override.risk,
+        override.source,
+        override.confirmed,
+    )
+
+
+def _rule(
+    variant: TorchVariant,
+    mode: str | None,
+    fitting: list[tuple[TorchVariant, str | None]],
+    driver: str | None,
+) -> str | None:
+    """Which ranking rule chose ``variant`` among the fitting CUDA variants of its release."""
+    newer_minor = [
+        v.variant
+        for v, md in fitting
+        if md == "minor" and vkey(v.stack_version or "0") > vkey(variant.stack_version or "0")
+    ]
+    if mode == "full" and newer_minor:
+        return (
+            f"rule: a CUDA version driver {driver} runs natively is preferred: {variant.variant} over "
+            f"{', '.join(newer_minor)}, which would run only through minor-version compatibility"
+        )
+    if mode == "minor":
+        return (
+            f"rule: no variant of torch {variant.torch} runs natively on driver {driver}; {variant.variant} is "
+            "the newest that runs through minor-version compatibility"
+        )
+    if len(fitting) > 1:
+        return f"rule: the newest CUDA version that fits: {variant.variant}"
+    return None
 
 
 def _explain(
@@ -350,6 +506,7 @@ def _explain(
     driver: str | None,
     facts: Facts,
     m: Matrices,
+    fitting: list[tuple[TorchVariant, str | None]] | None = None,
 ) -> list[str]:
     out = []
     if variant.stack == "cuda":
@@ -369,6 +526,14 @@ def _explain(
             )
         else:
             out.append(f"install an NVIDIA driver >= {need or floor or '?'} for CUDA {variant.stack_version}")
+        rule = _rule(variant, mode, fitting or [], driver)
+        if rule:
+            out.append(rule)
+        if variant.find_links:
+            out.append(
+                f"torch {variant.torch}'s own install page uses pip -f {variant.find_links}; the index above is "
+                "the per-variant index of the same wheels"
+            )
     elif variant.stack == "rocm":
         out.append(f"{variant.variant} is built for {', '.join(sorted({g.arch or '' for g in gpus}))}")
         system = [t.version for t in facts.toolkits.rocm]
@@ -376,8 +541,16 @@ def _explain(
             f"the wheel bundles its own ROCm {variant.stack_version} runtime; it needs only the amdgpu kernel driver"
             + (f" (system ROCm {', '.join(system)} is not used by it)" if system else "")
         )
+    if variant.stack != "cuda" and variant.find_links:
+        out.append(
+            f"torch {variant.torch}'s own install page uses pip -f {variant.find_links}; the index above is "
+            "the per-variant index of the same wheels"
+        )
+    if not variant.python:
+        out.append(f"the Python versions of torch {variant.torch} are not stated by the sources read")
     if not variant.confirmed:
         out.append(
-            f"the arch list of torch {variant.torch} {variant.variant} is not confirmed by a primary source"
+            f"the data for torch {variant.torch} {variant.variant} is not confirmed by a primary source "
+            "(see its notes: gpuenv matrix show torch)"
         )
     return out

@@ -20,6 +20,19 @@ def lines(choice: Choice) -> list[tuple[str, str]]:
         out.append(("green", f"  {choice.uv}"))
         if choice.alternatives:
             out.append(("dim", f"  also fits: {', '.join(choice.alternatives)}"))
+    if choice.unofficial is not None:
+        u = choice.unofficial
+        out.append(("", ""))
+        out.append(
+            ("bold yellow", f"Unofficial route for {u.gfx} (not supported by AMD; use at your own risk):")
+        )
+        if u.pip:
+            out.append(("yellow", f"  {u.pip}"))
+            out.append(("yellow", f"  export {u.env}   # then run Python: the GPU runs {u.runs_as} code"))
+        else:
+            out.append(("yellow", f"  export {u.env}   # no bundled wheel is built for {u.runs_as} either"))
+        out.append(("dim", f"  risk: {u.risk}"))
+        out.append(("dim", f"  source: {u.source}"))
     out.append(("", ""))
     out.append(("bold", "Why:"))
     out.extend(("", f"  - {r}") for r in choice.reasons)

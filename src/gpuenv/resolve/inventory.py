@@ -392,9 +392,8 @@ def gpu_dkms_modules(facts: Facts) -> dict[str, str]:
         out["amdgpu"] = name
     for name in nvidia_dkms_packages(facts):
         out["nvidia"] = name
-    # A DKMS registration is evidence of its own where the package list is not in the facts (or
-    # half-configured packages are all it lists): the module's source was added to DKMS.
-    installed = facts.packages.installed if facts.packages else {}
+    # A DKMS registration is evidence of its own where no package list names the driver (a
+    # report without one, a failed install, another distribution): its source was added to DKMS.
     for entry in facts.kernel.dkms or ():
         module = "amdgpu" if entry.module.startswith("amdgpu") else "nvidia" if entry.module.startswith("nvidia") else None
         if module and module not in out:
