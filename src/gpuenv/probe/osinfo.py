@@ -150,9 +150,9 @@ def probe_host(host: Host, errors: list) -> HostFacts:
     hostname = None
     try:
         if host.live:
-            import socket
+            import os
 
-            hostname = socket.gethostname() or None
+            hostname = os.uname().nodename or None  # what socket.gethostname() returns, without socket
         else:
             hostname = (host.read_optional("/etc/hostname") or "").strip() or None
     except Exception as exc:  # noqa: BLE001

@@ -9,7 +9,6 @@ run: the interpreter's venv (``pyvenv.cfg``) or the system site directories are 
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 
@@ -52,6 +51,8 @@ def parse_metadata(text: str) -> tuple[str, str] | None:
 
 def parse_torch_version_py(text: str) -> Torch:
     """``__version__``, ``cuda`` and ``hip`` assignments of torch/version.py, read as literals."""
+    import ast  # only here: a few ms of start-up for every probe otherwise
+
     values: dict[str, object] = {}
     for line in text.splitlines():
         m = _ASSIGN.match(line)
@@ -181,10 +182,9 @@ def probe(
             version = package.split(":", 1)[-1].split("-", 1)[0].split("+", 1)[0]
     elif python is None:
         import os
-        import platform
         import sys
 
-        exe, version = sys.executable, platform.python_version()
+        exe, version = sys.executable, ".".join(map(str, sys.version_info[:3]))
         dirs = [p for p in sys.path if p and os.path.isdir(p)]
     else:
         doc = json.loads(host.run_json([python, "-B", "-"], _SCRIPT))
