@@ -2,8 +2,10 @@
 
 Run by hand when the reference changes: ``python3 matrices/tools/build.py [REFERENCE_DIR]``.
 The committed JSON files are the product; this script only spares retyping and records, in
-code, every place where errata.md overrides matrices.json (search for ERRATA). nvidia_gpus.json
-is written by ``nvidia_pci.py`` from pci.ids.
+code, every place where errata.md overrides matrices.json (search for ERRATA). Facts the
+reference lacks (CUDA 8.0-11.7, Tesla/Fermi/Kepler and new Blackwell capabilities, torch 1.8-2.3,
+cu129, rocBLAS gaps, HSA overrides, AMD notes) are in ``additions.py`` beside this file, each with
+its source. nvidia_gpus.json is written by ``nvidia_pci.py`` from pci.ids.
 """
 
 from __future__ import annotations
@@ -863,8 +865,9 @@ def main() -> None:
             "version": BUNDLE_VERSION,
             "material_dated_up_to": ref["meta"]["material_dated_up_to"],
             "files": ["amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json"],
-            "source": "compiled from shared/reference/matrices.json with errata.md applied "
-            "(matrices/tools/build.py); NVIDIA PCI ids from pci.ids (matrices/tools/nvidia_pci.py)",
+            "source": "compiled from shared/reference/matrices.json with errata.md applied and the sourced "
+            "additions of matrices/tools/additions.py (matrices/tools/build.py); NVIDIA PCI ids from pci.ids, "
+            "pciutils/pciids @ c1c12547d626 (matrices/tools/nvidia_pci.py)",
             "seed_checks": ref["seed_checks"],
         },
     )

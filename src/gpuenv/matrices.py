@@ -2,7 +2,13 @@
 
 CONTRACT: the dataclasses and the public methods of ``Matrices`` below are the interface the
 resolver, ``gpuenv torch`` and the planner are built against. Fields were only ever added (with
-defaults); ``CudaToolkit.min_driver`` may be None where NVIDIA's table was not found (13.4, 13.5).
+defaults); ``CudaToolkit.min_driver`` may be None where NVIDIA's table was not found (13.4, 13.5);
+``CudaToolkit.minor_compat_driver`` is None before CUDA 11 (no minor-version compatibility);
+``NvidiaArch.first_cuda`` may be None (not stated), per-capability overrides in
+``first_cuda_by_cc``/``last_cuda_by_cc``; ``TorchVariant.archs_without_kernels`` lists targets the
+wheel names but cannot run (``usable_archs`` leaves them out); ``TorchVariant.python`` may be empty
+(not stated by the sources). ``torch_arch_note`` and ``gfx_override`` answer what older wheels did
+for a target and the unofficial HSA_OVERRIDE_GFX_VERSION route.
 
 Versions are strings as the vendors print them ("7.2.4", "12.8", "570.133.07", "2.7.0"); compare
 them with ``vkey`` (a cheap numeric key) or ``packaging.version.Version`` (imported lazily).
@@ -398,6 +404,11 @@ class Matrices:
         """The unofficial HSA_OVERRIDE_GFX_VERSION route for a gfx target, where one is recorded."""
         self._need("torch")
         return self._gfx_overrides.get(gfx)
+
+    def host_compilers(self, cuda_series: str) -> HostCompilers | None:
+        """The GCC and Clang majors nvcc of a CUDA release ("12.8", or "12.8.1") accepts; None for
+        a release host_compilers.json does not cover (13.1 and newer: no source read)."""
+        return _host_compilers(self._dir).get(".".join(cuda_series.split(".")[:2]))
 
 
 # ------------------------------------------------------------------------------------------
@@ -869,3 +880,55 @@ def load(path: str | None = None) -> Matrices:
 def clear_cache() -> None:
     """Forget parsed bundles (after ``matrix update``/``reset`` in the same process, and in tests)."""
     _CACHE.clear()
+
+
+# -- host compilers (host_compilers.json) --------------------------------------------------------
+# Read on first use. A bundle installed by `gpuenv matrix update` carries only FILES; without its
+# own host_compilers.json the shipped copy answers.
+
+
+@dataclass(frozen=True)
+class HostCompilers:
+    cuda: str  # release series, "12.8"
+    gcc: tuple[int, int]  # (min, max) major, inclusive
+    clang: tuple[int, int]
+    source: str
+    confirmed: bool
+    rule: str = ""  # how nvcc judges the host compiler (major only; -allow-unsupported-compiler)
+
+
+_HOST_COMPILERS: dict[str, dict[str, HostCompilers]] = {}
+
+
+def _host_compilers(directory: Path | None) -> dict[str, HostCompilers]:
+    path = directory / "host_compilers.json" if directory is not None else None
+    if path is None or not path.is_file():
+        path = bundled_dir() / "host_compilers.json"
+    key = str(path)
+    if key not in _HOST_COMPILERS:
+        _HOST_COMPILERS[key] = _parse_host_compilers(_read(path.parent, path.name))
+    return _HOST_COMPILERS[key]
+
+
+def _parse_host_compilers(doc: Any) -> dict[str, HostCompilers]:
+    r = _Reader("host_compilers.json")
+    rule = r.get(doc, "rule", "$", str)
+    out: dict[str, HostCompilers] = {}
+    for p, row in r.items(doc, "releases", "$"):
+        cuda = r.text(row, "cuda", p, re.compile(r"\d+\.\d+"))
+        ranges = []
+        for compiler in ("gcc", "clang"):
+            span = r.get(row, compiler, p, dict)
+            low, high = r.get(span, "min", f"{p}.{compiler}", int), r.get(span, "max", f"{p}.{compiler}", int)
+            if low > high:
+                raise r.fail(f"{p}.{compiler}", f"min {low} is above max {high}")
+            ranges.append((low, high))
+        out[cuda] = HostCompilers(
+            cuda=cuda,
+            gcc=ranges[0],
+            clang=ranges[1],
+            source=r.get(row, "source", p, str),
+            confirmed=r.get(row, "confirmed", p, bool),
+            rule=rule,
+        )
+    return out
