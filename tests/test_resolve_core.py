@@ -170,7 +170,11 @@ def test_headers_missing_is_silent_when_no_dkms_driver_is_installed_or_planned(m
         ("8.6", ["sm_80"], True),  # same major, higher minor: the sm_80 cubin runs
         ("8.0", ["sm_86"], False),
         ("12.0", ["sm_50", "sm_90"], False),  # RTX 5090 on a cu126 wheel
-        ("12.0", ["sm_90", "compute_90"], True),  # PTX JIT
+        # PTX of an older major is not counted: the build's own CUDA libraries have no code for
+        # the newer GPU (RTX 3090s on compute_37 builds fail: tests/cases pytorch-46794, spice-26)
+        ("12.0", ["sm_90", "compute_90"], False),
+        ("12.1", ["sm_100", "compute_120"], True),  # PTX of the same major JIT-compiles (GB10)
+        ("8.6", ["sm_37", "compute_37"], False),
         ("6.1", ["sm_75", "sm_80", "sm_120"], False),  # GTX 1080 Ti on cu128
         ("9.0", ["sm_90a"], True),
     ],
@@ -359,9 +363,9 @@ def test_minor_version_compatibility_keeps_an_older_driver_quiet(matrices):
     doc = base("doctor-healthy-cuda")
     doc["nvidia"]["driver_version"] = doc["nvidia"]["module_version"] = "550.163.01"
     assert "torch.driver-too-old" not in codes(diagnose(facts_of(doc), matrices, Target()))
-    # ... but not PTX: an sm_120 GPU that only a compute_90 PTX entry covers needs 570
-    doc["gpus"][0].update(compute_capability="12.0", architecture="Blackwell", pci_id="10de:2b85")
-    doc["python"]["torch"]["arch_list"] = ["sm_80", "sm_90", "compute_90"]
+    # ... but not PTX: a GB10 (12.1) that only a compute_120 PTX entry covers needs 570
+    doc["gpus"][0].update(compute_capability="12.1", architecture="Blackwell", pci_id="10de:2e12")
+    doc["python"]["torch"]["arch_list"] = ["sm_80", "sm_90", "compute_120"]
     f = finding(diagnose(facts_of(doc), matrices, Target()), "torch.driver-too-old")
     assert f.severity is Severity.ERROR and "PTX" in f.detail and "550.163.01" in f.detail
 

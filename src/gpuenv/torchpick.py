@@ -157,10 +157,15 @@ def covers(codes: tuple[str, ...] | list[str], sm: str) -> str | None:
     """The entry of a compiled-code list (cubins ``sm_XY``, PTX ``compute_XY``, mixed as
     torch.cuda.get_arch_list() prints them) that runs on a GPU ``sm``, or None.
 
-    The one rule gpuenv uses for CUDA code, shared by ``gpuenv torch`` and the doctor's torch
-    checks: a cubin runs on the same major version with an equal or higher minor (an arch-specific
-    ``sm_90a`` cubin only on exactly that GPU); PTX JIT-compiles for any GPU of equal or higher
-    capability. A cubin is preferred to PTX, the closest one first."""
+    The one rule gpuenv uses for PyTorch's CUDA code, shared by ``gpuenv torch`` and the doctor's
+    torch checks: a cubin runs on the same major version with an equal or higher minor (an
+    arch-specific ``sm_90a`` cubin only on exactly that GPU); PTX counts for a GPU of the same
+    major and an equal or higher minor. The driver could JIT older PTX across majors too, but a
+    PyTorch build does not run there: the CUDA libraries it bundles (cuBLAS, cuDNN of the build's
+    CUDA) have no code for the newer major, and torch's own check (torch.cuda._check_cubins)
+    counts only kernels of the GPU's major. Real reports agree: RTX 3090s (sm_86) fail on builds
+    listing compute_37 PTX (tests/cases: pytorch-46794, spice-26). A cubin is preferred to PTX,
+    the closest one first."""
     gpu = _cc(sm)
     if gpu is None:
         return None
@@ -170,7 +175,7 @@ def covers(codes: tuple[str, ...] | list[str], sm: str) -> str | None:
         if cc is None:
             continue
         if code.startswith("compute_"):
-            if cc <= gpu:
+            if cc[0] == gpu[0] and cc <= gpu:
                 ptx.append((cc, code))
         elif code.endswith("a"):  # arch-specific features: no forward compatibility at all
             if cc == gpu:
