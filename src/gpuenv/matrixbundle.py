@@ -167,9 +167,10 @@ def current_version(state: Path) -> str:
 
 
 def install(source: str, sha256: str, state: Path | None = None) -> Installed:
+    """Fetch, check and install a bundle. Everything is checked in a private temporary directory
+    first: a refused update leaves no trace, not even the state directory."""
     state = state or state_dir()
-    state.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".matrices-", dir=state.parent) as tmp:
+    with tempfile.TemporaryDirectory(prefix="gpuenv-matrices-") as tmp:
         bundle = stage(source, sha256, Path(tmp))
         problems = check(bundle)
         if problems:
@@ -179,10 +180,14 @@ def install(source: str, sha256: str, state: Path | None = None) -> Installed:
         if vkey(new) <= vkey(old):
             what = "the same version as" if vkey(new) == vkey(old) else "older than"
             raise BundleError(f"bundle {new} is {what} the one in use ({old}); refusing", Exit.REFUSED)
-        retired = Path(tmp) / "retired"
-        if state.exists():
-            os.replace(state, retired)
-        os.replace(bundle, state)
+        # Only now: beside the state directory (one file system, so the swap is a rename).
+        state.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".matrices-", dir=state.parent) as swap:
+            staged = Path(swap) / "bundle"
+            shutil.copytree(bundle, staged)
+            if state.exists():
+                os.replace(state, Path(swap) / "retired")
+            os.replace(staged, state)
     clear_cache()
     return Installed(version=new, previous=old, path=str(state))
 
