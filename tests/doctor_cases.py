@@ -455,6 +455,81 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         None,
         "info",
     ),
+    # -- codes gpuenv adds (FINDINGS.md "Codes gpuenv adds") --
+    "cuda.library-conflict": (
+        "doctor-healthy-cuda",
+        _p(
+            (
+                "libraries",
+                [
+                    {"name": "cudart", "version": "12.8.90", "source": "ldconfig",
+                     "path": "/usr/local/cuda-12.8/targets/x86_64-linux/lib/libcudart.so.12"},
+                    {"name": "cudart", "version": "11.8.89", "source": "ldconfig",
+                     "path": "/usr/local/cuda-11.8/lib64/libcudart.so.11.0"},
+                ],
+            )
+        ),  # fmt: skip
+        None,
+        "warning",
+    ),
+    "rocm.library-conflict": (
+        "doctor-healthy-rocm",
+        _p(
+            (
+                "libraries",
+                [{"name": "rocblas", "version": "4.4.0", "source": "ldconfig", "path": "/opt/rocm-6.4.0/lib/librocblas.so.4"}],
+            )
+        ),
+        None,
+        "warning",
+    ),
+    "cuda.host-compiler": (
+        "doctor-healthy-cuda",
+        _p(
+            (
+                "toolchain",
+                [{"name": "g++", "version": "15.2.0", "path": "/usr/bin/g++-15", "source": "package", "package": "g++-15",
+                  "default": True}],
+            )
+        ),  # fmt: skip
+        None,
+        "warning",
+    ),
+    "rocm.hipcc-clang-missing": (
+        "doctor-healthy-rocm",
+        _p(("toolchain", [{"name": "hipcc", "version": "7.2.4", "path": "/opt/rocm-7.2.4/bin/hipcc", "source": "file"}])),
+        None,
+        "error",
+    ),
+    "cuda.home-mismatch": (
+        "doctor-healthy-cuda",
+        _p(
+            ("environment.CUDA_HOME", "/usr/local/cuda-12.4"),
+            ("path_targets", {"/usr/local/cuda-12.4": None, "/usr/local/cuda-12.8/bin": "/usr/local/cuda-12.8/bin"}),
+        ),
+        None,
+        "warning",
+    ),
+    "path.order": (
+        "doctor-healthy-cuda",
+        _p(
+            ("environment.PATH", "/usr/local/cuda-12.4/bin:/usr/local/cuda-12.8/bin"),
+            lambda d: d["toolkits"]["cuda"].append({"version": "12.4.1", "path": "/usr/local/cuda-12.4", "source": None}),
+        ),
+        None,
+        "warning",
+    ),
+    "gpu.hidden-by-env": ("doctor-healthy-cuda", _p(("environment.CUDA_VISIBLE_DEVICES", "-1")), None, "warning"),
+    "platform.virtual-machine": (
+        "doctor-healthy-cuda",
+        _p(
+            ("platform.virtualization", "kvm"),
+            ("platform.cloud", "aws"),
+            ("platform.virtualization_evidence", "DMI sys_vendor 'Amazon EC2'"),
+        ),
+        None,
+        "info",
+    ),
 }
 
 
@@ -464,3 +539,16 @@ def variant(code: str) -> tuple[dict, str | None, str]:
     doc = base(name)
     patch(doc)
     return doc, target, severity
+
+
+def judge(doc: dict, matrices, target: str | None = None):
+    """The doctor's report on a facts document (target as --target spells it)."""
+    from gpuenv.facts import from_dict
+    from gpuenv.resolve.finding import Target
+    from gpuenv.resolve.report import diagnose
+
+    return diagnose(from_dict(doc), matrices, Target.parse(target))
+
+
+def found(report, code: str) -> list:
+    return [f for f in report.findings if f.code == code]

@@ -21,9 +21,12 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # gcc/libc6-dev: the fake libnvidia-ml.so.1; gnupg, dpkg-dev, debootstrap: the local signed APT
-# repository and the Debian chroot of the install tests; pci.ids: NVIDIA names on real machines.
+# repository and the Debian chroot of the install tests; pci.ids: NVIDIA names on real machines;
+# shellcheck, cloud-init, systemd (systemd-analyze): the provisioning hook's checks
+# (tests/test_provision.py).
 apt-get install -y -qq --no-install-recommends \
     python3-venv python3-pip gcc libc6-dev gnupg dpkg-dev apt-utils debootstrap pci.ids ca-certificates \
+    shellcheck cloud-init systemd \
     >/dev/null
 
 work=$(mktemp -d /tmp/gpuenv-tests.XXXXXX)

@@ -145,3 +145,18 @@ def test_startup_imports_no_heavy_modules():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_every_package_of_the_source_tree_is_in_the_wheel():
+    """pyproject.toml lists its packages by name: a new subpackage left out of the list works in
+    an editable install and is missing from the wheel (gpuenv verify and report once were)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    src = root / "src"
+    found = {".".join(p.parent.relative_to(src).parts) for p in src.rglob("__init__.py")}
+    assert found - listed == set()

@@ -405,3 +405,39 @@ def test_autoremove_refuses_collateral_of_its_narrowed_purge():
     with pytest.raises(executor.Refused, match="myorphan-tool"):
         executor._act(ctx, step)
     assert not any("-y" in argv for argv in runner.ran)  # nothing but simulations ran
+
+
+def test_a_write_cut_off_before_its_rename_leaves_nothing_behind_on_the_next(tmp_path):
+    """A power cut between the temporary file and its rename leaves '.NAME.gpuenv-XXXX'; the next
+    write of NAME (the resumed step) removes it, and nothing else in the directory."""
+    keyrings = tmp_path / "etc/apt/keyrings"
+    keyrings.mkdir(parents=True)
+    stale = keyrings / ".rocm.gpg.gpuenv-abc123"
+    stale.write_bytes(b"half a key")
+    other = keyrings / ".cuda.gpg.gpuenv-def456"  # another file's leftover: not this write's
+    other.write_bytes(b"x")
+    unrelated = keyrings / "rocm.gpg.gpuenv-keep"
+    unrelated.write_bytes(b"y")
+    outside = tmp_path / "victim"
+    outside.write_bytes(b"z")
+    link = keyrings / ".rocm.gpg.gpuenv-link"
+    link.symlink_to(outside)
+    executor.Files(str(tmp_path)).write("/etc/apt/keyrings/rocm.gpg", b"key", "0644")
+    assert sorted(p.name for p in keyrings.iterdir()) == sorted(
+        [".cuda.gpg.gpuenv-def456", ".rocm.gpg.gpuenv-link", "rocm.gpg", "rocm.gpg.gpuenv-keep"]
+    )
+    assert (keyrings / "rocm.gpg").read_bytes() == b"key"
+    assert outside.read_bytes() == b"z"
+
+
+def test_without_gpg_the_key_step_says_gpg_is_missing(keys, tmp_path, monkeypatch):
+    """Debian 12 minimal images have no gpg: the refusal names it, not a wrong fingerprint."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    monkeypatch.setenv("PATH", str(bin_))
+    root = tmp_path / "root"
+    root.mkdir()
+    ctx = executor._Ctx(root=str(root), runner=Runner(str(root)), files=executor.Files(str(root)))
+    with pytest.raises(executor.Refused, match=r"gpg is not installed.*apt-get install gnupg"):
+        executor._fetch_key(ctx, _key_step(keys["sub_fpr"][0]), lambda url: keys["sub"])
+    assert list(root.iterdir()) == []

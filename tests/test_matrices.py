@@ -96,7 +96,7 @@ def test_versions_sort_numerically(m):
     assert torch.index("2.10.0") > torch.index("2.9.1")
     assert torch[0] == "1.8.0" and torch[-1] == "2.13.0"
     rocm = [r.version for r in m.rocm_releases()]
-    assert rocm[0] == "6.0.0" and rocm[-1] == "7.2.4"
+    assert rocm[0] == "5.0.0" and rocm[-1] == "7.2.4"
     assert [t.version for t in m.cuda_toolkits()][0] == "8.0.44"
     assert m.torch_variants("2.7")[0].torch == "2.7.1"  # a bare minor means its newest patch
     assert m.rocm_release("7.2").version == "7.2.4"
@@ -484,6 +484,85 @@ def test_gfx_overrides_are_recorded_as_unofficial(m):
     assert (m.gfx_override("gfx1103").value, m.gfx_override("gfx1103").runs_as) == ("11.0.0", "gfx1100")
     assert m.gfx_override("gfx1031").env == "HSA_OVERRIDE_GFX_VERSION=10.3.0"
     assert m.gfx_override("gfx1201") is None
+
+
+ROCM5 = [
+    "5.0.0", "5.0.1", "5.0.2", "5.1.0", "5.1.1", "5.1.3", "5.2.0", "5.2.1", "5.2.3", "5.3.0", "5.3.2",
+    "5.3.3", "5.4.0", "5.4.1", "5.4.2", "5.4.3", "5.5.0", "5.5.1", "5.6.0", "5.6.1", "5.7.0", "5.7.1",
+]  # fmt: skip
+
+
+def test_rocm_5_releases_from_the_docs_branches(m):
+    # ROCm/ROCm docs/<version>:docs/release/gpu_os_support.md (rocm.docs.amd.com/en/docs-<version>/)
+    assert [r.version for r in m.rocm_releases()][: len(ROCM5)] == ROCM5
+    assert m.rocm_release("5.7").version == "5.7.1" and m.rocm_release("5.4").version == "5.4.3"
+    r = m.rocm_release("5.7.1")
+    assert r.support("gfx1030") == "radeon" and r.support("gfx1031") is None  # RX 6700 XT: not listed
+    assert r.support("gfx906") == "full" and r.support("gfx90a") == "full" and r.support("gfx908") == "full"
+    assert r.support("gfx900") is None  # MI25 is listed with a cross
+    assert r.support("gfx1100") == "radeon" and m.rocm_release("5.7.0").support("gfx1100") is None
+    for v in ROCM5:
+        rel = m.rocm_release(v)
+        assert rel.support("gfx803") is None and rel.support("gfx1031") is None, v
+        assert f"docs/{v}" in rel.source and f"rocm.docs.amd.com/en/docs-{v}/" in rel.source, v
+        assert rel.amdgpu_driver == ".".join(v.split(".")[:2]) + ".x"
+    assert m.rocm_release("5.4.2").os_support("ubuntu", "22.04").point_releases == ("22.04.1",)
+    assert m.rocm_release("5.7.1").os_support("centos", "9") is None  # CentOS Stream 9: not listed
+    assert m.rocm_release("5.7.1").os_support("centos", "7").point_releases == ("7.9",)
+    assert m.rocm_release("5.7.1").os_support("rhel", "9.2") is not None
+    assert m.rocm_release("5.0.0").os_support("ubuntu", "18.04") is not None
+    assert m.rocm_release("5.0.0").os_support("centos", "8").point_releases == ("8.3",)
+    assert m.rocm_release("5.7.1").torch == ("2.0", "1.13", "1.12.1")
+    assert m.rocm_release("5.0.2").torch == ("1.10", "1.9", "1.8") and m.rocm_release("5.0.0").torch == ()
+    assert m.rocm_release("5.7.1").amdgpu_driver_compat == ("6.1.x", "6.0.x", "5.7.x", "5.6.x", "5.5.x")
+    assert m.rocm_release("5.0.0").amdgpu_driver_compat == ("5.0.x",)
+
+
+def test_rocm_5_pages_that_are_copies_stay_unconfirmed(m):
+    releases = {r["version"]: r for r in doc("rocm")["releases"]}
+    for v in ("5.1.1", "5.1.3", "5.2.1", "5.5.1"):  # OS table copied from a later release's page
+        assert releases[v]["kernels_confirmed"] is False
+        assert all(o["confirmed"] is False for o in releases[v]["os"]), v
+    for v in ("5.0.0", "5.0.1", "5.5.1"):  # AMD's own pages disagree on the GPU list
+        assert not m.rocm_release(v).confirmed
+    assert m.rocm_release("5.4.2").confirmed and releases["5.4.2"]["kernels_confirmed"]
+    assert any("Downgrade OS support to 5.4.3" in n for n in m.rocm_release("5.4.2").notes)
+
+
+def test_older_amd_gpus_from_the_amdgpu_pci_table(m):
+    cases = {
+        "1002:6811": ("gfx601", "PITCAIRN"),  # Curacao PRO [Radeon R7 370 / R9 270/370 OEM]
+        "1002:6798": ("gfx600", "TAHITI"),  # Radeon HD 7970 / R9 280X
+        "1002:683f": ("gfx601", "VERDE"),  # Cape Verde PRO [Radeon HD 7750]
+        "1002:6610": ("gfx602", "OLAND"),
+        "1002:6660": ("gfx602", "HAINAN"),
+        "1002:665c": ("gfx704", "BONAIRE"),
+        "1002:6939": ("gfx802", "TONGA"),  # Radeon R9 285/380
+        "1002:7300": ("gfx803", "FIJI"),
+        "1002:67df": ("gfx803", "POLARIS10"),  # Ellesmere [Radeon RX 470/480/570/580/590]
+        "1002:67ef": ("gfx803", "POLARIS11"),  # Baffin
+        "1002:699f": ("gfx803", "POLARIS12"),  # Lexa
+        "1002:6863": ("gfx900", "VEGA10"),  # Vega Frontier Edition
+        "1002:69af": ("gfx904", "VEGA12"),
+        "1002:66a7": ("gfx906", "VEGA20"),
+    }
+    for pci, (gfx, chip) in cases.items():
+        g = m.amd_gpu(pci)
+        assert (g.gfx_target, g.chip) == (gfx, chip), pci
+    pitcairn = m.amd_gpu("1002:6811")
+    assert pitcairn.kfd == "unsupported" and pitcairn.kernel_drivers == ("radeon", "amdgpu")
+    assert any("PITCAIRN not supported in kfd" in n for n in pitcairn.notes) and not pitcairn.integrated
+    rx480 = m.amd_gpu("1002:67df")
+    assert rx480.kfd == "supported" and rx480.kernel_drivers == ("amdgpu",) and "RX 470/480" in rx480.name
+    hawaii = m.amd_gpu("1002:67b1")  # R9 290/390: LLVM says gfx702, the KFD reports 70001
+    assert hawaii.gfx_target == "gfx701" and hawaii.kfd == "experimental" and not hawaii.confirmed
+    kaveri = m.amd_gpu("1002:1309")
+    assert kaveri.integrated and kaveri.gfx_target == "gfx700" and kaveri.kernel_drivers[0] == "radeon"
+    assert m.amd_gpu("1002:687f").chip == "VEGA10" and m.amd_gpu("1002:687f").kfd == "supported"
+    assert m.amd_gpu("1002:6790") is None  # in the amdgpu table, not named by pci.ids: left out
+    never = ("gfx600", "gfx601", "gfx602", "gfx701", "gfx803")  # no bundled ROCm release lists them
+    for r in m.rocm_releases():
+        assert all(r.support(gfx) is None for gfx in never), r.version
 
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"

@@ -513,3 +513,92 @@ def test_quiet_where_the_judgement_does_not_apply(matrices):
     for src in doc["apt_sources"][1:]:
         src["suites"] = ["jammy"]
     assert "apt.source-mismatch" not in codes(diagnose(facts_of(doc), matrices, Target()))
+
+
+PHOENIX = {"vendor": "amd", "pci_id": "1002:15bf", "name": "Phoenix1", "gfx_target": "gfx1103", "integrated": True}
+
+
+def _apu_box(*gpus):
+    doc = base("doctor-cpu-laptop")
+    doc["gpus"] = [dict(g) for g in gpus]
+    return facts_of(doc)
+
+
+def test_an_apu_only_box_whose_gpu_no_rocm_lists_is_told_so(matrices):
+    report = diagnose(_apu_box(PHOENIX), matrices, Target())
+    found = [f for f in report.findings if f.code == "amd.gpu-unsupported"]
+    assert len(found) == 1
+    f = found[0]
+    assert f.severity is Severity.WARNING
+    assert f.title == "No ROCm release lists gfx1103, this machine's only GPU"
+    assert f"up to {matrices.default_rocm().version}, the default" in f.detail
+    assert "run on the CPU" in f.detail and "HSA_OVERRIDE_GFX_VERSION" in f.fix
+    # torch.json: the 2.13 ROCm wheels are the first built for gfx1103 (shared/reference/errata.md)
+    assert "PyTorch 2.13.0 ROCm wheels are built for gfx1103 and later" in f.detail
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"vendor": "nvidia", "pci_id": "10de:2684", "name": "RTX 4090"},
+        {"vendor": "amd", "pci_id": "1002:7550", "name": "RX 9070 XT", "gfx_target": "gfx1201", "integrated": False},
+        {"vendor": "intel", "pci_id": "8086:56a0", "name": "Arc A770"},
+    ],
+)
+def test_the_apu_rule_stays_silent_beside_another_gpu(matrices, other):
+    report = diagnose(_apu_box(PHOENIX, other), matrices, Target())
+    assert not [f for f in report.findings if f.code == "amd.gpu-unsupported" and "only GPU" in f.title]
+
+
+def test_an_apu_that_only_pytorch_wheels_list_is_told_where_to_go(matrices):
+    """Strix Halo: not in the main ROCm matrix the bundle holds, but the 2.10+ ROCm wheels have it."""
+    strix = {**PHOENIX, "pci_id": "1002:1586", "name": "Strix Halo", "gfx_target": "gfx1151"}
+    found = [f for f in diagnose(_apu_box(strix), matrices, Target()).findings if f.code == "amd.gpu-unsupported"]
+    assert [f.severity for f in found] == [Severity.WARNING]
+    assert "PyTorch 2.10.0 ROCm wheels are built for gfx1151 and later (`gpuenv torch`)" in found[0].detail
+
+
+def test_an_apu_a_rocm_release_lists_is_judged_as_install_auto_would(matrices):
+    listed = next(g for g in sorted(matrices.default_rocm().gpus) if g.startswith("gfx11"))
+    apu = {**PHOENIX, "gfx_target": listed}
+    found = [f for f in diagnose(_apu_box(apu), matrices, Target()).findings if f.code == "amd.gpu-unsupported"]
+    assert found == []
+
+
+def _rocm_box(**os_fields):
+    doc = base("doctor-healthy-rocm")
+    doc["os"] = {"version_id": None, **os_fields}  # the schema requires version_id (null: not known)
+    return facts_of(doc)
+
+
+@pytest.mark.parametrize("target", ["rocm", "cuda"])
+def test_an_unknown_distribution_is_not_unsupported(matrices, target):
+    report = diagnose(_rocm_box(id="unknown"), matrices, Target.parse(target))
+    assert "os.unsupported" not in codes(report)
+
+
+def test_a_listed_distribution_without_its_release_is_not_judged(matrices):
+    report = diagnose(_rocm_box(id="ubuntu"), matrices, Target.parse("rocm"))
+    assert "os.unsupported" not in codes(report)
+
+
+def test_the_release_is_read_from_pretty_name_when_version_id_is_left_out(matrices):
+    """rocm-4323: a report shows only 'Debian GNU/Linux 13 (trixie)'; ROCm 6.3.1 lists Debian 12."""
+    report = diagnose(
+        _rocm_box(id="debian", codename="trixie", pretty_name="Debian GNU/Linux 13 (trixie)"),
+        matrices,
+        Target.parse("rocm@6.3.1"),
+    )
+    found = [f for f in report.findings if f.code == "os.unsupported"]
+    assert [f.severity for f in found] == [Severity.ERROR]
+    assert "VERSION_ID=13" in found[0].detail and "debian 12" in found[0].detail
+    listed = diagnose(
+        _rocm_box(id="debian", pretty_name="Debian GNU/Linux 12 (bookworm)"), matrices, Target.parse("rocm@6.3.1")
+    )
+    assert "os.unsupported" not in codes(listed)
+
+
+def test_an_unknown_kernel_is_not_an_unlisted_series(matrices):
+    doc = base("doctor-healthy-rocm")
+    doc["kernel"]["release"] = "unknown"
+    assert "kernel.unsupported" not in codes(diagnose(facts_of(doc), matrices, Target.parse("rocm")))

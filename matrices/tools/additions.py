@@ -566,3 +566,243 @@ AMD_NOTES = {
 # ROCm releases 6.0.x and 6.1.x are in shared/reference/matrices.json (ROCm/ROCm compatibility-matrix-
 # historical-6.0.csv @ c6bf8d20545e; kernels from rocm-install-on-linux docs/6.0.0 and docs/6.1.x).
 ROCM_MIN = (6, 0)
+
+# ------------------------------------------------------------------------------------ ROCm 5.x
+
+# ROCm 5.0.0 - 5.7.1: every 5.x release has a docs/<version> branch in ROCm/ROCm, rendered at
+# https://rocm.docs.amd.com/en/docs-<version>/release/gpu_os_support.html. Pinned at the branch heads
+# read (the rows are in legacy_data.json, written by legacy.py from these commits).
+ROCM5_REPO = "ROCm/ROCm"
+ROCM5_DOCS = {
+    "5.0.0": "815a7aa81d3df179eb81d888bd61ecab1d180a3f",
+    "5.0.1": "e979e772ea8e68a62db5d10260b3cad6a36c9c25",
+    "5.0.2": "91b4c3a7730134ebd792cf064831d499932e89f8",
+    "5.1.0": "3ef81535dfa27f4b9b20f03f4f01fef0e5364c3c",
+    "5.1.1": "26560ec4e0ccd6baa3a7d7ad27979d4068bdca87",
+    "5.1.3": "fdfd9187d7b60471f20810ddedb0a2cba502ad61",
+    "5.2.0": "89e60882ac1503764dec110992c004f53ca564ec",
+    "5.2.1": "9135d26d5d8a9b2ac8dd827d63d204fbbacca483",
+    "5.2.3": "dacff66c66bedbfdc3dd5404bd306e97c8f3fbaa",
+    "5.3.0": "5658eeb46e36f94def496dfa8b25b3b1ca81f2fb",
+    "5.3.2": "4720ecf62bbf7d5fd42d861679b8a8118e73db78",
+    "5.3.3": "9bfe4fcadf52eb36a3618f84bf533c14e8db4c79",
+    "5.4.0": "dac34360f21b0a76c8da4629105d5f60856d47d3",
+    "5.4.1": "2edcc3a6c6adbf9df3e55478d1444898ce9837b0",
+    "5.4.2": "45975549173829bd263cd9284a26f967a435bbeb",
+    "5.4.3": "b3d51b08e4774a991744e4497def8e5f18a209ef",
+    "5.5.0": "8e1883e3b5d5ed22205d63825939223587f48cb1",
+    "5.5.1": "e1ba50284cd89ad6f9c94c6f396638a7901d47e5",
+    "5.6.0": "cd7898608c3eed441a859631663f5b5a6804ad99",
+    "5.6.1": "0e0d89c45bc3842bf8d54ee0747cc1e4245111ed",
+    "5.7.0": "30f6f2508a0335e19178c24f5c9d6932eae78373",
+    "5.7.1": "7aada9a2ae61956d480bc43a57b0a53396c1e1c0",
+}
+ROCM5_TORCH_COMMIT = "7aada9a2ae61956d480bc43a57b0a53396c1e1c0"  # docs/5.7.1 head
+
+
+def rocm5_source(version: str) -> str:
+    return (
+        f"{ROCM5_REPO} docs/release/gpu_os_support.md @ branch docs/{version} (commit "
+        f"{ROCM5_DOCS[version][:12]}); rendered at https://rocm.docs.amd.com/en/docs-{version}/release/"
+        "gpu_os_support.html"
+    )
+
+
+ROCM5_TORCH_SOURCE = (
+    f"{ROCM5_REPO} docs/release/3rd_party_support_matrix.md @ branch docs/5.7.1 (commit "
+    f"{ROCM5_TORCH_COMMIT[:12]}), Deep Learning table (PyTorch column)"
+)
+# The docs/5.x branches were written in 2023 (the 5.0-5.4 tags carry no gpu_os_support.md). In June
+# 2023 AMD set the OS table of most of them with commits "Downgrade OS support to <release>"; which
+# release's list each page carries (None: the page was not set that way; see ROCM5_OS_UNCONFIRMED).
+ROCM5_OS_SET_FOR = {
+    "5.0.0": "5.0.2", "5.0.1": "5.0.2", "5.0.2": "5.0.2", "5.1.0": "5.1.0", "5.2.0": "5.2.3",
+    "5.2.3": "5.2.3", "5.3.0": "5.3.0", "5.3.2": "5.3.3", "5.3.3": "5.3.3", "5.4.0": "5.4.3",
+    "5.4.1": "5.4.3", "5.4.2": "5.4.3", "5.4.3": "5.4.3", "5.5.0": "5.5.0",
+}  # fmt: skip
+# Pages whose OS table is a copy of a later release's page: its OS entries and kernels stay
+# confirmed=false (the doctor should not trust them).
+ROCM5_OS_UNCONFIRMED = {
+    "5.1.1": "the docs/5.1.1 page was not part of AMD's 'Downgrade OS support' series: its OS table (RHEL 9.1, "
+    "RHEL 8.6-8.7, SLES 15 SP4, Ubuntu 20.04.5, 22.04.1) is the 5.4/5.5-era develop page (RHEL 9.1 and Ubuntu "
+    "22.04.1 were released after ROCm 5.1.1); the docs/5.1.0 page lists CentOS 8.4/7.9, RHEL 8.5/7.9, SLES 15 "
+    "SP3, Ubuntu 20.04.4/18.04.5. OS entries and kernels are confirmed=false.",
+    "5.1.3": "the docs/5.1.3 page was not part of AMD's 'Downgrade OS support' series: its OS table is the "
+    "5.4/5.5-era develop page (RHEL 9.1, Ubuntu 22.04.1: released after ROCm 5.1.3). OS entries and kernels "
+    "are confirmed=false.",
+    "5.2.1": "the docs/5.2.1 page was not part of AMD's 'Downgrade OS support' series: its OS table is the "
+    "5.4/5.5-era develop page; the docs/5.2.0 and docs/5.2.3 pages both carry the 5.2.3 list (CentOS 7.9, "
+    "RHEL 8.6/8.5/7.9, SLES 15 SP4/SP3, Ubuntu 20.04.4/20.04.3/18.04.5). OS entries and kernels are "
+    "confirmed=false.",
+    "5.5.1": "the docs/5.5.1 page carries the 5.6 page (its own note: 'versionadded 5.6: RHEL 8.8 and 9.2 "
+    "support is added, SLES 15 SP5 support is added'); the page at the rocm-5.5.1 tag listed RHEL 9.1, RHEL "
+    "8.6-8.7, SLES 15 SP4, Ubuntu 20.04.5, Ubuntu 22.04.1. OS entries and kernels are confirmed=false.",
+}
+ROCM5_NOTES = {
+    "5.0.0": [
+        "AMD's sources disagree on gfx900: the rocm-5.0.0 tag README's 'Hardware and Software Support' "
+        "section still names 'Vega 10' chips (RX Vega 64, Instinct MI25) as officially supported and GFX8 "
+        "Polaris 11/12 and GFX7 Hawaii as 'enabled ... though full support is not guaranteed'; the docs/5.0.0 "
+        "page marks MI25 (gfx900) unsupported. gfx900 is left out; the release is confirmed=false."
+    ],
+    "5.0.1": [
+        "AMD's sources disagree on gfx900: the rocm-5.0.1 tag README still names 'Vega 10' chips as officially "
+        "supported; the docs/5.0.1 page marks MI25 (gfx900) unsupported. gfx900 is left out; confirmed=false."
+    ],
+    "5.5.1": [
+        "The GPU table at the rocm-5.5.1 tag differed from the page's final form (revised 2023-07-27, 'GPU "
+        "support clarification (#2350)'): it listed Radeon RX 6900 XT (gfx1030, 'HIP SDK'), 'RX 6600' "
+        "(gfx1031, 'HIP Runtime') and R9 Fury (gfx803, 'Community') for Linux. The final page is used; "
+        "confirmed=false."
+    ],
+    "5.7.1": [
+        "gfx1100 (Radeon RX 7900 XTX / XT, Radeon Pro W7900) was added to the docs/5.7.1 page after the "
+        "release ('7900 XT support (#2661)', 2023-11-21), marked 'Ubuntu 22.04 only'; the page at the "
+        "rocm-5.7.1 tag does not list it."
+    ],
+}
+ROCM5_GPU_UNCONFIRMED = {"5.0.0", "5.0.1", "5.5.1"}
+# User space -> kernel driver (KFD) compatibility, ROCm/rocm-install-on-linux
+# docs/reference/user-kernel-space-compat-matrix.rst @ 171e31a6210b (the Oct 2024 edition): KFD -> tested
+# user space versions. A 5.x release pairs with its own same-numbered driver ("Use Driver Shipped with
+# ROCm", gpu_os_support.md) plus every KFD row that lists its series.
+ROCM5_KFD_SOURCE = (
+    "ROCm/rocm-install-on-linux docs/reference/user-kernel-space-compat-matrix.rst @ 171e31a6210b "
+    "(KFD -> tested user space versions; rendered at https://rocm.docs.amd.com/projects/install-on-linux/en/"
+    "docs-6.2.0/reference/user-kernel-space-compat-matrix.html); the release's own driver line from "
+    "'Use Driver Shipped with ROCm' (gpu_os_support.md)"
+)
+ROCM5_KFD = {
+    "6.2.x": ["6.0.x", "6.1.x"],
+    "6.1.x": ["5.7.x", "6.0.x", "6.2.x"],
+    "6.0.x": ["5.6.x", "5.7.x", "6.1.x", "6.2.x"],
+    "5.7.x": ["5.5.x", "5.6.x", "6.0.x", "6.1.x"],
+    "5.6.x": ["5.4.x", "5.5.x", "5.7.x", "6.0.x"],
+    "5.5.x": ["5.3.x", "5.4.x", "5.6.x", "5.7.x"],
+    "5.4.x": ["5.2.x", "5.3.x", "5.5.x", "5.6.x"],
+    "5.3.x": ["5.1.x", "5.2.x", "5.4.x", "5.5.x"],
+}
+ROCM5_TORCH_NOTE = (
+    "PyTorch versions from AMD's 5.x framework table (docs/5.7.1 edition); it has rows for 5.0.2, 5.1.3 and "
+    "5.2.x-5.7.x only"
+)
+
+# ------------------------------------------------------------------------------------ older AMD GPUs
+
+# PCI id -> chip: the amdgpu driver's pciidlist, torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c
+# @ 005440066f929ba0dca8f4e0aebfbf8daac592cc (SI under CONFIG_DRM_AMDGPU_SI, CIK under
+# CONFIG_DRM_AMDGPU_CIK, then VI, Polaris, VegaM, Vega 10/12/20). Transcribed as read.
+AMDGPU_DRV = (
+    "torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c @ 005440066f92 (pciidlist: PCI id -> CHIP_*)"
+)
+AMDGPU_PCIIDLIST = {
+    "TAHITI": "6780 6784 6788 678a 6790 6791 6792 6798 6799 679a 679b 679e 679f",
+    "PITCAIRN": "6800 6801 6802 6806 6808 6809 6810 6811 6816 6817 6818 6819",
+    "OLAND": "6600 6601 6602 6603 6604 6605 6606 6607 6608 6610 6611 6613 6617 6620 6621 6623 6631",
+    "VERDE": "6820 6821 6822 6823 6824 6825 6826 6827 6828 6829 682a 682b 682c 682d 682f 6830 6831 6835 "
+    "6837 6838 6839 683b 683d 683f",
+    "HAINAN": "6660 6663 6664 6665 6667 666f",
+    "KAVERI": "1304 1305 1306 1307 1309 130a 130b 130c 130d 130e 130f 1310 1311 1312 1313 1315 1316 1317 "
+    "1318 131b 131c 131d",
+    "BONAIRE": "6640 6641 6646 6647 6649 6650 6651 6658 665c 665d 665f",
+    "HAWAII": "67a0 67a1 67a2 67a8 67a9 67aa 67b0 67b1 67b8 67b9 67ba 67be",
+    "KABINI": "9830 9831 9832 9833 9834 9835 9836 9837 9838 9839 983a 983b 983c 983d 983e 983f",
+    "MULLINS": "9850 9851 9852 9853 9854 9855 9856 9857 9858 9859 985a 985b 985c 985d 985e 985f",
+    "TOPAZ": "6900 6901 6902 6903 6907",
+    "TONGA": "6920 6921 6928 6929 692b 692f 6930 6938 6939",
+    "FIJI": "7300 730f",
+    "CARRIZO": "9870 9874 9875 9876 9877",
+    "STONEY": "98e4",
+    "POLARIS11": "67e0 67e3 67e8 67eb 67ef 67ff 67e1 67e7 67e9",
+    "POLARIS10": "67c0 67c1 67c2 67c4 67c7 67d0 67df 67c8 67c9 67ca 67cc 67cf 6fdf",
+    "POLARIS12": "6980 6981 6985 6986 6987 6995 6997 699f",
+    "VEGAM": "694c 694e 694f",
+    "VEGA10": "6860 6861 6862 6863 6864 6867 6868 6869 686a 686b 686c 686d 686e 686f 687f",
+    "VEGA12": "69a0 69a1 69a2 69a3 69af",
+    "VEGA20": "66a0 66a1 66a2 66a3 66a4 66a7 66af",
+}
+LLVM_PROCESSORS = (
+    "llvm/llvm-project llvm/docs/AMDGPUUsage.rst @ 001388cf6923 processor table (gfx600: tahiti; gfx601: "
+    "pitcairn, verde; gfx602: hainan, oland; gfx700: kaveri; gfx701: hawaii; gfx703: kabini, mullins; gfx704: "
+    "bonaire; gfx801: carrizo; gfx802: iceland, tonga; gfx803: fiji, polaris10, polaris11; gfx810: stoney)"
+)
+KFD_PROBE = (
+    "torvalds/linux drivers/gpu/drm/amd/amdkfd/kfd_device.c @ 002c6ca75289 kgd2kfd_probe (gfx_target_version "
+    "per chip: KAVERI 70000, CARRIZO 80001, HAWAII 70001 (only with amdgpu.exp_hw_support), TONGA 80002, "
+    "FIJI/POLARIS10/11/12/VEGAM 80003, Vega 10 90000, Vega 12 90004, Vega 20 90006; any other chip: "
+    "'<CHIP> not supported in kfd')"
+)
+SI_CIK_DRIVER = (
+    "torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c @ 005440066f92 (si_support / cik_support: 'The "
+    "default is using radeon driver when it available, otherwise using amdgpu driver'); amd-gfx '[PATCH 2/4] "
+    "drm/amdgpu: Refactor how SI and CIK support is determined' (Timur Kristof, 2025-11-14: 'By default, SI "
+    "chips are supported by radeon (except when radeon is not built)', same for CIK; 'All other chips are "
+    "supported by amdgpu only')"
+)
+# chip -> (gfx target, architecture, integrated, kfd, kernel drivers (default first), gfx source, confirmed, note)
+_GFX6 = "GCN GFX6 (Southern Islands)"
+_GFX7 = "GCN GFX7 (Sea Islands)"
+_GFX8 = "GCN GFX8 (Volcanic Islands)"
+_BOTH = ["radeon", "amdgpu"]
+_KFD_NO = "unsupported"
+AMD_LEGACY_CHIPS = {
+    "TAHITI": ("gfx600", _GFX6, False, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "PITCAIRN": ("gfx601", _GFX6, False, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "VERDE": ("gfx601", _GFX6, False, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "OLAND": ("gfx602", _GFX6, False, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "HAINAN": ("gfx602", _GFX6, False, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "BONAIRE": ("gfx704", _GFX7, False, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "HAWAII": (
+        "gfx701", _GFX7, False, "experimental", _BOTH, f"{KFD_PROBE}; {LLVM_PROCESSORS}", True,
+        "KFD supports Hawaii only with amdgpu.exp_hw_support=1 ('KFD support on Hawaii is experimental').",
+    ),
+    "KAVERI": (
+        "gfx700", _GFX7, True, "supported", _BOTH, f"{KFD_PROBE}; {LLVM_PROCESSORS}", True,
+        "KFD supports Kaveri only in kernels built with IOMMUv2 support (KFD_SUPPORT_IOMMU_V2).",
+    ),
+    "KABINI": ("gfx703", _GFX7, True, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "MULLINS": ("gfx703", _GFX7, True, _KFD_NO, _BOTH, LLVM_PROCESSORS, True, None),
+    "TOPAZ": (
+        "gfx802", _GFX8, False, _KFD_NO, ["amdgpu"], LLVM_PROCESSORS, False,
+        "gfx802 inferred: LLVM names the processor 'iceland', amdgpu names the chip CHIP_TOPAZ (its Topaz "
+        "support lives in the iceland_* files); no source read pairs the two names directly.",
+    ),
+    "TONGA": ("gfx802", _GFX8, False, "supported", ["amdgpu"], f"{KFD_PROBE}; {LLVM_PROCESSORS}", True, None),
+    "FIJI": ("gfx803", _GFX8, False, "supported", ["amdgpu"], f"{KFD_PROBE}; {LLVM_PROCESSORS}", True, None),
+    "CARRIZO": (
+        "gfx801", _GFX8, True, "supported", ["amdgpu"], f"{KFD_PROBE}; {LLVM_PROCESSORS}", True,
+        "KFD supports Carrizo only in kernels built with IOMMUv2 support (KFD_SUPPORT_IOMMU_V2).",
+    ),
+    "STONEY": ("gfx810", _GFX8, True, _KFD_NO, ["amdgpu"], LLVM_PROCESSORS, True, None),
+    "POLARIS10": ("gfx803", _GFX8, False, "supported", ["amdgpu"], f"{KFD_PROBE}; {LLVM_PROCESSORS}", True, None),
+    "POLARIS11": ("gfx803", _GFX8, False, "supported", ["amdgpu"], f"{KFD_PROBE}; {LLVM_PROCESSORS}", True, None),
+    "POLARIS12": (
+        "gfx803", _GFX8, False, "supported", ["amdgpu"], KFD_PROBE, True,
+        "LLVM's processor table names polaris10/polaris11 only; the KFD reports Polaris 12 as 80003 (gfx803).",
+    ),
+    "VEGAM": ("gfx803", _GFX8, False, "supported", ["amdgpu"], KFD_PROBE, True, None),
+    "VEGA10": ("gfx900", "GCN5.0", False, "supported", ["amdgpu"], KFD_PROBE, True, None),
+    "VEGA12": ("gfx904", "GCN GFX9 (Vega)", False, "supported", ["amdgpu"], KFD_PROBE, True, None),
+    "VEGA20": ("gfx906", "GCN5.1", False, "supported", ["amdgpu"], KFD_PROBE, True, None),
+}  # fmt: skip
+# Where sources disagree on one id's target.
+AMD_LEGACY_DISAGREE = {
+    "1002:67b0": "LLVM lists Radeon R9 290/290X/390/390X under gfx702 (no processor alias); the KFD reports every "
+    "Hawaii chip as 70001 (gfx701), which is used.",
+    "1002:67b1": "LLVM lists Radeon R9 290/290X/390/390X under gfx702 (no processor alias); the KFD reports every "
+    "Hawaii chip as 70001 (gfx701), which is used.",
+    "1002:6929": "LLVM lists FirePro S7150/S7100/W7100 under gfx805 ('tongapro'); the KFD reports every Tonga "
+    "chip as 80002 (gfx802), which is used.",
+    "1002:692b": "LLVM lists FirePro S7150/S7100/W7100 under gfx805 ('tongapro'); the KFD reports every Tonga "
+    "chip as 80002 (gfx802), which is used.",
+    "1002:692f": "LLVM lists FirePro S7150/S7100/W7100 under gfx805 ('tongapro'); the KFD reports every Tonga "
+    "chip as 80002 (gfx802), which is used.",
+}
+AMD_KFD_NOTE = (
+    "amdgpu's KFD (the kernel interface ROCm runs on) has no entry for {chip}: no ROCm release can use this "
+    "GPU (dmesg: 'kfd kfd: amdgpu: {chip} not supported in kfd')."
+)
+AMD_SI_CIK_NOTE = (
+    "Bound to the radeon driver by default when the kernel has radeon built (amdgpu.{param}=0); amdgpu drives "
+    "it only with radeon.{param}=0 amdgpu.{param}=1."
+)

@@ -4,8 +4,10 @@ Run by hand when the reference changes: ``python3 matrices/tools/build.py [REFER
 The committed JSON files are the product; this script only spares retyping and records, in
 code, every place where errata.md overrides matrices.json (search for ERRATA). Facts the
 reference lacks (CUDA 8.0-11.7, Tesla/Fermi/Kepler and new Blackwell capabilities, torch 1.8-2.3,
-cu129, rocBLAS gaps, HSA overrides, AMD notes) are in ``additions.py`` beside this file, each with
-its source. nvidia_gpus.json is written by ``nvidia_pci.py`` from pci.ids.
+cu129, rocBLAS gaps, HSA overrides, AMD notes, ROCm 5.x, GCN 1-5 GPUs) are in ``additions.py``
+beside this file, each with its source; the rows read from the ROCm 5.x documentation pages and the
+pci.ids names of the older AMD GPUs are in ``legacy_data.json`` (written by ``legacy.py``).
+nvidia_gpus.json is written by ``nvidia_pci.py`` from pci.ids.
 """
 
 from __future__ import annotations
@@ -23,6 +25,19 @@ sys.path.insert(0, str(HERE))
 import additions as ADD  # noqa: E402 - the sibling module of sourced additions (matrices/tools/additions.py)
 
 BUNDLE_VERSION = "2026.12.03"
+
+
+class _Legacy:
+    """matrices/tools/legacy_data.json (ROCm 5.x pages, AMD PCI names), written by legacy.py."""
+
+    def __init__(self, path: Path) -> None:
+        doc = json.loads(path.read_text())
+        self.ROCM5_PAGES = doc["ROCM5_PAGES"]
+        self.ROCM5_TORCH = doc["ROCM5_TORCH"]
+        self.AMD_PCI_NAMES = doc["AMD_PCI_NAMES"]
+
+
+LEGACY = _Legacy(HERE / "legacy_data.json")
 
 ROCM_MIN = ADD.ROCM_MIN  # 6.0.x and 6.1.x are in the reference; earlier bundles started at 6.2
 ERRATA = "shared/reference/errata.md"
@@ -239,9 +254,131 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
     return out
 
 
+# ----------------------------------------------------------------------------------- ROCm 5.x
+
+
+def _os_label(printed: str) -> str:
+    """'Ubuntu 20.04.3 LTS' -> 'Ubuntu 20.04.3'; 'RHEL 8.6 to 8.7' -> 'RHEL 8.6, 8.7' (split_os's form)."""
+    return re.sub(r"\s+LTS$", "", printed.strip()).replace(" to ", ", ")
+
+
+def _series_x(version: str) -> str:
+    return ".".join(version.split(".")[:2]) + ".x"
+
+
+def rocm5_release(v: str) -> dict:
+    """One ROCm 5.x release from its docs/<version> page (legacy_data.ROCM5_PAGES) and additions.py."""
+    page = LEGACY.ROCM5_PAGES[v]
+    source = ADD.rocm5_source(v)
+    os_confirmed = v not in ADD.ROCM5_OS_UNCONFIRMED
+    rel = {
+        "os_supported": [_os_label(name) for name, _ in page["os"]],
+        "kernels": {_os_label(name): kernel for name, kernel in page["os"] if kernel},
+    }
+    oses = rocm_os(rel)
+    for e in oses:
+        e["source"] = source
+        e["confirmed"] = os_confirmed
+        e["notes"] = []
+    gpus: dict[str, str] = {}
+    for tab, _product, _arch, gfx, mark in page["gpus"]:
+        if not mark.startswith("✅"):
+            continue
+        if tab == "instinct" or gpus.get(gfx) == "full":
+            gpus[gfx] = "full"
+        else:
+            gpus.setdefault(gfx, "radeon")
+    own = _series_x(v)
+    compat = [own] + [kfd for kfd, users in ADD.ROCM5_KFD.items() if own in users]
+    compat = sorted(dict.fromkeys(compat), key=vtuple, reverse=True)
+    torch = LEGACY.ROCM5_TORCH.get(v) or LEGACY.ROCM5_TORCH.get(own) or []
+    notes = list(ADD.ROCM5_NOTES.get(v, []))
+    if v in ADD.ROCM5_OS_UNCONFIRMED:
+        notes.append(ADD.ROCM5_OS_UNCONFIRMED[v])
+    elif ADD.ROCM5_OS_SET_FOR.get(v, v) != v:
+        notes.append(
+            f"The docs/{v} page carries the ROCm {ADD.ROCM5_OS_SET_FOR[v]} OS list (AMD commit 'Downgrade OS "
+            f"support to {ADD.ROCM5_OS_SET_FOR[v]}', 2023-06-21); it is AMD's page for {v} and is used as such."
+        )
+    unsupported = sorted({gfx for _t, _p, _a, gfx, mark in page["gpus"] if "❌" in mark} - set(gpus))
+    if unsupported:
+        names = sorted({p.replace("™", "") for _t, p, _a, gfx, mark in page["gpus"] if "❌" in mark})
+        notes.append(f"Listed as unsupported (❌): {', '.join(names)} ({', '.join(unsupported)}).")
+    if "gfx906" in gpus:
+        notes.append(
+            "gfx906 is listed on the Instinct tab (MI50) and on the Radeon Pro / Radeon tabs (Pro VII, VII): "
+            "level full."
+        )
+    if not torch:
+        notes.append(f"{ADD.ROCM5_TORCH_NOTE}: none for {v}.")
+    notes.append(
+        f"amdgpu_driver_compat: the release's own driver line ({own}) plus the KFD rows of the user/kernel-space "
+        "support matrix that list its user space series."
+    )
+    return {
+        "version": v,
+        "release_date": None,
+        "os": oses,
+        "gpus": gpus,
+        "amdgpu_driver": own,
+        "amdgpu_driver_compat": compat,
+        "torch": sorted(torch, key=vtuple, reverse=True),
+        "source": f"{source}; PyTorch: {ADD.ROCM5_TORCH_SOURCE}; amdgpu: {ADD.ROCM5_KFD_SOURCE}",
+        "kernels_source": source,
+        "confirmed": v not in ADD.ROCM5_GPU_UNCONFIRMED,
+        "kernels_confirmed": os_confirmed,
+        "notes": notes,
+    }
+
+
+def _ranges(versions: list[str], order: list[str]) -> str:
+    """['5.0.0', '5.0.1', '5.2.0'] over the 5.x order -> '5.0.0-5.0.1, 5.2.0'."""
+    out, run = [], []
+    for v in order:
+        if v in versions:
+            run.append(v)
+            continue
+        if run:
+            out.append(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}")
+            run = []
+    if run:
+        out.append(run[0] if len(run) == 1 else f"{run[0]}-{run[-1]}")
+    return ", ".join(out)
+
+
+def rocm5_product(p: dict) -> None:
+    """Add a product's 5.x listing (supported / unsupported per docs/<version> page) to its history."""
+    order = list(ADD.ROCM5_DOCS)
+    name = " ".join(p["product"].lower().split())
+    listed: dict[str, list[str]] = {}
+    for v in order:
+        for _tab, product, _arch, gfx, mark in LEGACY.ROCM5_PAGES[v]["gpus"]:
+            if " ".join(product.replace("™", "").lower().split()) == name and gfx == p["gfx_target"]:
+                listed.setdefault(mark, []).append(v)
+    if not listed:
+        return
+    history = {}
+    for mark, versions in listed.items():
+        status = "supported" if mark.startswith("✅") else "unsupported" if "❌" in mark else mark
+        if "(" in mark:
+            status += " " + mark[mark.index("(") :]
+        history[_ranges(versions, order)] = status
+    p["status_history"] = {**history, **p["status_history"]}
+    first = [v for v in order if any(v in vs for m, vs in listed.items() if m.startswith("✅"))]
+    if first and re.fullmatch(r"\d+\.\d+\.\d+", p["first_rocm_listed"] or ""):
+        p["first_rocm_listed"] = first[0]
+        p["notes"] = (p["notes"] + " " if p["notes"] else "") + (
+            "first_rocm_listed is the first release of the bundle (which starts at 5.0.0) that lists it."
+        )
+    p["source"] = (
+        f"{p['source']}; 5.x: {ADD.ROCM5_REPO} docs/release/gpu_os_support.md @ branches docs/5.0.0-5.7.1"
+    )
+
+
 def build_rocm(ref: dict) -> dict:
     archs = gfx_arch(ref["rocm_gpu_support"])
-    releases = [rocm_release(r, archs) for r in ref["rocm_releases"] if vtuple(r["version"])[:2] >= ROCM_MIN]
+    releases = [rocm5_release(v) for v in ADD.ROCM5_DOCS]
+    releases += [rocm_release(r, archs) for r in ref["rocm_releases"] if vtuple(r["version"])[:2] >= ROCM_MIN]
     products = []
     for p in ref["rocm_gpu_support"]:
         gfx = p["gfx_target"]
@@ -259,6 +396,7 @@ def build_rocm(ref: dict) -> dict:
                 "notes": p["notes"],
             }
         )
+        rocm5_product(products[-1])
     return {
         "schema": "gpuenv.matrices.rocm/1",
         "default": "7.2.4",
@@ -269,7 +407,8 @@ def build_rocm(ref: dict) -> dict:
             "radeon": "Radeon / Radeon PRO (RDNA) target: supported, on the narrower OS list AMD gives per GPU",
             "preview": "technology-preview stream only (TheRock 7.9-7.12); no production release 6.2-7.2.4 uses it",
         },
-        "levels_source": "ROCm system-requirements.rst per-GPU OS limits; shared/reference/matrices.md section 1c",
+        "levels_source": "ROCm system-requirements.rst per-GPU OS limits; shared/reference/matrices.md section 1c; "
+        "5.x: the Instinct tab of gpu_os_support.md is full, the Radeon Pro and Radeon tabs radeon",
         "releases": releases,
         "products": products,
     }
@@ -308,7 +447,66 @@ def build_amd(ref: dict) -> dict:
                 "notes": notes,
             }
         )
+    gpus += amd_legacy(gpus)
     return {"schema": "gpuenv.matrices.amd_gpus/1", "gpus": gpus}
+
+
+PCIIDS_SOURCE = "pci.ids (pciutils/pciids @ c1c12547d626, Version 2026.08.22), vendor 1002"
+
+
+def _driver_facts(chip: str) -> dict:
+    _gfx, _arch, _apu, kfd, drivers, _src, _ok, _note = ADD.AMD_LEGACY_CHIPS[chip]
+    return {
+        "chip": chip,
+        "kernel_drivers": list(drivers),
+        "kernel_drivers_source": ADD.SI_CIK_DRIVER,
+        "kfd": kfd,
+        "kfd_source": ADD.KFD_PROBE,
+    }
+
+
+def amd_legacy(known: list[dict]) -> list[dict]:
+    """GCN 1-5 GPUs (Southern Islands to Vega 20) from the amdgpu pciidlist, named by pci.ids. Entries the
+    reference already has (Vega 10/20) get the chip, kernel driver and KFD facts added."""
+    by_pci = {g["pci_id"]: g for g in known}
+    out = []
+    for chip, ids in ADD.AMDGPU_PCIIDLIST.items():
+        gfx, arch, integrated, kfd, drivers, gfx_source, confirmed, note = ADD.AMD_LEGACY_CHIPS[chip]
+        for short in ids.split():
+            pci = f"1002:{short}"
+            if pci in by_pci:
+                assert by_pci[pci]["gfx_target"] == gfx, pci  # a check, not a source of values
+                by_pci[pci].update(_driver_facts(chip))
+                continue
+            printed = LEGACY.AMD_PCI_NAMES.get(pci)
+            if printed is None:
+                continue  # in the driver's table, not named by pci.ids: left out
+            m = re.fullmatch(r"(.*?)\s*\[(.*)\]", printed)
+            notes = [note] if note else []
+            if pci in ADD.AMD_LEGACY_DISAGREE:
+                notes.append(ADD.AMD_LEGACY_DISAGREE[pci])
+            if kfd == "unsupported":
+                notes.append(ADD.AMD_KFD_NOTE.format(chip=chip))
+            if "radeon" in drivers:
+                param = "si_support" if arch.startswith("GCN GFX6") else "cik_support"
+                notes.append(ADD.AMD_SI_CIK_NOTE.format(param=param))
+            out.append(
+                {
+                    "pci_id": pci,
+                    "name": m.group(2) if m else printed,
+                    "codename": m.group(1) if m else printed,
+                    "gfx_target": gfx,
+                    "architecture": arch,
+                    "integrated": integrated,
+                    "revisions": None,
+                    "source": f"{PCIIDS_SOURCE} ('{printed}'); chip: {ADD.AMDGPU_DRV} CHIP_{chip}",
+                    "gfx_source": gfx_source,
+                    "confirmed": confirmed and pci not in ADD.AMD_LEGACY_DISAGREE,
+                    "notes": notes,
+                    **_driver_facts(chip),
+                }
+            )
+    return out
 
 
 # ----------------------------------------------------------------------------------- CUDA

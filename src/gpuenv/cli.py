@@ -21,6 +21,9 @@ COMMANDS = {
     "uninstall": "install",
     "plan": "install",
     "apply": "install",
+    "verify": "verify",
+    "report": "report",
+    "advise": "advise",
 }
 USAGE_EXIT = 2  # gpuenv.exitcodes.Exit.USAGE, without importing enum on this path
 

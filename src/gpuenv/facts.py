@@ -1,6 +1,6 @@
 """Facts: what the probes read from one machine (contract: gpuenv.facts/1).
 
-Frozen dataclasses mirror the public facts schema (tests/contracts/facts.schema.json). Facts
+Frozen records (gpuenv.record) mirror the public facts schema (tests/contracts/facts.schema.json). Facts
 come from this probe, from older gpuenv versions, fleet inventories and users' bug reports, so
 every document valid against that schema is read, never refused: a field left out means "not
 known", as does ``None`` unless the schema gives null another meaning; ``False`` or an empty
@@ -13,14 +13,11 @@ in a flag the JSON never carries: ``Gpu.kernel_driver`` (null: none bound; left 
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import json
 import re
-import types
-import typing
-from dataclasses import dataclass, field
-from typing import Any, Union
+
+from gpuenv import record as records
+from gpuenv.record import field, record
 
 SCHEMA = "gpuenv.facts/1"
 GPU_VENDORS = ("nvidia", "amd", "intel", "other")
@@ -37,7 +34,7 @@ class FactsError(ValueError):
     """A facts document that does not fit gpuenv.facts/1."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Host:
     arch: str
     hostname: str | None = None
@@ -45,7 +42,7 @@ class Host:
     memory_mib: int | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OS:
     id: str
     version_id: str | None
@@ -54,7 +51,7 @@ class OS:
     pretty_name: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DkmsEntry:
     module: str
     version: str
@@ -62,7 +59,7 @@ class DkmsEntry:
     status: str | None = None  # added | built | installed | broken
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Kernel:
     release: str
     cmdline: str | None = None
@@ -74,7 +71,7 @@ class Kernel:
     dkms: tuple[DkmsEntry, ...] | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Platform:
     container: str | None
     wsl: bool
@@ -83,7 +80,7 @@ class Platform:
     virtualization_evidence: str | None = field(default=None, metadata=_NOT_NULL)  # what decided
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gpu:
     vendor: str  # nvidia | amd | intel | other
     pci_id: str  # "1002:7550"
@@ -117,7 +114,7 @@ class Gpu:
         return None if self.driver_unknown else False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Nvidia:
     driver_version: str | None = None
     cuda_driver_version: str | None = None
@@ -127,34 +124,34 @@ class Nvidia:
     persistence_mode: bool | None = None  # NVML persistence mode of the GPUs (all on); None: unknown
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Amd:
     driver_version: str | None = None
     kfd: bool | None = None
     amdsmi: str | None = field(default=None, metadata=_NOT_NULL)  # ok | not_installed | error: MSG
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Toolkit:
     version: str
     path: str | None = None
     source: str | None = None  # package | runfile | pip
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Toolkits:
     cuda: tuple[Toolkit, ...] = ()
     rocm: tuple[Toolkit, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Packages:
     manager: str | None = None
     installed: dict[str, str] = field(default_factory=dict)
     unconfigured: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AptSource:
     uri: str
     file: str | None = None
@@ -165,14 +162,14 @@ class AptSource:
     signed_by_unknown: bool = field(default=False, metadata=_INTERNAL)  # signed_by left out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class User:
     name: str | None = None
     uid: int | None = None
     groups: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DeviceNode:
     exists: bool | None = None  # None: the document does not say
     mode: str | None = None
@@ -180,7 +177,7 @@ class DeviceNode:
     accessible: bool | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Torch:
     version: str | None = None  # "2.7.0+cu128"; a report may give only the build's cuda/hip
     cuda: str | None = None  # torch.version.cuda: null for a build without CUDA
@@ -190,7 +187,7 @@ class Torch:
     hip_unknown: bool = field(default=False, metadata=_INTERNAL)  # hip left out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Python:
     executable: str | None = None
     version: str | None = None
@@ -198,13 +195,13 @@ class Python:
     torch: Torch | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProbeError:
     probe: str
     message: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Library:
     """A CUDA or ROCm library the dynamic loader can find (libraries.py)."""
 
@@ -214,19 +211,19 @@ class Library:
     source: str | None = None  # ldconfig | ld_library_path | toolkit
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tool:
     """A host compiler or build tool (toolchain.py): gcc, g++, clang, cmake, ninja, nvcc, hipcc, rocm-llvm."""
 
     name: str
     version: str | None = None
     path: str | None = None
-    source: str | None = None  # package (dpkg) | command (`NAME --version`, live only) | file
+    source: str | None = None  # package (dpkg) | path (where the command on PATH leads, live only) | file
     package: str | None = None  # the dpkg package it comes from (gcc-13, cmake)
     default: bool | None = None  # the unversioned command (gcc, g++, clang) runs this one
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Facts:
     host: Host
     os: OS
@@ -264,7 +261,7 @@ class Facts:
         loaded = self.kernel.modules_loaded
         return None if loaded is None else name in loaded
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return to_dict(self)
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -275,8 +272,8 @@ class Facts:
 
 
 # --------------------------------------------------------------------------------------------
-# Conversion. One generic walker driven by the dataclass annotations, so that adding an optional
-# field to a dataclass is the whole change.
+# Conversion. One generic walker driven by the records' annotations, so that adding an optional
+# field to a record is the whole change.
 
 # Fields that describe the moment of probing, not the machine: left out of the digest so that a
 # plan made from a facts file is not "stale" just because it was probed again a minute later.
@@ -291,9 +288,9 @@ _LEFT_OUT: dict[type, dict[str, str]] = {
 }
 
 
-def to_dict(obj: Any) -> Any:
-    if hasattr(type(obj), "__dataclass_fields__"):
-        out: dict[str, Any] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
+def to_dict(obj: object) -> object:
+    if hasattr(type(obj), "__record_fields__"):
+        out: dict[str, object] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
         for f in _fields(type(obj)):
             if f.metadata.get("internal"):
                 continue
@@ -317,10 +314,12 @@ def digest(facts: Facts) -> str:
     for key in _VOLATILE:
         doc.pop(key, None)
     canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    import hashlib  # only plans digest facts: not on the doctor's path
+
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def from_dict(doc: Any) -> Facts:
+def from_dict(doc: object) -> Facts:
     if not isinstance(doc, dict):
         raise FactsError("facts: expected a JSON object at the top level")
     if doc.get("schema") != SCHEMA:
@@ -354,26 +353,28 @@ def read(path: str) -> Facts:
         raise FactsError(msg if msg.startswith("facts ") else f"facts {path}: {msg}") from None
 
 
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: type) -> dict[str, object]:
     cached = _HINTS.get(cls)
     if cached is None:
+        import typing  # reading a document only: probe and doctor on a live box never pay for it
+
         cached = _HINTS[cls] = typing.get_type_hints(cls)
     return cached
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
+_HINTS: dict[type, dict[str, object]] = {}
 
 
-def _build(cls: type, doc: Any, path: str) -> Any:
+def _build(cls: type, doc: object, path: str) -> object:
     if not isinstance(doc, dict):
         raise FactsError(f"{path}: expected an object, got {type(doc).__name__}")
     hints = _hints(cls)
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for f in _fields(cls):
         if f.metadata.get("internal"):
             continue
         if f.name not in doc:
-            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            if f.default is records.MISSING and f.default_factory is records.MISSING:
                 raise FactsError(f"{path}.{f.name}: required field missing")
             flag = _LEFT_OUT.get(cls, {}).get(f.name)
             if flag:
@@ -384,25 +385,30 @@ def _build(cls: type, doc: Any, path: str) -> Any:
     return cls(**kwargs)
 
 
-# Per-type answers of typing/dataclasses, worked out once: `gpuenv doctor --facts DIR` converts
+# Per-type answers of typing and gpuenv.record, worked out once: `gpuenv doctor --facts DIR` converts
 # thousands of documents per process.
-_TYPES: dict[Any, tuple[Any, tuple, bool]] = {}
+_TYPES: dict[object, tuple[object, tuple, bool, bool]] = {}
 _FIELDS: dict[type, tuple] = {}
 
 
 def _fields(cls: type) -> tuple:
     found = _FIELDS.get(cls)
     if found is None:
-        found = _FIELDS[cls] = dataclasses.fields(cls)
+        found = _FIELDS[cls] = records.fields(cls)
     return found
 
 
-def _convert(tp: Any, value: Any, path: str) -> Any:
+def _convert(tp: object, value: object, path: str) -> object:
     info = _TYPES.get(tp)
     if info is None:
-        info = _TYPES[tp] = (typing.get_origin(tp), typing.get_args(tp), dataclasses.is_dataclass(tp))
-    origin, args, is_dataclass = info
-    if origin in (Union, types.UnionType):
+        import types
+        import typing
+
+        origin = typing.get_origin(tp)
+        union = origin in (typing.Union, types.UnionType)
+        info = _TYPES[tp] = (origin, typing.get_args(tp), records.is_record(tp), union)
+    origin, args, is_rec, union = info
+    if union:
         if value is None:
             if type(None) in args:
                 return None
@@ -411,7 +417,7 @@ def _convert(tp: Any, value: Any, path: str) -> Any:
         return _convert(inner[0], value, path)
     if value is None:
         raise FactsError(f"{path}: must not be null")
-    if is_dataclass:
+    if is_rec:
         return _build(tp, value, path)
     if origin is tuple:
         if not isinstance(value, list):

@@ -1,6 +1,6 @@
 """The bundled compatibility matrices: loaded once per process, validated, and asked questions.
 
-CONTRACT: the dataclasses and the public methods of ``Matrices`` below are the interface the
+CONTRACT: the records and the public methods of ``Matrices`` below are the interface the
 resolver, ``gpuenv torch`` and the planner are built against. Fields were only ever added (with
 defaults); ``CudaToolkit.min_driver`` may be None where NVIDIA's table was not found (13.4, 13.5);
 ``CudaToolkit.minor_compat_driver`` is None before CUDA 11 (no minor-version compatibility);
@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from gpuenv.record import field, record
 
 FILES = ("bundle.json", "amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json")
 
@@ -39,7 +40,7 @@ def vkey(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BundleInfo:
     version: str  # the bundle's own version/date, e.g. "2026.12.02"
     path: str  # directory the files were read from
@@ -48,7 +49,7 @@ class BundleInfo:
     skipped: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AmdGpu:
     pci_id: str  # "1002:7550"
     name: str  # "AMD Radeon RX 9070 XT"
@@ -60,6 +61,11 @@ class AmdGpu:
     revisions: dict[str, str] | None = None  # PCI revision -> marketing name, where one id is many cards
     confirmed: bool = True
     notes: tuple[str, ...] = ()
+    # Older GPUs (Southern Islands to Vega 20) carry these; None / () where the data does not say.
+    chip: str | None = None  # amdgpu's chip name as dmesg prints it: "PITCAIRN"
+    kernel_drivers: tuple[str, ...] = ()  # drivers that support it, the default first: ("radeon", "amdgpu")
+    # What amdgpu's KFD says: "supported" | "experimental" (amdgpu.exp_hw_support=1) | "unsupported"
+    kfd: str | None = None
 
     def product(self, revision: str | None) -> str:
         """The marketing name for a PCI revision ("c0"), falling back to the entry's name."""
@@ -68,7 +74,7 @@ class AmdGpu:
         return self.name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NvidiaGpu:
     pci_id: str  # "10de:2335"
     name: str  # "NVIDIA H200"
@@ -79,7 +85,7 @@ class NvidiaGpu:
     confirmed: bool = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class OsSupport:
     id: str  # os-release ID: "ubuntu", "debian", "rhel"
     version: str  # major version as VERSION_ID prints it: "24.04", "22.04", "12"
@@ -92,7 +98,7 @@ class OsSupport:
     notes: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RocmRelease:
     version: str  # "7.2.4"
     os: tuple[OsSupport, ...]
@@ -125,7 +131,7 @@ class RocmRelease:
         return None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CudaToolkit:
     version: str  # full release "12.8.0", "12.8.1"
     min_driver: str | None  # Linux x86_64 minimum driver for full compatibility, "570.26"; None: not found
@@ -142,7 +148,7 @@ class CudaToolkit:
         return ".".join(self.version.split(".")[:2])
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DriverBranch:
     branch: str  # "R570"
     max_cuda: str | None  # newest CUDA series it supports without forward compatibility
@@ -158,7 +164,7 @@ class DriverBranch:
         return int(self.branch.lstrip("R"))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NvidiaArch:
     architecture: str  # "Blackwell"
     compute_capabilities: tuple[str, ...]
@@ -181,7 +187,7 @@ class NvidiaArch:
         return self.last_cuda_by_cc.get(compute_capability, self.last_cuda)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TorchVariant:
     torch: str  # "2.7.0"
     variant: str  # "cu128", "rocm6.3", "cpu"
@@ -209,7 +215,7 @@ class TorchVariant:
         return tuple(a for a in self.archs if a not in self.archs_without_kernels)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TorchArchNote:
     """What the bundled wheels mean for one GPU target over time (the last wheel that ran on it)."""
 
@@ -222,7 +228,7 @@ class TorchArchNote:
     confirmed: bool = True
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GfxOverride:
     """The community HSA_OVERRIDE_GFX_VERSION route for a target no official wheel is built for.
     Unofficial: AMD does not support it."""
@@ -239,7 +245,7 @@ class GfxOverride:
         return f"HSA_OVERRIDE_GFX_VERSION={self.value}"
 
 
-@dataclass
+@record
 class Matrices:
     """Everything bundled, parsed once. Build with ``load()``."""
 
@@ -430,6 +436,9 @@ _VARIANT = re.compile(r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?")
 _BRANCH = re.compile(r"R\d{3}")
 _BUNDLE_VERSION = re.compile(r"\d{4}\.\d{2}\.\d{2}(?:\.\d+)?")
 _PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
+_CHIP = re.compile(r"[A-Z][A-Z0-9_]*")  # amdgpu's CHIP_* name: "PITCAIRN", "POLARIS10"
+_KERNEL_DRIVERS = ("amdgpu", "radeon")
+_KFD = ("supported", "experimental", "unsupported")
 # The one host and scheme gpuenv hands to pip: no other host, no http, no userinfo or port, no
 # query, fragment, whitespace or "." / ".." path segments.
 _INDEX = re.compile(
@@ -446,7 +455,10 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-class _Reader:
+class Reader:
+    """Typed field access for one bundled data file: every malformed value is one MatrixError
+    naming the file and the path (the matrices and advise.json share it)."""
+
     def __init__(self, file: str) -> None:
         self.file = file
 
@@ -538,13 +550,20 @@ def _read(directory: Path, name: str) -> Any:
 
 
 def _parse_amd(doc: Any) -> dict[str, AmdGpu]:
-    r = _Reader("amd_gpus.json")
+    r = Reader("amd_gpus.json")
     out: dict[str, AmdGpu] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
         if not _PCI.fullmatch(pci):
             raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
         revisions = r.str_map(g, "revisions", p, optional=True)
+        drivers = r.strs(g, "kernel_drivers", p, optional=True)
+        for i, d in enumerate(drivers):
+            if d not in _KERNEL_DRIVERS:
+                raise r.fail(f"{p}.kernel_drivers[{i}]", f"{_show(d)} is not one of {_KERNEL_DRIVERS}")
+        kfd = r.get(g, "kfd", p, str, optional=True)
+        if kfd is not None and kfd not in _KFD:
+            raise r.fail(f"{p}.kfd", f"{_show(kfd)} is not one of {_KFD}")
         out[pci] = AmdGpu(
             pci_id=pci,
             name=r.get(g, "name", p, str),
@@ -556,6 +575,9 @@ def _parse_amd(doc: Any) -> dict[str, AmdGpu]:
             revisions=revisions or None,
             confirmed=r.get(g, "confirmed", p, bool),
             notes=r.strs(g, "notes", p, optional=True),
+            chip=r.text(g, "chip", p, _CHIP, optional=True),
+            kernel_drivers=drivers,
+            kfd=kfd,
         )
     return out
 
@@ -592,7 +614,7 @@ def _parse_nvidia(doc: Any) -> dict[str, NvidiaGpu | tuple]:
 
 
 def _parse_nvidia_checked(doc: Any) -> dict[str, NvidiaGpu | tuple]:
-    r = _Reader("nvidia_gpus.json")
+    r = Reader("nvidia_gpus.json")
     out: dict[str, NvidiaGpu | tuple] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
@@ -614,7 +636,7 @@ _LEVELS = ("full", "preview", "radeon")
 
 
 def _parse_rocm(doc: Any) -> tuple[list[RocmRelease], str]:
-    r = _Reader("rocm.json")
+    r = Reader("rocm.json")
     releases = []
     for p, rel in r.items(doc, "releases", "$"):
         oses = []
@@ -658,7 +680,7 @@ def _parse_rocm(doc: Any) -> tuple[list[RocmRelease], str]:
 
 
 def _parse_cuda(doc: Any) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:
-    r = _Reader("cuda.json")
+    r = Reader("cuda.json")
     mvc = r.get(doc, "minor_version_compatibility", "$", dict)
     floors = r.str_map(
         mvc, "drivers", "$.minor_version_compatibility", keys=re.compile(r"\d+"), values=_VERSION
@@ -717,7 +739,7 @@ def _parse_cuda(doc: Any) -> tuple[list[CudaToolkit], dict[str, str], list[Drive
 
 
 def _parse_variant(
-    r: _Reader, v: dict, pv: str, python: tuple, source: str, confirmed: bool
+    r: Reader, v: dict, pv: str, python: tuple, source: str, confirmed: bool
 ) -> dict[str, Any]:
     """A variant's TorchVariant fields (all but ``torch``), checked."""
     stack = r.get(v, "stack", pv, str)
@@ -751,7 +773,7 @@ def _parse_variant(
 def _parse_torch(
     doc: Any,
 ) -> tuple[dict[str, list[TorchVariant]], dict[str, TorchArchNote], dict[str, GfxOverride]]:
-    r = _Reader("torch.json")
+    r = Reader("torch.json")
     out: dict[str, list[TorchVariant]] = {}
     for p, rel in r.items(doc, "releases", "$"):
         python = r.strs(rel, "python", p, pattern=_PY)
@@ -818,7 +840,7 @@ def parse_dir(directory: Path, origin: str, lazy: bool = False) -> Matrices:
     ``lazy`` reads bundle.json now and each subject on first use (for the shipped data, which
     the tests validate); otherwise every file is parsed before this returns."""
     bundle = _read(directory, "bundle.json")
-    version = _Reader("bundle.json").text(bundle, "version", "$", _BUNDLE_VERSION)
+    version = Reader("bundle.json").text(bundle, "version", "$", _BUNDLE_VERSION)
     m = Matrices(bundle=BundleInfo(version=version, path=str(directory), origin=origin), _dir=directory)
     if lazy:
         m._pending = set(SUBJECTS)
@@ -887,7 +909,7 @@ def clear_cache() -> None:
 # own host_compilers.json the shipped copy answers.
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HostCompilers:
     cuda: str  # release series, "12.8"
     gcc: tuple[int, int]  # (min, max) major, inclusive
@@ -911,7 +933,7 @@ def _host_compilers(directory: Path | None) -> dict[str, HostCompilers]:
 
 
 def _parse_host_compilers(doc: Any) -> dict[str, HostCompilers]:
-    r = _Reader("host_compilers.json")
+    r = Reader("host_compilers.json")
     rule = r.get(doc, "rule", "$", str)
     out: dict[str, HostCompilers] = {}
     for p, row in r.items(doc, "releases", "$"):

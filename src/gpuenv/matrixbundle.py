@@ -17,11 +17,11 @@ import os
 import shutil
 import tarfile
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from gpuenv.exitcodes import Exit
 from gpuenv.matrices import FILES, MatrixError, bundled_dir, clear_cache, parse_dir, state_dir, vkey
+from gpuenv.record import record
 
 MAX_BYTES = 32 * 1024 * 1024  # a bundle is ~0.5 MB; anything this large is not one
 # The JSON schema of each file (gpuenv/schemas); the tests validate bundles against them.
@@ -43,7 +43,7 @@ class BundleError(Exception):
         self.exit = exit
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Installed:
     version: str
     previous: str  # the version that was in effect before

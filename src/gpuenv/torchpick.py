@@ -25,18 +25,18 @@ discrete card; the doctor reports the iGPU separately).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.matrices import GfxOverride, Matrices, TorchVariant, vkey
+from gpuenv.record import field, record
 
 VENDORS = ("nvidia", "amd")
 LABEL = {"nvidia": "NVIDIA", "amd": "AMD"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GpuArch:
     """One GPU as the wheel choice sees it."""
 
@@ -48,7 +48,7 @@ class GpuArch:
     integrated: bool = False
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unofficial:
     """The community HSA_OVERRIDE_GFX_VERSION route: a wheel built for ``runs_as`` that the GPU
     runs with the override set. Not an official fit; shown apart, never as the choice."""
@@ -86,7 +86,7 @@ class Unofficial:
         }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Choice:
     torch: str | None
     variant: str | None

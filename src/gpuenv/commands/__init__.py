@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from gpuenv.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Command:
     name: str
     summary: str  # one line, for `gpuenv --help`

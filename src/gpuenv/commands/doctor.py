@@ -23,6 +23,7 @@ from gpuenv.commands import (
     probe_facts,
     read_facts,
 )
+from gpuenv.commands.output import add_output, json_notice, output_format, wants_redaction
 from gpuenv.exitcodes import Exit
 
 
@@ -41,16 +42,19 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--ignore", metavar="CODE", action="append", default=[], help="leave out this check (repeatable)"
     )
     p.add_argument("--list", dest="list_codes", action="store_true", help="list the check codes and exit")
+    add_output(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    fmt = output_format(args)
     return int(
-        _run(args.codes, args.facts_paths, args.root, args.user, args.python, args.json_out, args.target,
-             args.torch, args.ignore, args.list_codes)
+        _run(args.codes, args.facts_paths, args.root, args.user, args.python, fmt == "json", args.target,
+             args.torch, args.ignore, args.list_codes, fmt, wants_redaction(args, fmt))
     )  # fmt: skip
 
 
-def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore, list_codes) -> Exit:
+def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore, list_codes, fmt="human",
+         redact=False) -> Exit:  # fmt: skip
     from gpuenv.resolve.finding import Target
     from gpuenv.resolve.registry import all_checks, unknown_codes
 
@@ -81,19 +85,66 @@ def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore
     if facts_paths:
         files, many = _expand(facts_paths)
         if many:
-            return _many(files, matrices, wanted, only, skip, json_out)
+            if fmt == "markdown":
+                raise Usage("--format markdown reports one machine: give one --facts file")
+            return _many(files, matrices, wanted, only, skip, json_out, redact)
         facts = read_facts(files[0])
     else:
         facts = probe_facts(root, user, python)
     report = _diagnose(facts, matrices, wanted, only, skip)
+    redactor = _redactor(facts) if redact else None
     if json_out:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        sys.stdout.write(json.dumps(_report_doc(report, redactor), indent=2) + "\n")
+        json_notice(redactor)
+    elif fmt == "markdown":
+        from gpuenv.commands.output import notice
+        from gpuenv.render.report import report_markdown
+
+        shown = _redacted_facts(facts, redactor)
+        text = redactor.text if redactor is not None else (lambda t: t)
+        sys.stdout.write(report_markdown(report, shown, notice(redactor), text=text, only=only))
     else:
         from gpuenv.render.console import make_console
         from gpuenv.render.report import render_report
 
-        render_report(report, facts, make_console(), only=only)
+        if redactor is not None:
+            report = _redacted(report, redactor)
+        render_report(report, _redacted_facts(facts, redactor), make_console(), only=only)
+        if redactor is not None:
+            from gpuenv.commands.output import notice
+
+            sys.stdout.write(notice(redactor) + "\n")
     return report.exit_code()
+
+
+def _redactor(facts):
+    from gpuenv.redact import Redactor
+
+    return Redactor.for_facts(facts.to_dict())
+
+
+def _redacted_facts(facts, redactor):
+    if redactor is None:
+        return facts
+    from gpuenv import facts as facts_mod
+
+    return facts_mod.from_dict(redactor.apply(facts.to_dict()))
+
+
+def _redacted(report, redactor):
+    from gpuenv import record as records
+
+    findings = tuple(
+        records.replace(f, title=redactor.text(f.title), detail=redactor.text(f.detail), fix=redactor.text(f.fix))
+        for f in report.findings
+    )
+    return records.replace(report, findings=findings)
+
+
+def _report_doc(report, redactor) -> dict:
+    if redactor is None:
+        return report.to_dict()
+    return redactor.apply(report.to_dict())
 
 
 def _diagnose(facts, matrices, wanted, only, skip, source=None):
@@ -124,7 +175,7 @@ def _expand(paths: list[str]) -> tuple[list[str], bool]:
     return files, many
 
 
-def _many(files, matrices, wanted, only, skip, json_out: bool) -> Exit:
+def _many(files, matrices, wanted, only, skip, json_out: bool, redact: bool = False) -> Exit:
     """Judge every file in one process; stream one line per file. Returns the run's exit status."""
     from gpuenv.facts import FactsError, read
     from gpuenv.resolve.report import error_dict
@@ -147,12 +198,20 @@ def _many(files, matrices, wanted, only, skip, json_out: bool) -> Exit:
         if report.exit_code() > status and status != Exit.USAGE:
             status = report.exit_code()
         if json_out:
-            out.write(dumps(report.to_dict()) + "\n")
+            out.write(dumps(_report_doc(report, _redactor(facts) if redact else None)) + "\n")
         else:
             s = report.summary()
             codes = ", ".join(dict.fromkeys(f.code for f in report.findings if f.severity.value != "info"))
             state = "ok" if not codes else codes
             out.write(f"{path}: {s['error']} error(s), {s['warning']} warning(s): {state}\n")
+    if json_out:
+        from gpuenv.commands.output import CHECKED
+
+        sys.stderr.write(
+            f"gpuenv: redacted per file: {CHECKED} — pass --no-redact to keep them\n"
+            if redact
+            else f"gpuenv: not redacted: {CHECKED} are shown as probed; pass --redact to hide them\n"
+        )
     return status
 
 

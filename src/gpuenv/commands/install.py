@@ -431,11 +431,10 @@ def _refuse_edited(plan, facts_now) -> None:
     must be the file's plan to the byte (its creation time aside). Anything else, a step, path,
     content, key or command changed after planning, is refused before any change; --force does
     not override it."""
-    from dataclasses import replace
-
     from gpuenv import __version__
     from gpuenv.plan import planfile, planner
     from gpuenv.plan.plan import PlanError
+    from gpuenv.record import replace
 
     if plan.request is None:
         raise _Stop(

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from gpuenv.record import record
 
 _LINE = re.compile(r"^(Inst|Remv|Purg|Conf) (\S+)(?: \[([^\]]*)\])?(?: \(([^ )]*))?")
 _MISSING = re.compile(
@@ -17,7 +18,7 @@ _MISSING = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Simulation:
     installs: tuple[str, ...] = ()  # new or upgraded packages
     removes: tuple[str, ...] = ()  # removed or purged

@@ -25,7 +25,6 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpuenv.execute import apt
@@ -36,6 +35,7 @@ from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
+from gpuenv.record import field, record
 from gpuenv.rootpath import PathEscape, in_root, read_file
 
 Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
@@ -85,7 +85,9 @@ class Files:
         if target == Path(self.root):
             raise IsADirectoryError(f"refusing to write the root itself ({path})")
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.gpuenv-")
+        prefix = f".{target.name}.gpuenv-"
+        _remove_stale(target.parent, prefix)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -101,6 +103,21 @@ class Files:
         self.at(path, follow_last=False).unlink(missing_ok=True)  # a symlink itself, not its target
 
 
+def _remove_stale(directory: Path, prefix: str) -> None:
+    """Temporary files of an earlier write of the same file that was cut off (power loss, kill -9)
+    before its rename: only regular files carrying this exact prefix (ours), never followed."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.startswith(prefix) and entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+            except FileNotFoundError:
+                pass
+
+
 class ReadOnlyFiles(Files):
     def write(self, path: str, data: bytes, mode: str) -> None:
         raise DryRunViolation(f"dry run refused to write {path}")
@@ -113,7 +130,7 @@ class ReadOnlyFiles(Files):
 # Reports
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StepReport:
     step: Step
     state: str  # done (nothing to do) | todo | ran | skipped | failed | refused | pending
@@ -123,7 +140,7 @@ class StepReport:
     kept: tuple[str, ...] = ()  # autoremove: orphans outside the stack, left installed
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     exit: Exit
     message: str
@@ -140,7 +157,7 @@ class Outcome:
         return any(r.state == "todo" for r in self.reports)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     allow_removal: frozenset[str] = frozenset()
     force: bool = False
@@ -156,7 +173,7 @@ class Options:
 # The context both modes share
 
 
-@dataclass
+@record
 class _Ctx:
     root: str
     runner: Runner
@@ -352,7 +369,20 @@ def _collateral_message(step: Step, collateral: tuple[str, ...]) -> str:
 # Keys
 
 
+def _need_gpg() -> None:
+    """gpg reads the fingerprint the plan pins; without it every key would look like 'no key'."""
+    import shutil
+
+    if shutil.which("gpg") is None or shutil.which("gpgv") is None:
+        raise Refused(
+            Exit.REFUSED,
+            "gpg is not installed on this machine: gpuenv checks the vendor key's fingerprint and signatures "
+            "with gpg and gpgv. Nothing was changed. Install it (apt-get install gnupg) and run again.",
+        )
+
+
 def _show_keys(runner: Runner, data: bytes) -> str:
+    _need_gpg()
     with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
         os.chmod(home, 0o700)
         path = os.path.join(home, "key")

@@ -17,10 +17,10 @@ import fcntl
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gpuenv.record import field, record
 from gpuenv.rootpath import PathEscape, in_root, read_regular
 
 DIR = "var/lib/gpuenv"
@@ -37,7 +37,7 @@ class JournalError(RuntimeError):
     unknown, so nothing is done."""
 
 
-@dataclass
+@record
 class State:
     plan_digest: str | None = None
     done: list[str] = field(default_factory=list)
@@ -138,7 +138,7 @@ class Journal:
             return State()
         if not isinstance(doc, dict):
             raise self._corrupt("not a JSON object")
-        known = {k: v for k, v in doc.items() if k in State.__dataclass_fields__}
+        known = {k: v for k, v in doc.items() if k in State.__record_fields__}
         for key in ("done", "changed"):
             value = known.get(key, [])
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

@@ -14,7 +14,8 @@ import os
 import subprocess
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+
+from gpuenv.record import record
 
 # Locale and frontend fixed so that apt's output parses the same everywhere and nothing prompts.
 _ENV = {
@@ -41,7 +42,7 @@ class CommandError(RuntimeError):
         self.result = result
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Result:
     argv: tuple[str, ...]
     returncode: int

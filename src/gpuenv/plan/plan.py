@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, fields, replace
 from typing import Any
+
+from gpuenv.record import fields, record, replace
 
 SCHEMA = "gpuenv.plan/1"
 _STEP_ID = re.compile(r"[a-z0-9][a-z0-9._-]*")
@@ -49,7 +50,7 @@ class Kind(str, enum.Enum):
 FILE_KINDS = (Kind.APT_SOURCE, Kind.APT_PIN, Kind.WRITE_FILE)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Step:
     id: str
     kind: Kind
@@ -127,7 +128,7 @@ def _safe_path(path: str) -> bool:
     )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TorchPick:
     version: str
     index_url: str
@@ -135,7 +136,7 @@ class TorchPick:
     venv: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PlanTarget:
     stack: str  # rocm | cuda
     version: str | None = None
@@ -147,7 +148,7 @@ class PlanTarget:
             raise PlanError(f"target.stack must be rocm or cuda, not {self.stack!r}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Request:
     """What the user asked for. A saved plan records it (``Plan.request``): at apply it is shown
     again and confirmed, and the plan is made again from it and the facts probed then."""
@@ -204,7 +205,7 @@ def _request_from_dict(doc: Any, plan_doc: dict) -> Request | None:
     )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Plan:
     action: Action
     target: PlanTarget

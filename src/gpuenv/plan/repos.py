@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from gpuenv.plan.plan import PlanError
+from gpuenv.record import field, record
 
 _FPR = re.compile(r"[0-9A-F]{40}")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Overrides:
     """TEST ONLY. url_map: (vendor prefix, replacement) pairs; fingerprints: vendor -> FPR."""
 
@@ -49,7 +49,7 @@ class Overrides:
         return cls(tuple(pairs), tuple(fprs))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PurgeRules:
     match: tuple[re.Pattern[str], ...]
     keep: tuple[re.Pattern[str], ...]
@@ -64,7 +64,7 @@ class PurgeRules:
         return tuple(p.pattern for p in self.match)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Key:
     url: str
     fingerprint: str
@@ -73,7 +73,7 @@ class Key:
     confirmed: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Repos:
     doc: dict[str, Any] = field(repr=False)
     purge: dict[str, PurgeRules]

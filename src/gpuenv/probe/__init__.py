@@ -6,13 +6,8 @@ Each source is a small module; ``collect`` runs them all. A failing probe is rec
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from gpuenv.facts import OS, Amd, Facts, Gpu, Kernel, Nvidia, Platform, ProbeError
 from gpuenv.probe.host import Host
-
-T = TypeVar("T")
 
 __all__ = ["collect", "Host", "RootError"]
 
@@ -36,7 +31,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     host = Host.at(root)
     errors: list[ProbeError] = []
 
-    def guard(name: str, fn: Callable[[], T], default: T) -> T:
+    def guard(name: str, fn, default):  # fn() or default, with the failure recorded
         try:
             return fn()
         except Exception as exc:  # a probe failure is a result, never an abort
@@ -49,12 +44,15 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         dkms,
         dpkg,
         kernel,
+        libraries,
         osinfo,
         platform,
         python_env,
+        toolchain,
         toolkits,
         users,
     )
+    from gpuenv.probe import environment as env_probe
 
     host_facts = osinfo.probe_host(host, errors)
     os_facts = guard("os", lambda: osinfo.probe_os(host), OS(id="unknown", version_id=None))
@@ -67,6 +65,8 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     user_facts = guard("users", lambda: users.probe(host, user), None)
     nodes = guard("devices", lambda: devices.probe(host, user_facts, host.live and user is None), None)
     gpus, nvidia, amd = _gpus(host, guard, errors, nodes)
+    toolkit_facts = guard("toolkits", lambda: toolkits.probe(host, installed, errors), toolkits.Toolkits())
+    environment = _environment(host)
     return Facts(
         host=host_facts,
         os=os_facts,
@@ -77,13 +77,18 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         gpuenv_version=_version(),
         nvidia=nvidia,
         amd=amd,
-        toolkits=guard("toolkits", lambda: toolkits.probe(host, installed, errors), toolkits.Toolkits()),
+        toolkits=toolkit_facts,
         packages=packages,
         apt_sources=guard("apt_sources", lambda: apt_sources.probe(host, errors), None),
         user=user_facts,
         device_nodes=nodes,
         python=guard("python", lambda: python_env.probe(host, python, errors, installed), None),
-        environment=_environment(host),
+        environment=environment,
+        libraries=guard(
+            "libraries", lambda: libraries.scan(host, _ld_library_path() if host.live else None, errors), None
+        ),
+        toolchain=guard("toolchain", lambda: toolchain.probe(host, installed, toolkit_facts), None),
+        path_targets=guard("path_targets", lambda: env_probe.path_targets(host, environment), None),
         errors=tuple(errors),
     )
 
@@ -115,8 +120,7 @@ def _kernel(host: Host, guard, kernel, dkms) -> Kernel:
 
 
 def _gpus(host: Host, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
-    import dataclasses
-
+    from gpuenv import record as records
     from gpuenv.probe import amdsmi, kfd, nvidia, nvml, pci
 
     devs = guard("pci", lambda: pci.scan(host, errors), [])
@@ -142,7 +146,7 @@ def _gpus(host: Host, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvid
                 # One PCI function can be several KFD nodes (MI300X compute partitions): list a
                 # source once.
                 sources = g.sources if source in g.sources else (*g.sources, source)
-                gpus[i] = dataclasses.replace(g, **values, sources=sources)
+                gpus[i] = records.replace(g, **values, sources=sources)
                 return
         if pci_id is not None:
             gpus.append(Gpu(vendor=vendor, pci_id=pci_id, pci_slot=slot, sources=(source,), **values))
@@ -225,9 +229,9 @@ def _stripped(text: str | None) -> str | None:
 
 
 def _now() -> str:
-    import datetime
+    import time  # not datetime: 3 ms of imports on every probe for one timestamp
 
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _version() -> str:

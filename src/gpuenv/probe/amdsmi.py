@@ -6,19 +6,19 @@ copy under /opt/rocm/share/amd_smi is tried.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from gpuenv.record import field, record
 
 ROCM_COPY = "/opt/rocm/share/amd_smi"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SmiGpu:
     pci_slot: str | None
     name: str | None
     memory_mib: int | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SmiResult:
     state: str
     driver_version: str | None = None

@@ -7,7 +7,12 @@ VARIABLES = (
     "HSA_OVERRIDE_GFX_VERSION", "LD_LIBRARY_PATH", "LD_PRELOAD", "CUDA_HOME", "CUDA_PATH",
     "ROCM_PATH", "HIP_PATH", "PYTORCH_ROCM_ARCH", "TORCH_CUDA_ARCH_LIST", "NVIDIA_VISIBLE_DEVICES",
     "NVIDIA_DRIVER_CAPABILITIES", "CUDA_DEVICE_ORDER",
+    # Which toolkit and host compiler a build uses (torch.utils.cpp_extension, CMake, nvcc).
+    "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "ROCM_HOME", "HIP_PLATFORM", "NVCC_CCBIN", "CUDAHOSTCXX",
+    "CC", "CXX", "HIP_CLANG_PATH",
 )  # fmt: skip
+# Variables naming one toolkit directory: where they lead is recorded (``path_targets``).
+HOME_VARIABLES = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "ROCM_PATH", "ROCM_HOME", "HIP_PATH")
 _TOOLKIT_MARKERS = ("cuda", "rocm", "nvidia", "hip")
 
 
@@ -24,3 +29,44 @@ def _toolkit_dir(path: str) -> bool:
     """A directory of a GPU toolkit: one of its components names it (/usr/local/cuda-12.8/bin,
     /opt/rocm/bin), not merely contains the letters (/home/u/shipping/bin)."""
     return any(part.lower().startswith(_TOOLKIT_MARKERS) for part in path.split("/"))
+
+
+def path_targets(host, environ: dict[str, str] | None) -> dict[str, str | None]:
+    """Where the toolkit paths lead: the directories HOME_VARIABLES name and the toolkit entries of
+    PATH and LD_LIBRARY_PATH (from ``environ``, the selected variables; None under --root), and
+    the /usr/local/cuda* and /opt/rocm* links of the machine. The real path as the machine sees
+    it, or None for a path that does not exist."""
+    import os
+
+    wanted: list[str] = []
+    for key in HOME_VARIABLES:
+        if environ and environ.get(key):
+            wanted.append(environ[key])
+    for key in ("PATH", "LD_LIBRARY_PATH"):
+        for entry in (environ or {}).get(key, "").split(":"):
+            if entry and _toolkit_dir(entry):
+                wanted.append(entry)
+    for parent, prefix in (("/usr/local", "cuda"), ("/opt", "rocm")):
+        for name in host.listdir(parent):
+            if name.startswith(prefix) and host.is_link(f"{parent}/{name}"):
+                wanted.append(f"{parent}/{name}")
+    out: dict[str, str | None] = {}
+    for path in wanted:
+        norm = path.rstrip("/") or "/"
+        if norm in out or not norm.startswith("/"):
+            continue
+        out[norm] = _real(host, norm, os)
+    return out
+
+
+def _real(host, path: str, os) -> str | None:
+    try:
+        resolved = os.path.realpath(host.path(path))
+    except OSError:
+        return None
+    if not os.path.exists(resolved):
+        return None
+    if host.root == "/":
+        return resolved
+    rel = os.path.relpath(resolved, host.root)
+    return "/" if rel == "." else "/" + rel

@@ -7,18 +7,19 @@ sysroot points into the sysroot, never at the host. With a root, live sources (N
 uname, the environment, the current process's user) are off, so that an image or a fixture tree
 is never mixed with facts of the machine that happens to read it.
 
-``run_json`` (another Python interpreter, for ``--python PATH``) and ``run_text`` (a tool's
-``--version``) are the only places a probe runs a command, and only on the live machine.
+``run_json`` (another Python interpreter, for ``--python PATH``) is the only place a probe runs
+a command, and only on the live machine.
 """
 
 from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+
+from gpuenv.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Host:
     root: str = "/"
     # Live sources on: only for the running machine, never for a given root (even `--root /`,
@@ -131,34 +132,6 @@ class Host:
             tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
             raise RuntimeError(f"{argv[0]} failed: {tail[0]}")
         return done.stdout
-
-    def run_text(self, argv: list[str], timeout: float = 5.0) -> str | None:
-        """Output of a short read-only command (``gcc --version``), or None when it is not
-        installed, fails or times out. Only on the live machine: a sysroot's binaries are
-        never executed (None under ``--root``)."""
-        if not self.live:
-            return None
-        import shutil
-        import subprocess
-
-        exe = shutil.which(argv[0])
-        if exe is None:
-            return None
-        try:
-            done = subprocess.run(  # noqa: S603 - a fixed argv, no shell
-                [exe, *argv[1:]],
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-                stdin=subprocess.DEVNULL,
-                env={**os.environ, "LC_ALL": "C"},
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if done.returncode != 0:
-            return None
-        return done.stdout or done.stderr
 
     def which(self, name: str) -> str | None:
         """Where ``name`` is on PATH (live machine only; None under ``--root``)."""

@@ -4,15 +4,15 @@ matched to its PCI function through the node's ``domain`` and ``location_id``.""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from gpuenv.probe.host import Host
+from gpuenv.record import record
 
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
 _INT = re.compile(r"-?[0-9]+")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KfdNode:
     node: str
     gfx_target: str

@@ -5,7 +5,7 @@ NVML failures are facts, not crashes: each maps to one ``nvidia.nvml`` state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from gpuenv.record import field, record
 
 # NVML return codes (nvml.h), named here so the mapping does not need pynvml imported.
 NVML_ERROR_NO_PERMISSION = 4
@@ -21,7 +21,7 @@ _STATES = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NvmlGpu:
     pci_id: str
     pci_slot: str | None
@@ -31,7 +31,7 @@ class NvmlGpu:
     uuid: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NvmlResult:
     state: str
     driver_version: str | None = None

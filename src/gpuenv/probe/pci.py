@@ -6,9 +6,8 @@ fresh machine has no driver yet, and that is exactly when gpuenv is needed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpuenv.probe.host import Host
+from gpuenv.record import record
 
 SYSFS_PCI = "/sys/bus/pci/devices"
 PCI_IDS = ("/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids")
@@ -17,7 +16,7 @@ VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
 GPU_CLASSES = ("0300", "0301", "0302", "0380", "1200")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PciDevice:
     slot: str
     vendor: str  # 4 lower-case hex digits

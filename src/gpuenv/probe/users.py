@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpuenv.facts import User
 from gpuenv.probe.host import Host
+from gpuenv.record import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PasswdEntry:
     name: str
     uid: int

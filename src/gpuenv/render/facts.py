@@ -95,3 +95,55 @@ def render_facts(facts: Facts, console) -> None:
     for label, value in summary_rows(facts):
         table.add_row(label, value)
     console.print(table)
+
+
+# -- markdown (a report people paste into an issue; no ANSI, no rich) ---------------------------
+
+
+def md_text(text: str) -> str:
+    """Text for a markdown paragraph: '<host-1>' would be swallowed as an HTML tag by GitHub."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_cell(text: str) -> str:
+    return md_text(text).replace("|", "\\|").replace("\n", " ")
+
+
+def md_fence(text: str, lang: str = "") -> str:
+    """A fenced block that no backtick run inside ``text`` can close."""
+    import re
+
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text.rstrip()}\n{fence}"
+
+
+def md_summary_table(facts: Facts) -> str:
+    lines = ["| | |", "|---|---|"]
+    for label, value in summary_rows(facts):
+        lines.append(f"| {md_cell(label)} | {md_cell(value)} |")
+    return "\n".join(lines)
+
+
+def md_details(summary: str, body: str) -> str:
+    return f"<details><summary>{md_text(summary)}</summary>\n\n{body}\n\n</details>"
+
+
+def facts_markdown(facts: Facts, notice: str) -> str:
+    """`gpuenv probe --format markdown`: a summary line, the summary table, the facts JSON folded.
+    ``facts`` is already redacted when redaction is on; ``notice`` says which way it went."""
+    import json
+
+    gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
+    head = (
+        f"**gpuenv probe**: {facts.os.pretty_name or facts.os.id}, kernel {facts.kernel.release}, "
+        f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}"
+        + (f" ({', '.join(sorted({g.name or g.pci_id for g in gpus}))})" if gpus else "")
+    )
+    parts = [
+        md_text(head),
+        f"> {md_text(notice)}",
+        md_summary_table(facts),
+        md_details("Facts (gpuenv probe --json)", md_fence(json.dumps(facts.to_dict(), indent=2), "json")),
+    ]
+    return "\n\n".join(parts) + "\n"

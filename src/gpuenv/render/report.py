@@ -72,6 +72,19 @@ def _calm_rows(facts: Facts, summary_rows) -> list[tuple[str, str]]:
             for label, value in rows]  # fmt: skip
 
 
+def print_finding(console, f) -> None:
+    """One finding as doctor and verify show it: severity, title, code, detail, fix."""
+    from rich.markup import escape
+
+    sev = f.severity.value
+    console.print(f"[{_STYLE[sev]}]{_MARK[sev]} {sev}[/{_STYLE[sev]}] {escape(f.title)} [dim]{f.code}[/dim]")
+    console.print(f"    {escape(f.detail)}")
+    lines = f.fix.splitlines()
+    console.print(f"    [green]fix:[/green] {escape(lines[0]) if lines else ''}")
+    for line in lines[1:]:
+        console.print(f"         {escape(line)}")
+
+
 def render_report(report: Report, facts: Facts, console, only=()) -> None:
     from rich.markup import escape
     from rich.text import Text
@@ -100,17 +113,64 @@ def render_report(report: Report, facts: Facts, console, only=()) -> None:
         console.print()
         console.print(Text(_AREA_TITLES.get(area, area), style="bold underline"))
         for f in findings:
-            sev = f.severity.value
-            console.print(
-                f"[{_STYLE[sev]}]{_MARK[sev]} {sev}[/{_STYLE[sev]}] {escape(f.title)} [dim]{f.code}[/dim]"
-            )
-            console.print(f"    {escape(f.detail)}")
-            lines = f.fix.splitlines()
-            console.print(f"    [green]fix:[/green] {escape(lines[0]) if lines else ''}")
-            for line in lines[1:]:
-                console.print(f"         {escape(line)}")
+            print_finding(console, f)
     if bundle:
         console.print()
         console.print(
             f"[dim]matrices {bundle.get('version')} ({bundle.get('origin')}); ignore a check with --ignore CODE[/dim]"
         )
+
+
+def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s, only=()) -> str:
+    """`gpuenv doctor --format markdown`: one summary line, each finding with its fix in a fenced
+    block, and the facts folded in <details>. ``facts`` is the (redacted) facts; ``text`` redacts
+    the findings' strings the same way; ``notice`` is the one redaction line."""
+    import json
+
+    from gpuenv.render.facts import md_details, md_fence, md_summary_table, md_text
+
+    s = report.summary()
+    parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
+    verdict = "All good" if not s["error"] and not s["warning"] else ", ".join(parts)
+    checked = f" ({', '.join(only)} checked)" if only else ""
+    bundle = report.matrices or {}
+    out = [
+        md_text(
+            f"**gpuenv doctor: {verdict}**{checked} — judged against {target_line(report, facts)}; "
+            f"{facts.os.pretty_name or facts.os.id}, kernel {facts.kernel.release}"
+            + (f"; gpuenv {facts.gpuenv_version}" if facts.gpuenv_version else "")
+            + (f", matrices {bundle.get('version')}" if bundle.get("version") else "")
+        ),
+        f"> {md_text(notice)}",
+    ]
+    for area, findings in grouped(report.findings):
+        out.append(f"### {md_text(_AREA_TITLES.get(area, area))}")
+        for f in findings:
+            block = [
+                f"#### {_MARK[f.severity.value]} {f.severity.value}: {md_text(text(f.title))} (`{f.code}`)",
+                "",
+                md_text(text(f.detail)),
+            ]
+            if f.fix:
+                block += ["", "Fix:", "", md_fence(text(f.fix), "sh")]
+            if f.refs:
+                block += ["", "Refs: " + ", ".join(f"<{text(r)}>" for r in f.refs)]
+            out.append("\n".join(block))
+    out.append(md_details("Machine summary", md_summary_table(facts)))
+    out.append(md_details("Facts (gpuenv probe --json)", md_fence(json.dumps(facts.to_dict(), indent=2), "json")))
+    out.append(md_details("Report (gpuenv doctor --json)", md_fence(json.dumps(_redacted_report(report, text), indent=2), "json")))
+    return "\n\n".join(out) + "\n"
+
+
+def _redacted_report(report: Report, text) -> dict:
+    doc = report.to_dict()
+    for f in doc["findings"]:
+        for key in ("title", "detail", "fix"):
+            f[key] = text(f[key])
+        if "refs" in f:
+            f["refs"] = [text(r) for r in f["refs"]]
+    if "source" in doc and doc["source"]:
+        doc["source"] = text(doc["source"])
+    if doc.get("matrices", {}).get("path"):
+        doc["matrices"]["path"] = text(doc["matrices"]["path"])
+    return doc

@@ -12,9 +12,8 @@ the GPU needs, a kernel series the release does not list). ``judge`` is pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpuenv.facts import Facts
+from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import run_checks
 from gpuenv.resolve.target import effective_target
@@ -48,7 +47,7 @@ NOTED = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Judgement:
     blockers: tuple[Finding, ...]
     notes: tuple[Finding, ...]

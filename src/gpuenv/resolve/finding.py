@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+
+from gpuenv.record import field, record
 
 
 class Severity(str, enum.Enum):
@@ -16,7 +17,7 @@ class Severity(str, enum.Enum):
         return {"error": 0, "warning": 1, "info": 2}[self.value]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     code: str  # stable public code, e.g. "nvidia.nouveau-loaded"
     severity: Severity
@@ -41,7 +42,7 @@ class Finding:
         return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """What the checks judge against: an install target, or the installed stack (stack=None)."""
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from gpuenv.facts import Facts
+from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity, Target
 
 CHECK_MODULES = (
@@ -29,6 +29,10 @@ CHECK_MODULES = (
     "apt",
     "torch",
     "doctor",
+    "loader",
+    "toolchain",
+    "envpaths",
+    "virtualization",
 )
 
 # Areas in the order the report shows them (findings.md sections).
@@ -39,7 +43,7 @@ CRASHED = "doctor.check-crashed"
 CheckFunc = Callable[[Facts, object, Target], Iterable[Finding]]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Check:
     code: str
     area: str

@@ -5,10 +5,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
+from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import CRASHED, run_checks, sort_findings
 from gpuenv.resolve.target import TargetError, basis, effective_target
@@ -16,7 +15,7 @@ from gpuenv.resolve.target import TargetError, basis, effective_target
 SCHEMA = "gpuenv.report/1"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Report:
     facts_digest: str
     target: Target

@@ -10,9 +10,8 @@ The ``basis`` in ``Target.extra`` says where the target came from: "explicit" (-
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from gpuenv.facts import Facts
+from gpuenv.record import replace
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
 

@@ -168,6 +168,8 @@ def no_device_access(facts: Facts, matrices, target: Target):
 def gpu_unsupported(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
+        if basis(target) == "none":
+            yield from _only_gpu_unsupported(facts, matrices)
         return
     bad = []
     for g in rocm_gpus(facts, matrices):
@@ -190,6 +192,47 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
     )
 
 
+def _only_gpu_unsupported(facts: Facts, matrices):
+    """A box whose only GPU is an AMD iGPU that no bundled ROCm release lists (a Phoenix 780M,
+    gfx1103): nothing is installed to judge, but ROCm applications built for the listed targets
+    (ollama, llama.cpp's HIP build) fall back to the CPU here, which is what such reports are
+    about. A warning: the box may not be meant for GPU computing at all."""
+    if facts.gpus_of("nvidia") or facts.gpus_of("intel") or inv.amd_discrete(facts, matrices):
+        return
+    bad = []
+    for g in inv.amd_integrated(facts, matrices):
+        gfx = inv.gfx_target(g, matrices)
+        if gfx and not any(r.support(gfx) for r in matrices.rocm_releases()):
+            bad.append((g, gfx))
+    if not bad:
+        return
+    default = matrices.default_rocm()
+    targets = sorted({gfx for _, gfx in bad})
+    wheels = [f"PyTorch {v} ROCm wheels are built for {gfx}" for gfx in targets if (v := _first_wheel(matrices, gfx))]
+    yield Finding(
+        code="amd.gpu-unsupported",
+        severity=Severity.WARNING,
+        title=f"No ROCm release lists {', '.join(targets)}, this machine's only GPU",
+        detail=f"{inv.describe([g for g, _ in bad], matrices)}: no bundled ROCm release (up to {default.version}, "
+        "the default) lists it, so ROCm applications built for the listed targets (ollama, llama.cpp's HIP "
+        "build) do not use it and run on the CPU."
+        + (f" {'; '.join(wheels)} and later (`gpuenv torch`)." if wheels else ""),
+        fix="Run GPU work on a GPU a ROCm release lists (`gpuenv matrix show rocm`). "
+        "HSA_OVERRIDE_GFX_VERSION makes ROCm treat it as a supported target of its family: an unsupported "
+        "workaround, not a fix.",
+        gpus=inv.slots(g for g, _ in bad),
+        refs=(default.source,),
+    )
+
+
+def _first_wheel(matrices, gfx: str) -> str | None:
+    """The first bundled PyTorch release with a ROCm wheel built for gfx."""
+    for version in matrices.torch_versions():
+        if any(v.stack == "rocm" and gfx in v.archs for v in matrices.torch_variants(version)):
+            return version
+    return None
+
+
 @check(code="amd.gpu-preview", area="amd", needs=("matrices",))
 def gpu_preview(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
@@ -200,7 +243,7 @@ def gpu_preview(facts: Facts, matrices, target: Target):
         level = release.support(gfx) if gfx else None
         if level == "preview":
             terms = "as a technology preview"
-        elif level == "radeon" and facts.os.id not in RADEON_OS:
+        elif level == "radeon" and _radeon_terms_apply(release) and facts.os.id not in (*RADEON_OS, "", "unknown"):
             terms = f"on Radeon terms: Ubuntu and RHEL only, not {facts.os.pretty_name or facts.os.id}"
         else:
             continue
@@ -215,6 +258,12 @@ def gpu_preview(facts: Facts, matrices, target: Target):
             gpus=inv.slots([g]),
             refs=(release.source,),
         )
+
+
+def _radeon_terms_apply(release) -> bool:
+    """'Ubuntu and RHEL only' is the Radeon support terms of ROCm 6.0 and later; the 5.x pages
+    list each Radeon GPU's distributions in their own tables (judged by os.unsupported)."""
+    return inv.version_tuple(release.version) >= (6,)
 
 
 def override_target(value: str) -> str | None:

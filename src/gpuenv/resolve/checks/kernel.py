@@ -53,9 +53,11 @@ def unsupported(facts: Facts, matrices, target: Target):
     if release is None or inv.hosted(facts):
         return
     entry = release.os_support(facts.os.id, facts.os.version_id)
-    if entry is None or not entry.kernels:
+    if entry is None or not entry.kernels or not entry.confirmed:
         return
     running = inv.series(facts.kernel.release)
+    if running is None:
+        return  # the running kernel is not known
     listed = [inv.series(k) or k for k in entry.kernels]
     if running in listed:
         return

@@ -177,18 +177,35 @@ def _os_name(facts: Facts) -> str:
     return facts.os.pretty_name or f"{facts.os.id} {facts.os.version_id or '?'}"
 
 
+_PRETTY_VERSION = re.compile(r"\b(\d+(?:\.\d+){0,2})\b")
+
+
+def os_version(facts: Facts) -> str | None:
+    """VERSION_ID, else the version PRETTY_NAME carries ("Debian GNU/Linux 13 (trixie)": 13), as
+    reports often give only that line."""
+    if facts.os.version_id:
+        return facts.os.version_id
+    m = _PRETTY_VERSION.search(facts.os.pretty_name or "")
+    return m.group(1) if m else None
+
+
 @check(code="os.unsupported", area="platform", needs=("matrices",))
 def os_unsupported(facts: Facts, matrices, target: Target):
+    if facts.os.id in ("", "unknown"):
+        return  # the facts do not say which distribution: nothing to judge
+    version_id = os_version(facts)
     if target.stack == "cuda":
         versions = CUDA_DISTROS.get(facts.os.id)
-        major = facts.os.version_id or ""
+        if versions is not None and not version_id:
+            return  # a distribution NVIDIA supports, release not known
+        major = version_id or ""
         if versions is not None and any(major == v or major.startswith(v + ".") for v in versions):
             return
         yield Finding(
             code="os.unsupported",
             severity=Severity.ERROR,
             title=f"{_os_name(facts)} is not a distribution NVIDIA's CUDA repositories support",
-            detail=f"os-release ID={facts.os.id} VERSION_ID={facts.os.version_id}; supported: "
+            detail=f"os-release ID={facts.os.id} VERSION_ID={version_id}; supported: "
             + ", ".join(f"{k} {'/'.join(v)}" for k, v in CUDA_DISTROS.items()),
             fix="Install on a supported release (e.g. Ubuntu 24.04 LTS), or use a container image of one.",
             refs=(CUDA_DISTROS_SOURCE,),
@@ -197,7 +214,11 @@ def os_unsupported(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
         return
-    entry = release.os_support(facts.os.id, facts.os.version_id)
+    if not version_id and any(o.id == facts.os.id for o in release.os):
+        return  # a distribution the release lists, release not known
+    if any(not o.confirmed for o in release.os if o.id == facts.os.id):
+        return  # the release's OS table for this distribution is not confirmed (matrices/README.md)
+    entry = release.os_support(facts.os.id, version_id)
     listed = ", ".join(
         f"{o.id} {'/'.join(o.point_releases) if o.point_releases else o.version}" for o in release.os
     )
@@ -206,7 +227,7 @@ def os_unsupported(facts: Facts, matrices, target: Target):
             code="os.unsupported",
             severity=Severity.ERROR,
             title=f"{_os_name(facts)} is not supported by ROCm {release.version}",
-            detail=f"os-release ID={facts.os.id} VERSION_ID={facts.os.version_id}; ROCm {release.version} supports: {listed}",
+            detail=f"os-release ID={facts.os.id} VERSION_ID={version_id}; ROCm {release.version} supports: {listed}",
             fix=f"Install ROCm {release.version} on a supported release (e.g. Ubuntu 24.04 or 22.04), "
             "or target a ROCm release that lists this one (`gpuenv matrix show rocm`).",
             refs=(release.source,),

@@ -388,15 +388,18 @@ def ld_library_path(facts: Facts, matrices, target: Target):
         have = m.group(1) or (inv.series(installed[0]) if len(installed) == 1 else None)
         if have and want and have != want:
             clashes.append(f"{path} ({'CUDA' if build == 'cuda' else 'ROCm'} {have})")
-    if not clashes:
+    from gpuenv.resolve.checks.loader import shadowed_wheel_libraries
+
+    shadowed = shadowed_wheel_libraries(facts) if build == "cuda" else []
+    if not clashes and not shadowed:
         return
     yield Finding(
         code="torch.ld-library-path",
         severity=Severity.ERROR,
         title="LD_LIBRARY_PATH puts system GPU libraries ahead of the ones PyTorch bundles",
-        detail=f"LD_LIBRARY_PATH: {', '.join(clashes)}; torch {torch.version} was built with "
+        detail=f"LD_LIBRARY_PATH: {', '.join(clashes + shadowed)}; torch {torch.version} was built with "
         f"{'CUDA' if build == 'cuda' else 'ROCm'} {want}. The loader takes the system copies first: symbol errors "
-        "or silent fallbacks.",
+        "(cuDNN: 'cuDNN version incompatibility') or silent fallbacks.",
         fix="Remove those directories from LD_LIBRARY_PATH (shell profile, /etc/environment, the job script); "
         "torch finds its own libraries without it.",
     )

@@ -1,0 +1,478 @@
+#!/bin/sh
+# gpuenv bootstrap: provision a fresh Ubuntu 22.04/24.04 or Debian 12 box (python3 only) with a
+# GPU stack, unattended: cloud-init runcmd or by hand, as root.
+#
+#   sh bootstrap.sh [--stack auto|rocm|cuda] [--version V] [--torch V --venv DIR] [--user NAME]
+#                   [--wheel PATH|https://URL [--sha256 HEX]] [--pip-spec SPEC] [--no-reboot]
+#                   [--dry-run]
+#   sh bootstrap.sh --resume        what gpuenv-resume.service runs after each boot
+#
+# Each flag has a variable (the flag wins): GPUENV_STACK GPUENV_VERSION GPUENV_TORCH GPUENV_VENV
+# GPUENV_USER GPUENV_WHEEL GPUENV_WHEEL_SHA256 GPUENV_PIP_SPEC (default: gpuenv, from PyPI; pip's
+# own PIP_INDEX_URL, PIP_FIND_LINKS... apply) GPUENV_NO_REBOOT=1 GPUENV_DRY_RUN=1.
+# GPUENV_LOCK_RETRIES (20) x GPUENV_RETRY_DELAY (15 s): how long to wait for a dpkg/apt lock
+# (cloud-init's own apt) or another apply.
+#
+# What it does: installs python3-venv, ca-certificates and gpg when missing; gpuenv into the venv
+# /opt/gpuenv (and this script as /opt/gpuenv/bootstrap.sh); writes
+# /etc/systemd/system/gpuenv-resume.service; runs `gpuenv apply --resume --yes` (an apply a crash
+# left unfinished), then `gpuenv install STACK --yes`. When the plan needs a reboot it enables
+# the unit (the symlink `systemctl enable` makes), writes /var/lib/gpuenv/reboot-pending and
+# reboots (not with --no-reboot, nor where systemd is not running: chroot, container). After
+# each boot the unit runs `gpuenv apply --resume --yes` and disables itself once nothing is left.
+# Every run ends by writing /var/lib/gpuenv/status.json (schema gpuenv.status/1: state
+# done|reboot-pending|failed, exit, doctor and verify JSON with their exit codes), atomically.
+# Logs: /var/log/gpuenv/bootstrap.log (gpuenv's own: /var/log/gpuenv/apply.log).
+# A re-run on a finished box changes nothing (status.json and the log aside).
+# --dry-run changes nothing: it says what it would install and write, and shows gpuenv's plan
+# for this box (`gpuenv install STACK --dry-run`); it needs no root.
+#
+# Exit status (also "exit" in status.json):
+#   0  done: the plan is applied, or there was nothing to do (health: doctor/verify in status.json)
+#   1  failed: a plan step failed (see /var/log/gpuenv/apply.log)
+#   2  usage: a bad flag or value, not root (no status written); or gpuenv's own usage error,
+#      e.g. --stack auto on a box without a GPU a stack could use
+#   3  refused: gpuenv refused the plan before any change (blockers, a bad key, ...)
+#   4  busy: a dpkg/apt lock or another apply held on past the retries
+#   5  could not install python3-venv or gpuenv (apt, download, sha256, pip)
+#  10  reboot pending: applied up to the reboot the plan needs; rebooting now, or, with --no-reboot
+#      or without systemd, waiting for one (gpuenv-resume.service finishes after it)
+# --dry-run: 0 (the plan shown), 2, 3 (the plan has blockers) or 5, as above.
+
+set -eu
+umask 022
+
+PREFIX=/opt/gpuenv
+UNIT=/etc/systemd/system/gpuenv-resume.service
+WANTS=/etc/systemd/system/multi-user.target.wants/gpuenv-resume.service
+LOGDIR=/var/log/gpuenv
+STATEDIR=/var/lib/gpuenv
+GPUENV=$PREFIX/bin/gpuenv
+MARKER=$PREFIX/.gpuenv-source
+SETTINGS=$STATEDIR/bootstrap.env
+PENDING=$STATEDIR/reboot-pending
+STATUS=$STATEDIR/status.json
+REBOOT_MARK='reboot to load the new driver'
+NL='
+'
+export DEBIAN_FRONTEND=noninteractive NO_COLOR=1 COLUMNS="${COLUMNS:-160}" PIP_DISABLE_PIP_VERSION_CHECK=1
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+LOG=
+
+say() {
+	printf 'gpuenv-bootstrap: %s\n' "$*"
+	[ -z "$LOG" ] || printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >>"$LOG" || true
+}
+usage() { say "usage: $*" >&2; exit 2; }
+
+STACK=${GPUENV_STACK:-auto} VERSION=${GPUENV_VERSION:-} TORCH=${GPUENV_TORCH:-} VENV=${GPUENV_VENV:-}
+TUSER=${GPUENV_USER:-} WHEEL=${GPUENV_WHEEL:-} SHA256=${GPUENV_WHEEL_SHA256:-} SPEC=${GPUENV_PIP_SPEC:-gpuenv}
+NO_REBOOT=${GPUENV_NO_REBOOT:-} DRY=${GPUENV_DRY_RUN:-} RESUME=
+RETRIES=${GPUENV_LOCK_RETRIES:-20} DELAY=${GPUENV_RETRY_DELAY:-15}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stack | --version | --torch | --venv | --user | --wheel | --sha256 | --pip-spec)
+		[ $# -ge 2 ] || usage "$1 needs a value"
+		case $1 in
+		--stack) STACK=$2 ;;
+		--version) VERSION=$2 ;;
+		--torch) TORCH=$2 ;;
+		--venv) VENV=$2 ;;
+		--user) TUSER=$2 ;;
+		--wheel) WHEEL=$2 ;;
+		--sha256) SHA256=$2 ;;
+		--pip-spec) SPEC=$2 ;;
+		esac
+		shift 2
+		;;
+	--no-reboot) NO_REBOOT=1; shift ;;
+	--dry-run) DRY=1; shift ;;
+	--resume) RESUME=1; shift ;;
+	-h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	*) usage "unknown argument: $1 (see --help)" ;;
+	esac
+done
+[ "$NO_REBOOT" != 0 ] || NO_REBOOT=
+[ "$DRY" != 0 ] || DRY=
+case $STACK in auto | rocm | cuda) ;; *) usage "--stack: auto, rocm or cuda, not '$STACK'" ;; esac
+# Values go to gpuenv and pip as single arguments, never through a shell; they are kept in
+# bootstrap.env one per line: no newline, and nothing that reads as an option.
+for v in "$VERSION" "$TORCH" "$VENV" "$TUSER" "$SPEC" "$WHEEL"; do
+	case $v in *"$NL"* | -*) usage "unexpected value: '$v'" ;; esac
+done
+[ -z "$TORCH" ] || [ -n "$VENV" ] || usage "--torch needs --venv DIR"
+case $VENV in '' | /*) ;; *) usage "--venv: an absolute path" ;; esac
+case $WHEEL in '' | https://*) ;; *://*) usage "--wheel: an https:// URL or a path" ;; esac
+case $SHA256 in
+'') ;;
+*[!0-9a-f]*) usage "--sha256: 64 lower-case hex digits" ;;
+*) [ ${#SHA256} -eq 64 ] || usage "--sha256: 64 lower-case hex digits" ;;
+esac
+case $RETRIES$DELAY in *[!0-9]*) usage "GPUENV_LOCK_RETRIES, GPUENV_RETRY_DELAY: whole numbers" ;; esac
+[ -n "$DRY" ] || [ "$(id -u)" -eq 0 ] || usage "run as root (or with --dry-run)"
+[ -f "$0" ] || usage "run from a file (sh bootstrap.sh), not from a pipe"
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+trap 'exit 130' INT TERM
+if [ -z "$DRY" ]; then
+	mkdir -p "$LOGDIR" "$STATEDIR" || exit 5
+	LOG=$LOGDIR/bootstrap.log
+fi
+
+# run OUT CMD...: CMD's output to the terminal, the log and OUT; its exit status in $rc
+run() {
+	_o=$1
+	shift
+	if [ "$1" = target ]; then _d=$(shift && target echo "$@"); else _d=$*; fi
+	say "\$ $_d"
+	{
+		_rc=0
+		"$@" 2>&1 || _rc=$?
+		echo "$_rc" >"$TMP/rc"
+	} | tee -a "${LOG:-/dev/null}" "$_o"
+	rc=$(cat "$TMP/rc")
+}
+# target CMD...: CMD with the target's options appended (called through run)
+# shellcheck disable=SC2317 # reached through run's "$@"
+target() {
+	[ -z "$VERSION" ] || set -- "$@" --version "$VERSION"
+	[ -z "$TORCH" ] || set -- "$@" --torch "$TORCH" --venv "$VENV"
+	[ -z "$TUSER" ] || set -- "$@" --user "$TUSER"
+	"$@"
+}
+# retry CMD...: run CMD again while it exits 4 (gpuenv: another apply or dpkg holds the lock)
+retry() {
+	_n=0
+	while run "$TMP/out" "$@" && [ "$rc" -eq 4 ] && [ "$_n" -lt "$RETRIES" ]; do
+		_n=$((_n + 1))
+		say "locked; retry $_n/$RETRIES in ${DELAY}s"
+		sleep "$DELAY"
+	done
+}
+boot_id() { cat /proc/sys/kernel/random/boot_id 2>/dev/null || true; }
+# same_boot: the reboot-pending mark was made in this very boot (an unknown boot id never is)
+same_boot() {
+	_b=$(boot_id)
+	[ -n "$_b" ] && [ -f "$PENDING" ] && [ "$(cat "$PENDING")" = "$_b" ]
+}
+has_systemd() { [ -d /run/systemd/system ]; }
+pkg_ok() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
+gpuenv_current() { [ -x "$GPUENV" ] && [ "$(cat "$MARKER" 2>/dev/null || true)" = "$SOURCE" ]; }
+# write_if_changed DEST MODE: stdin becomes DEST unless DEST already holds exactly that
+write_if_changed() {
+	cat >"$TMP/new" || return 1
+	if cmp -s "$TMP/new" "$1"; then return 0; fi
+	if mkdir -p "$(dirname "$1")" && install -m "$2" "$TMP/new" "$1.tmp" && mv -f "$1.tmp" "$1"; then
+		say "wrote $1"
+	else
+		say "cannot write $1"
+		return 1
+	fi
+}
+
+unit_text() {
+	cat <<'EOF'
+[Unit]
+Description=gpuenv: finish the GPU stack install after a reboot (gpuenv apply --resume)
+Documentation=file:/opt/gpuenv/bootstrap.sh
+Wants=network-online.target
+After=network-online.target
+ConditionPathExists=/opt/gpuenv/bootstrap.sh
+
+[Service]
+Type=oneshot
+ExecStart=/bin/sh /opt/gpuenv/bootstrap.sh --resume
+# 10: applied up to another reboot, which the script has asked systemd for.
+SuccessExitStatus=10
+TimeoutStartSec=infinity
+StandardOutput=journal+console
+
+[Install]
+WantedBy=multi-user.target
+EOF
+}
+
+enable_unit() {
+	[ "$(readlink "$WANTS" 2>/dev/null || true)" != "$UNIT" ] || return 0
+	mkdir -p "$(dirname "$WANTS")"
+	ln -sfn "$UNIT" "$WANTS"
+	say "enabled gpuenv-resume.service"
+	if has_systemd; then systemctl daemon-reload || true; fi
+}
+disable_unit() {
+	[ -L "$WANTS" ] || return 0
+	rm -f "$WANTS"
+	say "disabled gpuenv-resume.service: nothing left to resume"
+	if has_systemd; then systemctl daemon-reload || true; fi
+}
+
+# status STATE EXIT: doctor and verify into status.json, atomically; then exit EXIT
+status() {
+	_state=$1 _exit=$2 _de=null _ve=null
+	: >"$TMP/doctor.json"
+	: >"$TMP/verify.json"
+	if [ -x "$GPUENV" ]; then
+		set --
+		[ -z "$VENV" ] || set -- --python "$VENV/bin/python"
+		if [ -n "$TUSER" ]; then
+			_de=0; "$GPUENV" doctor --json --user "$TUSER" "$@" >"$TMP/doctor.json" 2>>"$LOG" || _de=$?
+		else
+			_de=0; "$GPUENV" doctor --json "$@" >"$TMP/doctor.json" 2>>"$LOG" || _de=$?
+		fi
+		# verify exits 1 when a check fails (no torch, no GPU): that is data, not an error here.
+		_ve=0; "$GPUENV" verify --json "$@" >"$TMP/verify.json" 2>>"$LOG" || _ve=$?
+	fi
+	python3 - "$STATUS" "$_state" "$_exit" "$TMP/doctor.json" "$_de" "$TMP/verify.json" "$_ve" \
+		"$STACK" "$VERSION" "$TORCH" "$VENV" "$TUSER" "$(cat "$MARKER" 2>/dev/null || true)" "$LOG" <<'EOF'
+import json, os, socket, sys, time
+(path, state, code, dpath, dexit, vpath, vexit,
+ stack, version, torch, venv, user, source, log) = sys.argv[1:]
+def load(p):
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+doc = {
+    "schema": "gpuenv.status/1",
+    "state": state,
+    "exit": int(code),
+    "host": socket.gethostname(),
+    "request": {"stack": stack, "version": version or None, "torch": torch or None,
+                "venv": venv or None, "user": user or None},
+    "gpuenv": source or None,
+    "doctor": load(dpath), "doctor_exit": json.loads(dexit),
+    "verify": load(vpath), "verify_exit": json.loads(vexit),
+    "log": log,
+    "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+}
+tmp = path + ".tmp"
+with open(tmp, "w") as f:
+    json.dump(doc, f, indent=1)
+    f.write("\n")
+    f.flush()
+    os.fsync(f.fileno())
+os.chmod(tmp, 0o644)
+os.replace(tmp, path)
+EOF
+	say "state $_state, exit $_exit: $STATUS"
+	exit "$_exit"
+}
+
+# finish RC: gpuenv's exit status (install or apply --resume, output in $TMP/out) -> the end
+finish() {
+	[ "$1" -eq 0 ] || status failed "$1"
+	if grep -q "$REBOOT_MARK" "$TMP/out"; then
+		boot_id >"$PENDING"
+		reboot_pending
+	fi
+	rm -f "$PENDING"
+	disable_unit
+	status "done" 0
+}
+reboot_pending() {
+	enable_unit
+	_reboot=
+	if [ -n "$NO_REBOOT" ]; then
+		say "a reboot is needed: reboot this machine (--no-reboot); gpuenv-resume.service finishes after it"
+	elif ! has_systemd; then
+		say "a reboot is needed, but systemd is not running here (chroot or container): reboot it yourself"
+	else
+		say "rebooting to load the new driver; gpuenv-resume.service finishes after the boot"
+		_reboot=1
+	fi
+	# The status first: monitoring sees reboot-pending while the box is down.
+	(status reboot-pending 10) || true
+	[ -z "$_reboot" ] || systemctl --no-block reboot || say "systemctl reboot failed: reboot this machine"
+	exit 10
+}
+
+# -- the wheel, python3-venv, gpuenv ----------------------------------------------------------
+get_wheel() {
+	case $WHEEL in
+	'')
+		SOURCE="pip:$SPEC"
+		return
+		;;
+	https://*)
+		_f=$TMP/$(basename "${WHEEL%%[?#]*}")
+		say "downloading $WHEEL"
+		python3 -c 'import shutil, sys, urllib.request
+with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "wb") as f:
+    shutil.copyfileobj(r, f)' "$WHEEL" "$_f" 2>>"${LOG:-/dev/null}" || { say "cannot download $WHEEL"; exit 5; }
+		;;
+	*)
+		[ -f "$WHEEL" ] || { say "no such wheel: $WHEEL"; exit 5; }
+		_f=$WHEEL
+		;;
+	esac
+	_sum=$(sha256sum "$_f" | cut -d' ' -f1)
+	if [ -n "$SHA256" ] && [ "$_sum" != "$SHA256" ]; then
+		say "sha256 mismatch for $WHEEL: $_sum, expected $SHA256; nothing was installed"
+		exit 5
+	fi
+	WHEEL_FILE=$_f
+	SOURCE="sha256:$_sum"
+}
+
+# need_packages: true when a package gpuenv needs is missing; NEED: their names. python3-venv
+# for this python3 (absent on fresh Ubuntu), ca-certificates (pip over https), gpg (gpuenv
+# checks the vendors' signing keys with it; Debian's apt has only gpgv).
+need_packages() {
+	_v=$(python3 -c 'import sys; print("python%d.%d-venv" % sys.version_info[:2])') || {
+		say "python3 does not run"
+		exit 5
+	}
+	NEED=
+	pkg_ok "$_v" || NEED="python3-venv"
+	pkg_ok ca-certificates || NEED="${NEED:+$NEED }ca-certificates"
+	command -v gpg >/dev/null 2>&1 || NEED="${NEED:+$NEED }gpg"
+	[ -n "$NEED" ]
+}
+
+apt_install() {
+	_i=1
+	while [ "$_i" -le 5 ]; do
+		run "$TMP/apt" apt-get -q -y -o DPkg::Lock::Timeout=300 update
+		if [ "$rc" -eq 0 ]; then
+			# shellcheck disable=SC2086 # NEED: package names, one word each
+			run "$TMP/apt" apt-get -q -y -o DPkg::Lock::Timeout=300 install --no-install-recommends $NEED
+			[ "$rc" -ne 0 ] || return 0
+		fi
+		say "apt failed (try $_i/5)"
+		_i=$((_i + 1))
+		[ "$_i" -gt 5 ] || sleep "$DELAY"
+	done
+	say "cannot install $NEED"
+	exit 5
+}
+
+pip_install() { run "$TMP/pip" "$PREFIX/bin/python" -m pip install -q --no-cache-dir "$@"; }
+install_gpuenv() {
+	if gpuenv_current; then
+		say "gpuenv in $PREFIX is up to date ($SOURCE)"
+		return 0
+	fi
+	if [ ! -x "$PREFIX/bin/python" ]; then
+		run "$TMP/pip" python3 -m venv "$PREFIX"
+		[ "$rc" -eq 0 ] || { say "python3 -m venv $PREFIX failed"; exit 5; }
+	fi
+	if [ -n "${WHEEL_FILE:-}" ]; then
+		# The given file wins over an installed gpuenv of the same version.
+		pip_install "$WHEEL_FILE"
+		[ "$rc" -ne 0 ] || pip_install --force-reinstall --no-deps "$WHEEL_FILE"
+	else
+		pip_install "$SPEC"
+	fi
+	if [ "$rc" -ne 0 ] || [ ! -x "$GPUENV" ]; then
+		say "pip could not install gpuenv"
+		exit 5
+	fi
+	echo "$SOURCE" | write_if_changed "$MARKER" 0644 || exit 5
+}
+
+# bootstrap.env: what --resume needs, KEY=value a line (read back as data, never sourced)
+settings_text() {
+	printf 'STACK=%s\nVERSION=%s\nTORCH=%s\nVENV=%s\nTUSER=%s\nNO_REBOOT=%s\n' \
+		"$STACK" "$VERSION" "$TORCH" "$VENV" "$TUSER" "$NO_REBOOT"
+}
+read_settings() {
+	[ -f "$SETTINGS" ] || return 0
+	while IFS= read -r _line || [ -n "$_line" ]; do
+		_val=${_line#*=}
+		case $_line in
+		STACK=*) STACK=$_val ;;
+		VERSION=*) VERSION=$_val ;;
+		TORCH=*) TORCH=$_val ;;
+		VENV=*) VENV=$_val ;;
+		TUSER=*) TUSER=$_val ;;
+		NO_REBOOT=*) NO_REBOOT=$_val ;;
+		esac
+	done <"$SETTINGS"
+}
+
+# -- the three modes --------------------------------------------------------------------------
+dry_run() {
+	say "dry run: nothing is changed; stack $STACK${VERSION:+ $VERSION}${TORCH:+, torch $TORCH into $VENV}${TUSER:+, user $TUSER}"
+	get_wheel
+	if need_packages; then
+		say "would run: apt-get update; apt-get install --no-install-recommends $NEED"
+	else
+		say "python3-venv, ca-certificates, gpg: installed"
+	fi
+	if gpuenv_current; then
+		say "gpuenv in $PREFIX: up to date ($SOURCE)"
+	else
+		say "would install gpuenv into $PREFIX ($SOURCE)"
+	fi
+	cmp -s "$SELF" "$PREFIX/bootstrap.sh" || say "would write $PREFIX/bootstrap.sh"
+	unit_text | cmp -s - "$UNIT" || say "would write $UNIT"
+	settings_text | cmp -s - "$SETTINGS" || say "would write $SETTINGS"
+	if [ -f "$PENDING" ]; then
+		if same_boot; then
+			say "a reboot the plan needs is pending: would enable gpuenv-resume.service and reboot"
+		else
+			say "the reboot the plan needed has happened: would resume"
+		fi
+	fi
+	say "would run: gpuenv apply --resume --yes (an unfinished apply, if any), then gpuenv install $STACK --yes"
+	say "would write $STATUS (gpuenv doctor --json, gpuenv verify --json)"
+	_g=$GPUENV
+	if ! gpuenv_current; then
+		if need_packages; then
+			say "the plan: not shown (gpuenv needs $NEED, which the real run installs first)"
+			exit 0
+		fi
+		say "the plan, from gpuenv in a throwaway venv:"
+		run "$TMP/pip" python3 -m venv "$TMP/venv"
+		[ "$rc" -eq 0 ] || exit 5
+		run "$TMP/pip" "$TMP/venv/bin/python" -m pip install -q --no-cache-dir "${WHEEL_FILE:-$SPEC}"
+		[ "$rc" -eq 0 ] || exit 5
+		_g=$TMP/venv/bin/gpuenv
+	fi
+	run "$TMP/out" target "$_g" install "$STACK" --dry-run
+	exit "$rc"
+}
+
+resume() {
+	read_settings
+	say "resume after boot $(boot_id)"
+	if same_boot; then
+		say "still in the boot that needs a reboot"
+		reboot_pending
+	fi
+	retry "$GPUENV" apply --resume --yes
+	finish "$rc"
+}
+
+main() {
+	say "bootstrap: stack $STACK${VERSION:+ $VERSION}${TORCH:+, torch $TORCH into $VENV}${TUSER:+, user $TUSER}"
+	get_wheel
+	if need_packages; then apt_install; fi
+	install_gpuenv
+	write_if_changed "$PREFIX/bootstrap.sh" 0755 <"$SELF" || exit 5
+	settings_text | write_if_changed "$SETTINGS" 0600 || exit 5
+	unit_text | write_if_changed "$UNIT" 0644 || exit 5
+	if [ -f "$PENDING" ]; then
+		if same_boot; then
+			say "the reboot the plan needs has not happened yet"
+			reboot_pending
+		fi
+		rm -f "$PENDING"
+	fi
+	retry "$GPUENV" apply --resume --yes
+	if [ "$rc" -ne 0 ] || grep -q "$REBOOT_MARK" "$TMP/out"; then finish "$rc"; fi
+	retry target "$GPUENV" install "$STACK" --yes
+	finish "$rc"
+}
+
+if [ -n "$DRY" ]; then
+	dry_run
+elif [ -n "$RESUME" ]; then
+	[ -x "$GPUENV" ] || { say "no gpuenv in $PREFIX: run bootstrap.sh without --resume"; exit 5; }
+	resume
+else
+	main
+fi

@@ -1,0 +1,313 @@
+"""Dependency manifests, parsed statically: what a tree asks to install, and where it says so.
+
+Pure functions of a file's text returning ``Dep`` records (a distribution name, or a CUDA wheel
+index of PyTorch), each with the line it is written on. Nothing is executed: setup.py is read
+with ``ast`` (only literal lists, dicts and names bound to them), TOML with tomllib (tomli
+before 3.11), JSON lock files with ``gpuenv.jsoninput``; requirements files, environment.yml
+and conda-lock files line by line (no YAML parser is needed for their shapes). A manifest that
+does not parse raises ``Unparsable``; the caller counts it and goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+class Unparsable(ValueError):
+    """A manifest that cannot be read as its format (one line)."""
+
+
+@dataclass(frozen=True)
+class Dep:
+    kind: str  # "package" (a distribution name) or "index" (a CUDA build of PyTorch pinned)
+    name: str  # the distribution name as written, or the index URL / version
+    line: int
+    written: str
+
+
+_REQ = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)")
+_EGG = re.compile(r"#egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
+CUDA_INDEX = re.compile(r"https?://download\.pytorch\.org/whl/(?:nightly/|test/)?cu\d+\S*")
+_CUDA_LOCAL = re.compile(r"\+cu\d+\b")
+_TORCH = frozenset({"torch", "torchvision", "torchaudio"})
+_INDEX_OPTIONS = ("--index-url", "--extra-index-url", "-i", "--find-links", "-f")
+
+
+def requirement(text: str, line: int, written: str | None = None) -> list[Dep]:
+    """Deps of one PEP 508 requirement string ("torch==2.4.0+cu121; python_version>'3.9'")."""
+    written = (written if written is not None else text).strip()
+    text = text.strip()
+    egg = _EGG.search(text)
+    if egg is not None:
+        return [Dep("package", egg.group(1), line, written)]
+    m = _REQ.match(text)
+    if m is None or "://" in m.group(1):
+        return []
+    name, rest = m.group(1), m.group(3)
+    out = [Dep("package", name, line, written)]
+    if name.lower() in _TORCH:
+        local = _CUDA_LOCAL.search(rest.split(";", 1)[0])
+        index = CUDA_INDEX.search(rest)
+        if local or index:
+            out.append(Dep("index", (index or local).group(), line, written))
+    return out
+
+
+def parse_requirements(text: str) -> list[Dep]:
+    out: list[Dep] = []
+    pending, first = "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(" #", 1)[0].rstrip() if not raw.lstrip().startswith("#") else ""
+        if line.endswith("\\"):  # a continued line: judged where it starts
+            pending, first = pending + line[:-1] + " ", first or number
+            continue
+        line, start = (pending + line).strip(), first or number
+        pending, first = "", 0
+        if not line:
+            continue
+        if line.startswith("-"):
+            option, _, value = line.partition(" ")
+            if "=" in option:  # --index-url=URL
+                option, value = option.split("=", 1)
+            if option in _INDEX_OPTIONS and CUDA_INDEX.match(value.strip()):
+                out.append(Dep("index", value.strip(), start, line))
+            elif option in ("-e", "--editable"):
+                egg = _EGG.search(value)
+                if egg:
+                    out.append(Dep("package", egg.group(1), start, line))
+            continue
+        out.extend(requirement(line, start))
+    return out
+
+
+def _toml(text: str) -> dict[str, Any]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        raise Unparsable(f"not valid TOML: {exc}") from None
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def _tables(value: Any) -> list[Any]:
+    return list(value.values()) if isinstance(value, dict) else []
+
+
+def parse_pyproject(text: str) -> list[Dep]:
+    doc = _toml(text)
+    project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
+    tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
+    reqs: list[str] = _strings(project.get("dependencies"))
+    for extra in _tables(project.get("optional-dependencies")):
+        reqs += _strings(extra)
+    build = doc.get("build-system")
+    if isinstance(build, dict):
+        reqs += _strings(build.get("requires"))
+    for group in _tables(doc.get("dependency-groups")):  # PEP 735
+        reqs += _strings(group)
+    uv = tool.get("uv") if isinstance(tool.get("uv"), dict) else {}
+    for key in ("dev-dependencies", "constraint-dependencies", "override-dependencies"):
+        reqs += _strings(uv.get(key))
+    names: list[str] = []
+    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+    for table in [poetry.get("dependencies"), poetry.get("dev-dependencies")] + [
+        g.get("dependencies") for g in _tables(poetry.get("group")) if isinstance(g, dict)
+    ]:
+        if isinstance(table, dict):
+            names += [k for k in table if k.lower() != "python"]
+    urls = [s.get("url") for s in (uv.get("index") or []) + (poetry.get("source") or []) if isinstance(s, dict)]
+    return _located(text, reqs, names, [u for u in urls if isinstance(u, str)])
+
+
+def parse_setup_cfg(text: str) -> list[Dep]:
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error as exc:
+        raise Unparsable(f"not a valid setup.cfg: {str(exc).splitlines()[0]}") from None
+    reqs: list[str] = []
+    if parser.has_section("options"):
+        for key in ("install_requires", "setup_requires", "tests_require"):
+            reqs += _cfg_list(parser.get("options", key, fallback=""))
+    if parser.has_section("options.extras_require"):
+        for _, value in parser.items("options.extras_require"):
+            reqs += _cfg_list(value)
+    return _located(text, reqs, [], [])
+
+
+def _cfg_list(value: str) -> list[str]:
+    return [p.strip() for part in value.splitlines() for p in part.split(";;") if p.strip() and not p.startswith("#")]
+
+
+def parse_setup_py(text: str) -> list[Dep]:
+    """Requirements setup() is given as literals: install_requires, extras_require, ... (never run)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise Unparsable(f"not Python 3 source: {exc.__class__.__name__}") from None
+    bound: dict[str, ast.AST] = {}
+    for node in tree.body:  # NAME = [...] at module level: the lists setup() is often given
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            bound[node.targets[0].id] = node.value
+    out: list[Dep] = []
+
+    def strings(node: ast.AST, depth: int = 0) -> list[ast.Constant]:
+        if depth > 8:
+            return []
+        if isinstance(node, ast.Name) and node.id in bound:
+            return strings(bound[node.id], depth + 1)
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            return [c for e in node.elts for c in strings(e, depth + 1)]
+        if isinstance(node, ast.Dict):
+            return [c for v in node.values if v is not None for c in strings(v, depth + 1)]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return strings(node.left, depth + 1) + strings(node.right, depth + 1)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node]
+        return []
+
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        for kw in node.keywords:
+            if kw.arg in ("install_requires", "setup_requires", "tests_require", "extras_require"):
+                for const in strings(kw.value):
+                    out.extend(requirement(const.value, const.lineno))
+    return out
+
+
+def parse_environment(text: str) -> list[Dep]:
+    """conda environment.yml: dependencies (channel::name=version) and its "- pip:" list."""
+    out: list[Dep] = []
+    section, pip_indent = None, None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.split(" #", 1)[0].rstrip()
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent == 0 and not line.startswith("-"):
+            section, pip_indent = line.split(":", 1)[0].strip(), None
+            continue
+        item = line.strip()
+        if section != "dependencies" or not item.startswith("-"):
+            continue
+        spec = item[1:].strip().strip("'\"")
+        if pip_indent is not None and indent > pip_indent:
+            out.extend(requirement(spec, number, item))  # an item of the pip list
+            continue
+        pip_indent = None
+        if spec.rstrip(":") == "pip" and spec.endswith(":"):
+            pip_indent = indent
+            continue
+        spec = spec.split("::", 1)[-1]
+        name = re.split(r"[=<>!~ \[]", spec, maxsplit=1)[0]
+        if name:
+            out.append(Dep("package", name, number, item))
+            if name.lower() in _TORCH and _CUDA_LOCAL.search(spec):
+                out.append(Dep("index", spec, number, item))
+    return out
+
+
+def parse_pipfile(text: str) -> list[Dep]:
+    doc = _toml(text)
+    names: list[str] = []
+    for key in ("packages", "dev-packages"):
+        table = doc.get(key)
+        if isinstance(table, dict):
+            names += list(table)
+    urls = [s.get("url") for s in doc.get("source") or [] if isinstance(s, dict)]
+    return _located(text, [], names, [u for u in urls if isinstance(u, str)])
+
+
+def parse_pipfile_lock(text: str) -> list[Dep]:
+    from gpuenv.jsoninput import InputError, parse
+
+    try:
+        doc = parse(text.encode(), "Pipfile.lock")
+    except InputError as exc:
+        raise Unparsable(str(exc)) from None
+    names: list[str] = []
+    if isinstance(doc, dict):
+        for key in ("default", "develop"):
+            if isinstance(doc.get(key), dict):
+                names += list(doc[key])
+    return _located(text, [], names, [])
+
+
+def parse_toml_lock(text: str) -> list[Dep]:
+    """poetry.lock, uv.lock, pdm.lock: every [[package]] name (the whole resolved set)."""
+    doc = _toml(text)
+    packages = doc.get("package")
+    names = [p["name"] for p in packages if isinstance(p, dict) and isinstance(p.get("name"), str)] if isinstance(
+        packages, list) else []  # fmt: skip
+    return _located(text, [], names, [])
+
+
+_CONDA_LOCK_NAME = re.compile(r"^\s*-?\s*name:\s*['\"]?([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
+
+
+def parse_conda_lock(text: str) -> list[Dep]:
+    out = []
+    for m in _CONDA_LOCK_NAME.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        out.append(Dep("package", m.group(1), line, m.group().strip()))
+    return out
+
+
+def _located(text: str, reqs: list[str], names: list[str], urls: list[str]) -> list[Dep]:
+    """Deps of values a structured parser returned, each placed on the first line that names it."""
+    out: list[Dep] = []
+    finder = _LineFinder(text)
+    for req in reqs:
+        out.extend(requirement(req, finder.find(req)))
+    for name in names:
+        out.append(Dep("package", name, finder.name(name), name))
+    for url in urls:
+        if CUDA_INDEX.match(url):
+            out.append(Dep("index", url, finder.find(url), url))
+    return out
+
+
+class _LineFinder:
+    """The line a value is written on (1 when the text does not spell it plainly)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def find(self, value: str) -> int:
+        pos = self.text.find(value)
+        if pos >= 0:
+            return self.text.count("\n", 0, pos) + 1
+        m = _REQ.match(value)
+        return self.name(m.group(1)) if m else 1
+
+    def name(self, name: str) -> int:
+        spelled = r"[-_.]+".join(re.escape(part) for part in re.split(r"[-_.]+", name))
+        m = re.search(rf"(?<![\w.-]){spelled}(?![\w-])", self.text, re.IGNORECASE)
+        return self.text.count("\n", 0, m.start()) + 1 if m else 1
+
+
+PARSERS: dict[str, Callable[[str], list[Dep]]] = {
+    "requirements": parse_requirements,
+    "pyproject": parse_pyproject,
+    "setup.cfg": parse_setup_cfg,
+    "setup.py": parse_setup_py,
+    "environment": parse_environment,
+    "pipfile": parse_pipfile,
+    "pipfile.lock": parse_pipfile_lock,
+    "toml-lock": parse_toml_lock,
+    "conda-lock": parse_conda_lock,
+}

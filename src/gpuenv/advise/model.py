@@ -1,0 +1,145 @@
+"""What `gpuenv advise` answers, as frozen values: findings, the verdict, and their JSON form.
+
+A finding's ``level`` says what it costs to move to ROCm: ``portable`` (an official ROCm build
+exists, or HIPIFY translates it mechanically), ``work`` (a person changes it, or swaps it for
+the ROCm package), ``blocker`` (CUDA-only as written: no ROCm build, or a kernel a person must
+rewrite for AMD hardware). The tree's verdict is the worst level found.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+SCHEMA = "gpuenv.advise/1"
+
+
+class Level(str, enum.Enum):
+    PORTABLE = "portable"
+    WORK = "work"
+    BLOCKER = "blocker"
+
+
+class Verdict(str, enum.Enum):
+    PORTABLE = "portable"
+    WORK = "portable-with-work"
+    CUDA_ONLY = "cuda-only"
+
+
+# The three classes of the dependency table (matrices/advise.json) and what each costs.
+CLASS_LEVEL = {"official": Level.PORTABLE, "via": Level.WORK, "cuda-only": Level.BLOCKER}
+
+
+class Hit(NamedTuple):
+    """One thing a scanner saw: a table entry (``rule``), as written (``what``), at a line.
+
+    ``rule`` names an entry of the table: "library:<id>" or "construct:<id>", or says how to
+    look one up: "package" (``what`` is a distribution name), "image" (an image reference),
+    "import" (a dotted module name). A NamedTuple, not a frozen dataclass: a large tree has
+    tens of thousands of hits, and a frozen dataclass costs 5x more to build."""
+
+    rule: str
+    what: str
+    path: str  # relative to the tree, POSIX separators
+    line: int
+    kind: str  # dependency, image, import, api, library, construct, extension
+    source_line: bool = False  # a line of source code (counts toward the share needing a person)
+    span: int = 1  # lines it covers from ``line`` on (a multi-line asm() statement)
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: Level
+    what: str
+    where: str  # "path:line" (the first occurrence for aggregated portable findings)
+    why: str
+    rocm_equivalent: str | None
+    source: str
+    kind: str
+    rule: str  # the table entry that judged it: "package:tensorrt", "construct:inline-ptx", ...
+    name: str  # that entry's name: "package:tensorrt" is "tensorrt", "construct:inline-ptx" is "inline PTX"
+    count: int = 1  # uses this finding stands for
+    lines: tuple[int, ...] = ()  # work and blocker findings: every line of ``where``'s file it covers
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.level.value,
+            "what": self.what,
+            "where": self.where,
+            "why": self.why,
+            "rocm_equivalent": self.rocm_equivalent,
+            "source": self.source,
+            "kind": self.kind,
+            "rule": self.rule,
+            "name": self.name,
+            "count": self.count,
+            "lines": list(self.lines),
+        }
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Files passed over, never fatal: NUL bytes, unreadable, over the size cap, links that
+    leave the tree (or FIFOs, devices), and manifests that do not parse."""
+
+    binary: int = 0
+    unreadable: int = 0
+    too_large: int = 0
+    outside_tree: int = 0
+    unparsable: int = 0
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "binary": self.binary,
+            "unreadable": self.unreadable,
+            "too_large": self.too_large,
+            "outside_tree": self.outside_tree,
+            "unparsable": self.unparsable,
+        }
+
+    @property
+    def total(self) -> int:
+        return self.binary + self.unreadable + self.too_large + self.outside_tree + self.unparsable
+
+
+@dataclass(frozen=True)
+class Advice:
+    path: str
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    findings: tuple[Finding, ...]
+    source_files: int
+    manifests: int
+    source_lines: int
+    person_lines: int  # distinct source lines with a work or blocker finding
+    skipped: Skipped
+    next_command: str
+
+    @property
+    def share(self) -> float:
+        return self.person_lines / self.source_lines if self.source_lines else 0.0
+
+    @property
+    def exit(self) -> int:
+        return 0 if self.verdict is Verdict.PORTABLE else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "path": self.path,
+            "verdict": self.verdict.value,
+            "reasons": list(self.reasons),
+            "findings": [f.to_dict() for f in self.findings],
+            "lines": {
+                "source": self.source_lines,
+                "need_person": self.person_lines,
+                "share": round(self.share, 6),
+            },
+            "files": {
+                "sources": self.source_files,
+                "manifests": self.manifests,
+                "skipped": self.skipped.to_dict(),
+            },
+            "next": self.next_command,
+        }

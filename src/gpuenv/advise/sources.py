@@ -1,0 +1,288 @@
+"""Source scanning: CUDA calls, libraries and constructs in C/C++/CUDA and Python files.
+
+Pure functions of a file's text (``scan(path, suffix, text)``), each file scanned once by one
+precompiled pattern per language. Speed comes from the pattern's shape: every top-level
+alternative starts with a literal character, so the regex engine skips, in C, every position
+whose character cannot start a candidate; word boundaries and line context are then checked
+in Python on the few candidates (a leading ``\\b`` or ``^`` would make the engine try every
+alternative at every position: 30x slower on a 100,000-line tree). Line numbers are counted as
+the matches go by. A match after ``//`` (C) or ``#`` (Python) on its line is a comment.
+
+Kernel constructs (inline PTX, Hopper/Blackwell instructions, warp-size-32 assumptions) count
+only in device code: .cu/.cuh files and files that define ``__global__`` or ``__device__``
+functions, so host code's ``% 32`` or an x86 ``asm()`` is not a finding.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gpuenv.advise.model import Hit
+
+C_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx"})
+DEVICE_SUFFIXES = frozenset({".cu", ".cuh"})
+
+_MASK = r"\s*\(\s*(?:0x[fF]{8}[uU]?[lL]{0,2}\b|~0[uU]?\b|-1\b|\(unsigned\)\s*-1\b)"
+_C = re.compile(
+    r"""
+    c(?:u(?:da[A-Z]\w*(?=\s*\()|[A-Z]\w*(?=\s*\()|blas\w*|dnn\w*|fft\w*|sparse\w*|rand\w*|solver\w*
+          |tensor\w*|tlass::|te::|b::)
+       |p\.async\.bulk)
+  | C(?:U_JIT_INPUT_(?:PTX|CUBIN|FATBINARY)\b|UtensorMap\b)
+  | n(?:ccl[A-Z]\w*|vrtc[A-Z]\w*|vcuda::wmma\b)
+  | t(?:hr(?:ust::|eadIdx\.[xyz]\s*(?:/\s*32\b|>>\s*5\b))|ex(?:ture\s*<|(?:1D|2D|3D|Cubemap)\w*\s*(?:<[^>\n]*>)?\s*\()
+       |cgen05\b)
+  | s(?:urf(?:ace\s*<|(?:1D|2D|3D|Cubemap)\w*\s*(?:<[^>\n]*>)?\s*\())
+  | w(?:mma::(?:fragment|mma_sync|load_matrix_sync|store_matrix_sync|fill_fragment)\b|gmma\b
+       |arp_?[sS]ize\w*\s*=\s*32\b)
+  | a(?:sm\s*(?:(?:volatile|__volatile__)\s*)?\()
+  | _(?:_(?:asm__|asm)\s*(?:(?:volatile|__volatile__)\s*)?\(|_cluster_dims__\b
+       |_(?:shfl(?:_up|_down|_xor)?|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync""" + _MASK + r""")
+  | \#(?:[ \t]*(?:include[ \t]*[<"][^>"\n]+[>"]|define[ \t]+\w*(?:WARP|Warp|warp)\w*[ \t]+\(?32\b))
+  | 0x[fF]{8}[uU]?[lL]{0,2}\b
+  | &\s*(?:31|0x1[fF])\b
+  | %\s*32\b
+  | "[^"\n]*\.(?:ptx|cubin)"
+  | S(?:M90_TMA\w*|M100_\w+)
+  | W(?:ARP_?SIZE|arpSize)\w*\s*=\s*32\b
+  | k(?:WarpSize|ThreadsPerWarp)\w*\s*=\s*32\b
+  | T(?:HREADS_PER_WARP)\w*\s*=\s*32\b
+    """,
+    re.VERBOSE,
+)
+# (Instructions that only appear inside asm() strings, such as mbarrier or fence.proxy.async,
+# are not looked for: the asm() statement around them is already a blocker.)
+
+_PY = re.compile(
+    r"""
+    f(?:rom[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+))
+  | i(?:mport[ \t]+([A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*))
+  | C(?:UDAExtension\b)
+    """,
+    re.VERBOSE,
+)
+
+_CALL = re.compile(r"\s*\(")
+_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
+_LIBRARY = re.compile(r"cublasLt|cublasXt|cublas|cudnn|cufft|cusparse|curand|cusolver|cutensor|nvrtc|nccl")
+
+# Header (or header directory) -> library rule.
+_HEADERS = {
+    "cublas.h": "cublas", "cublas_v2.h": "cublas", "cublasLt.h": "cublas", "cublasXt.h": "cublas",
+    "cudnn.h": "cudnn", "cufft.h": "cufft", "cufftXt.h": "cufft", "cusparse.h": "cusparse",
+    "cusparse_v2.h": "cusparse", "curand.h": "curand", "curand_kernel.h": "curand",
+    "cusolverDn.h": "cusolver", "cusolverSp.h": "cusolver", "cusolver_common.h": "cusolver",
+    "cutensor.h": "cutensor", "nvrtc.h": "nvrtc", "nccl.h": "nccl",
+    "cuda_runtime.h": "cuda-runtime", "cuda_runtime_api.h": "cuda-runtime", "cuda.h": "cuda-driver",
+}  # fmt: skip
+_HEADER_DIRS = {"thrust": "thrust", "cub": "cub", "cutlass": "cutlass", "cute": "cutlass"}
+_LIBRARY_RULE = {
+    "cublasLt": "cublas", "cublasXt": "cublas", "cublas": "cublas", "cudnn": "cudnn", "cufft": "cufft",
+    "cusparse": "cusparse", "curand": "curand", "cusolver": "cusolver", "cutensor": "cutensor",
+    "nvrtc": "nvrtc", "nccl": "nccl",
+}  # fmt: skip
+# Every table rule a scan can name (tests/test_advise.py checks the table has each).
+RULES = frozenset(
+    {f"library:{r}" for r in set(_HEADERS.values()) | set(_HEADER_DIRS.values()) | set(_LIBRARY_RULE.values())}
+    | {f"construct:{c}" for c in ("inline-ptx", "hopper-blackwell", "warp-size-32", "texture-surface", "wmma",
+                                  "ptx-jit", "cuda-extension")}  # fmt: skip
+)
+# Constructs that are host-side API (textures, PTX loading, TMA descriptors, WMMA types in
+# headers): findings wherever they are, not only in device code.
+_HOST_API = ("cudaBindTexture", "cudaCreate", "cudaDestroy", "texture", "surface", "cuLink", "CU_JIT", '"',
+             "cuTensorMap", "CUtensorMap", "nvcuda::wmma", "wmma::")  # fmt: skip
+# Candidates that need no word boundary before them (they start with punctuation).
+_PUNCT = frozenset('#&%"')
+
+
+def lines_of(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def is_device_code(suffix: str, text: str) -> bool:
+    return suffix in DEVICE_SUFFIXES or "__global__" in text or "__device__" in text
+
+
+def scan(path: str, suffix: str, text: str) -> list[Hit]:
+    """Every hit in one source file (``path`` is only copied into the hits), by line."""
+    hits: list[Hit] = []
+    if suffix == ".py":
+        _scan_python(path, text, hits)
+        if "__global__" in text:  # CUDA source held in a string (load_inline, RawKernel)
+            _scan_c(path, text, hits, host=False, device=True)
+    elif suffix in C_SUFFIXES:
+        _scan_c(path, text, hits, host=True, device=is_device_code(suffix, text))
+    return hits
+
+
+def _scan_c(path: str, text: str, hits: list[Hit], *, host: bool, device: bool) -> None:
+    line, last = 1, 0
+    for m in _C.finditer(text):
+        pos = m.start()
+        word = m.group()
+        if pos and word[0] not in _PUNCT and text[pos - 1] in _WORD:
+            continue  # inside a longer name: hipcub::, my_cudaMalloc
+        start = text.rfind("\n", 0, pos) + 1
+        before = text[start:pos]
+        if before and ("//" in before or before.lstrip()[:1] in ("*", "/")):
+            continue  # a comment
+        rule, kind, what = _classify(word, text, m.end(), before, start)
+        if rule is None:
+            continue
+        if kind == "construct":
+            if not device and not word.startswith(_HOST_API):
+                continue  # a kernel construct outside device code: host arithmetic, x86 asm
+        elif not host:
+            continue
+        line += text.count("\n", last, pos)
+        last = pos
+        span = 1
+        if rule == "construct:inline-ptx":  # the whole statement needs a person, PTX lines and all
+            what, span = _statement(text, start, m.end())
+        elif kind == "construct":
+            what = _line_text(text, start)
+        hits.append(Hit(rule, what, path, line, kind, True, span))
+
+
+_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_NONE: tuple[None, str, str] = (None, "", "")
+_W32 = "construct:warp-size-32"
+_LANE_MASK_LINE = re.compile(r"mask|warp|lane|ballot|shfl|_sync", re.IGNORECASE)
+
+
+def _classify(word: str, text: str, end: int, before: str, start: int) -> tuple[str | None, str, str]:
+    """(rule, kind, what as written) of one candidate; rule None: not a finding after all."""
+    first = word[0]
+    if first == "c":
+        if word[2:3] == "d" and word.startswith("cuda") and word[4:5].isupper():
+            if word.startswith(("cudaBindTexture", "cudaCreateTextureObject", "cudaCreateSurfaceObject")):
+                return "construct:texture-surface", "construct", word
+            return "library:cuda-runtime", "api", word
+        if word.endswith("::"):
+            return f"library:{_HEADER_DIRS[word[:-2]]}", "library", word + _ident(text, end)
+        if word.startswith("cp."):
+            return "construct:hopper-blackwell", "construct", word
+        lib = _LIBRARY.match(word)
+        if lib is not None and len(word) > lib.end() and (word[lib.end()].isupper() or word[lib.end()] == "_"):
+            return f"library:{_LIBRARY_RULE[lib.group()]}", "library", word
+        if word[2:3].isupper() and _CALL.match(text, end):
+            if word.startswith("cuLink"):
+                return "construct:ptx-jit", "construct", word
+            if word.startswith("cuTensorMap"):
+                return "construct:hopper-blackwell", "construct", word
+            return "library:cuda-driver", "api", word
+        return _NONE
+    if first == "#":
+        if before.strip():
+            return _NONE  # not a preprocessor line
+        inc = _INCLUDE.match(word)
+        if inc is None:
+            return _W32, "construct", word  # #define WARP_SIZE 32
+        header = inc.group(1).strip()
+        rule = _HEADERS.get(header) or _HEADERS.get(header.rsplit("/", 1)[-1])
+        if rule is None and "/" in header:
+            rule = _HEADER_DIRS.get(header.split("/", 1)[0])
+        return (f"library:{rule}", "library", word) if rule else _NONE
+    if first == "0":  # a full 32-bit mask outside a *_sync call: FULL_MASK constants
+        eol = text.find("\n", end)
+        if _LANE_MASK_LINE.search(text, start, eol if eol != -1 else len(text)):
+            return _W32, "construct", word
+        return _NONE
+    if first == "n":
+        if word.startswith("nvcuda"):
+            return "construct:wmma", "construct", word
+        return f"library:{_LIBRARY_RULE[_LIBRARY.match(word).group()]}", "library", word
+    if first == "t":
+        if word.startswith("thrust"):
+            return "library:thrust", "library", word + _ident(text, end)
+        if word.startswith("thread"):
+            return _W32, "construct", word
+        if word.startswith("tcgen"):
+            return "construct:hopper-blackwell", "construct", word
+        return "construct:texture-surface", "construct", word
+    if first == "s":
+        return "construct:texture-surface", "construct", word
+    if first == "w":
+        if word.startswith("wmma"):
+            return "construct:wmma", "construct", word
+        if word.startswith("wgmma"):
+            return "construct:hopper-blackwell", "construct", word
+        return _W32, "construct", word
+    if first == "a":
+        return "construct:inline-ptx", "construct", word
+    if first == "_":
+        if word.startswith("__asm"):
+            return "construct:inline-ptx", "construct", word
+        if word.startswith("__cluster"):
+            return "construct:hopper-blackwell", "construct", word
+        return _W32, "construct", word
+    if first == '"' or first == "C":
+        if word.startswith("CUtensorMap"):
+            return "construct:hopper-blackwell", "construct", word
+        return "construct:ptx-jit", "construct", word
+    if first == "S":
+        return "construct:hopper-blackwell", "construct", word
+    return _W32, "construct", word  # & 31, % 32, WARP_SIZE = 32, kWarpSize = 32
+
+
+def _ident(text: str, pos: int) -> str:
+    end = pos
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[pos:end]
+
+
+def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
+    line, last = 1, 0
+    for m in _PY.finditer(text):
+        pos = m.start()
+        if pos and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
+            continue
+        line += text.count("\n", last, pos)
+        last = pos
+        start = text.rfind("\n", 0, pos) + 1
+        before = text[start:pos]
+        if "#" in before:
+            continue
+        word = m.group()
+        if word.startswith("CUDAExtension") or (m.group(2) and "CUDAExtension" in m.group(2)):
+            hits.append(Hit("construct:cuda-extension", "CUDAExtension", path, line, "extension", source_line=True))
+            continue
+        if before.strip():
+            continue  # "import" in the middle of a line: not an import statement
+        if m.group(1):  # from MOD import a, b: MOD, and MOD.a for packages of modules
+            module = m.group(1)
+            names = [n.strip().split()[0] for n in m.group(2).split(",") if n.strip()]
+            candidates = [module] + [f"{module}.{n}" for n in names]
+        else:
+            candidates = [part.split()[0] for part in m.group(3).split(",") if part.strip()]
+        for module in candidates:
+            hits.append(Hit("import", module, path, line, "import", source_line=True))
+
+
+def _statement(text: str, start: int, open_at: int, limit: int = 8192) -> tuple[str, int]:
+    """(the statement from ``start`` to the parenthesis closing at/after ``open_at``, one line;
+    how many lines it spans). String literals are skipped; an unclosed one ends at ``limit``."""
+    depth, i, end = 1, open_at, min(len(text), open_at + limit)
+    while i < end and depth:
+        c = text[i]
+        if c == '"':
+            i += 1
+            while i < end and text[i] != '"' and text[i] != "\n":
+                i += 2 if text[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        i += 1
+    body = text[start:i]
+    written = " ".join(body.split())
+    return (written if len(written) <= 120 else written[:117] + "..."), body.count("\n") + 1
+
+
+def _line_text(text: str, start: int, limit: int = 120) -> str:
+    end = text.find("\n", start)
+    written = text[start : end if end != -1 else len(text)].strip()
+    return written if len(written) <= limit else written[: limit - 3] + "..."

@@ -1,0 +1,50 @@
+"""`gpuenv advise [PATH]`: can this source tree run on ROCm, and what would moving cost?"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpuenv.commands import Command, Usage, add_json
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("path", nargs="?", default=".", metavar="PATH", help="the source tree to read (default: .)")
+    add_json(p, "the verdict and every finding (gpuenv.advise/1)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from gpuenv.advise import AdviseError, advise
+    from gpuenv.matrices import MatrixError
+
+    try:
+        advice = advise(args.path)
+    except AdviseError as exc:
+        raise Usage(str(exc)) from None
+    except MatrixError as exc:
+        raise Usage(f"matrices: {exc}") from None
+    if args.json_out:
+        import json
+
+        sys.stdout.write(json.dumps(advice.to_dict(), indent=2) + "\n")
+    else:
+        from gpuenv.render.advise import render_advice
+        from gpuenv.render.console import make_console
+
+        render_advice(advice, make_console())
+    return advice.exit
+
+
+COMMANDS = {
+    "advise": Command(
+        "advise",
+        "can this source tree run on ROCm? its CUDA-only pieces, the work, and the share of code that needs a person",
+        configure,
+        run,
+        "Reads dependency manifests (requirements*.txt, pyproject.toml, setup.cfg, setup.py read\n"
+        "statically, environment.yml, Pipfile, lock files), Dockerfiles/Containerfiles, and sources\n"
+        "(.cu .cuh .cpp .h .py ...); nothing in the tree is executed.\n\n"
+        "Exit status: 0 portable; 1 portable-with-work or cuda-only; 2 for a path that is not a\n"
+        "directory. Unreadable, binary and oversized files are skipped and counted.",
+    )
+}

@@ -1,0 +1,60 @@
+"""The output options `probe` and `doctor` share: --format human|json|markdown and --redact.
+
+One rule for both: --json is --format json; markdown is redacted unless --no-redact, JSON and
+human output are not unless --redact; every redactable output says which way it went in one
+line (markdown in the document, JSON on standard error so that standard output stays JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from gpuenv.commands import Usage
+
+FORMATS = ("human", "json", "markdown")
+CHECKED = "hostname, user names, home paths, UUIDs, kernel command line secrets, IP and MAC addresses"
+NOT_REDACTED = f"not redacted: {CHECKED} are shown as probed; pass --redact to hide them"
+
+
+def add_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format",
+        dest="output_format",
+        choices=FORMATS,
+        help="human (default), json (the same as --json) or markdown (a report to paste into an issue)",
+    )
+    p.add_argument(
+        "--redact",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="replace hostname, user names, home paths, UUIDs, command-line secrets and addresses with "
+        "placeholders (default: on for markdown, off otherwise)",
+    )
+
+
+def output_format(args: argparse.Namespace) -> str:
+    chosen = getattr(args, "output_format", None)
+    if getattr(args, "json_out", False):
+        if chosen not in (None, "json"):
+            raise Usage(f"--json and --format {chosen} are alternatives: give one")
+        return "json"
+    return chosen or "human"
+
+
+def wants_redaction(args: argparse.Namespace, fmt: str) -> bool:
+    choice = getattr(args, "redact", None)
+    return fmt == "markdown" if choice is None else bool(choice)
+
+
+def notice(redactor) -> str:
+    """The one line every redactable output carries (here, not in gpuenv.redact: unredacted
+    JSON, the fleets' fast path, never imports the redactor's patterns)."""
+    if redactor is None:
+        return NOT_REDACTED
+    return f"redacted: {redactor.summary()} — pass --no-redact to keep them"
+
+
+def json_notice(redactor) -> None:
+    """The one line for JSON output, on standard error."""
+    sys.stderr.write(f"gpuenv: {notice(redactor)}\n")

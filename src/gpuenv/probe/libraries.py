@@ -1,0 +1,304 @@
+"""CUDA and ROCm libraries the dynamic loader can find, with their versions.
+
+Three places, in the loader's order: ``LD_LIBRARY_PATH`` (the live environment only), the
+ldconfig cache (``/etc/ld.so.cache``, both the old "ld.so-1.7.0" and the new
+"glibc-ld.so.cache1.1" layouts; without a readable cache, the directories ``/etc/ld.so.conf``
+and its includes list, which is what ldconfig would cache), then the toolkits' own directories
+(``/usr/local/cuda*/lib64``, ``/usr/local/cuda*/targets/*/lib``, ``/opt/rocm*/lib``), which the
+loader searches only when one of the first two names them. Versions come from the file names
+(``libcudart.so.12.8.90``: 12.8.90; a soname alone gives its major), and for cuDNN from
+``cudnn_version.h`` where the file name has only the major. Every read goes through ``Host``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import struct
+
+from gpuenv.facts import Library
+from gpuenv.probe.host import Host
+
+# Library name -> the file-name stem the loader opens (libNAME.so[.VERSION]).
+LIBRARIES = {
+    "cudart": "libcudart",
+    "cublas": "libcublas",
+    "cudnn": "libcudnn",
+    "nccl": "libnccl",
+    "miopen": "libMIOpen",
+    "rocblas": "librocblas",
+    "rccl": "librccl",
+    "hipblaslt": "libhipblaslt",
+}
+_FILE = re.compile(r"^(lib[A-Za-z]+)\.so((?:\.\d+)*)$")
+_STEMS = {stem: name for name, stem in LIBRARIES.items()}
+
+OLD_MAGIC = b"ld.so-1.7.0"
+NEW_MAGIC = b"glibc-ld.so.cache1.1"
+CACHE = "/etc/ld.so.cache"
+CACHE_LIMIT = 16 << 20
+# Searched by the loader after the cache, whatever ld.so.conf says (glibc's trusted directories).
+DEFAULT_DIRS = ("/lib", "/usr/lib", "/lib64", "/usr/lib64")
+
+
+def library_of(filename: str) -> tuple[str, str | None] | None:
+    """'libcudart.so.12.8.90' -> ('cudart', '12.8.90'); 'libcudart.so' -> ('cudart', None);
+    'libcudnn_ops.so.9' and other files -> None."""
+    m = _FILE.match(filename)
+    if not m or m.group(1) not in _STEMS:
+        return None
+    return _STEMS[m.group(1)], (m.group(2)[1:] or None)
+
+
+# -- /etc/ld.so.cache --------------------------------------------------------------------------
+
+
+def parse_ld_so_cache(data: bytes) -> list[tuple[str, str]]:
+    """(soname, path) entries of an ld.so.cache, in the file's order; ValueError for anything
+    that is not one. The new layout (glibc 2.32's default) starts with NEW_MAGIC; the old one
+    with OLD_MAGIC, possibly followed (8-byte aligned) by a new-layout copy, which wins, as in
+    glibc's dl-cache.c."""
+    if data.startswith(NEW_MAGIC):
+        return _parse_new(data, 0)
+    if data.startswith(OLD_MAGIC):
+        if len(data) < 16:
+            raise ValueError("ld.so.cache: truncated header")
+        (nlibs,) = struct.unpack_from("<I", data, 12)
+        end = 16 + nlibs * 12
+        if end > len(data):
+            raise ValueError("ld.so.cache: entries run past the end of the file")
+        new_at = (end + 7) & ~7
+        if data[new_at : new_at + len(NEW_MAGIC)] == NEW_MAGIC:
+            return _parse_new(data, new_at)
+        out = []
+        for i in range(nlibs):
+            _flags, key, value = struct.unpack_from("<iII", data, 16 + 12 * i)
+            out.append((_cstr(data, end + key), _cstr(data, end + value)))
+        return out
+    raise ValueError("not an ld.so.cache (unknown magic)")
+
+
+def _parse_new(data: bytes, base: int) -> list[tuple[str, str]]:
+    if len(data) < base + 48:
+        raise ValueError("ld.so.cache: truncated header")
+    flags = data[base + 28] & 3
+    order = ">" if flags == 3 else "<"  # cache_file_new_flags_endian_big; 2 (little) or 0 (unset)
+    (nlibs,) = struct.unpack_from(order + "I", data, base + 20)
+    if base + 48 + nlibs * 24 > len(data):
+        raise ValueError("ld.so.cache: entries run past the end of the file")
+    out = []
+    for i in range(nlibs):
+        _flags, key, value = struct.unpack_from(order + "iII", data, base + 48 + 24 * i)
+        out.append((_cstr(data, base + key), _cstr(data, base + value)))
+    return out
+
+
+def _cstr(data: bytes, at: int) -> str:
+    if not 0 <= at < len(data):
+        raise ValueError("ld.so.cache: string offset out of range")
+    end = data.find(b"\0", at)
+    if end < 0:
+        raise ValueError("ld.so.cache: unterminated string")
+    return data[at:end].decode("utf-8", errors="replace")
+
+
+# -- /etc/ld.so.conf ---------------------------------------------------------------------------
+
+
+def parse_ld_so_conf(text: str) -> tuple[list[str], list[str]]:
+    """(directories, include patterns) of one ld.so.conf file; comments and hwcap lines dropped."""
+    dirs: list[str] = []
+    includes: list[str] = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line or line.startswith("hwcap "):
+            continue
+        if line.startswith("include ") or line.startswith("include\t"):
+            includes.extend(line.split()[1:])
+            continue
+        dirs.extend(p for p in re.split(r"[\s:,=]+", line) if p.startswith("/"))
+    return dirs, includes
+
+
+def conf_dirs(
+    host: Host, path: str = "/etc/ld.so.conf", depth: int = 0, seen: set | None = None
+) -> list[str]:
+    """The directories ld.so.conf names, includes followed (globs listed through ``host``)."""
+    seen = set() if seen is None else seen
+    if depth > 8 or path in seen:
+        return []
+    seen.add(path)
+    text = host.read_optional(path)
+    if text is None:
+        return []
+    dirs, includes = parse_ld_so_conf(text)
+    for pattern in includes:
+        if not pattern.startswith("/"):
+            pattern = os.path.join(os.path.dirname(path), pattern)
+        head, tail = os.path.split(pattern)
+        names = (
+            [n for n in host.listdir(head) if fnmatch.fnmatch(n, tail)]
+            if any(c in tail for c in "*?[")
+            else [tail]
+        )
+        for name in sorted(names):
+            dirs.extend(conf_dirs(host, f"{head}/{name}", depth + 1, seen))
+    return dirs
+
+
+# -- the scan ----------------------------------------------------------------------------------
+
+
+def toolkit_dirs(host: Host) -> list[str]:
+    """Library directories of the installed toolkit trees (links such as /usr/local/cuda skipped:
+    they lead to a versioned tree listed anyway)."""
+    out = []
+    for name in host.listdir("/usr/local"):
+        base = f"/usr/local/{name}"
+        if not name.startswith("cuda") or host.is_link(base) or not host.is_dir(base):
+            continue
+        if host.is_dir(f"{base}/lib64") and not host.is_link(f"{base}/lib64"):
+            out.append(f"{base}/lib64")
+        for target in host.listdir(f"{base}/targets"):
+            out.append(f"{base}/targets/{target}/lib")
+    for name in host.listdir("/opt"):
+        base = f"/opt/{name}"
+        if name.startswith("rocm") and not host.is_link(base) and host.is_dir(base):
+            out.append(f"{base}/lib")
+    return out
+
+
+def _in_dir(host: Host, directory: str, cache: dict) -> dict[str, list[tuple[str, str | None]]]:
+    """name -> [(file, version)] of the GPU libraries in one directory (listed once per scan)."""
+    found = cache.get(directory)
+    if found is None:
+        found = {}
+        for entry in host.listdir(directory):
+            hit = library_of(entry)
+            if hit:
+                found.setdefault(hit[0], []).append((entry, hit[1]))
+        cache[directory] = found
+    return found
+
+
+def _best(files: list[tuple[str, str | None]], major: str | None = None) -> tuple[str, str | None]:
+    """The file the loader opens (the soname, libX.so.MAJOR, where there is one) and the longest
+    version among the files of that major (the real file's full version)."""
+    pool = [(f, v) for f, v in files if v and (major is None or v.split(".")[0] == major)] or files
+    versions = [v for _, v in pool if v]
+    full = max(versions, key=lambda v: (len(v.split(".")), [int(p) for p in v.split(".")]), default=None)
+    soname = next(
+        (f for f, v in pool if v and "." not in v and (full is None or full.split(".")[0] == v)), None
+    )
+    return soname or next((f for f, v in pool if v == full), pool[0][0]), full
+
+
+def _majors(files: list[tuple[str, str | None]]) -> list[str | None]:
+    """The major versions among one library's files (libcudart.so.11.0 beside libcudart.so.12:
+    two libraries), or [None] when no file names a version."""
+    return sorted({v.split(".")[0] for _, v in files if v}, key=int) or [None]
+
+
+def _real(host: Host, path: str) -> str:
+    try:
+        return os.path.realpath(host.path(path))
+    except OSError:
+        return path
+
+
+def scan(host: Host, ld_library_path: list[str] | None, errors: list) -> tuple[Library, ...]:
+    """The CUDA/ROCm libraries on the loader's path and in the toolkits, loader order first."""
+    from gpuenv.facts import ProbeError
+
+    listing: dict = {}
+    out: list[Library] = []
+    seen: set[str] = set()
+
+    def add(name: str, directory: str, files, source: str, major: str | None = None) -> None:
+        file, version = _best(files, major)
+        path = f"{directory.rstrip('/')}/{file}"
+        real = _real(host, path)
+        if real in seen:
+            return
+        seen.add(real)
+        out.append(Library(name=name, version=version, path=path, source=source))
+
+    def add_dir(directory: str, source: str) -> None:
+        for name, files in sorted(_in_dir(host, directory, listing).items()):
+            for major in _majors(files):
+                add(name, directory, files, source, major)
+
+    for directory in ld_library_path or ():
+        add_dir(directory, "ld_library_path")
+
+    entries = None
+    try:
+        data = host.read_bytes(CACHE, CACHE_LIMIT)
+    except FileNotFoundError:
+        data = None
+    except OSError as exc:
+        errors.append(ProbeError("libraries", f"{CACHE}: {exc.strerror or exc}"))
+        data = None
+    if data is not None:
+        try:
+            entries = parse_ld_so_cache(data)
+        except ValueError as exc:
+            errors.append(ProbeError("libraries", f"{CACHE}: {exc}; read /etc/ld.so.conf instead"))
+    if entries is not None:
+        for soname, path in entries:
+            hit = library_of(os.path.basename(path)) or library_of(soname)
+            if not hit:
+                continue
+            directory = os.path.dirname(path)
+            files = _in_dir(host, directory, listing).get(hit[0]) or [(os.path.basename(path), hit[1])]
+            major = (library_of(soname) or (None, None))[1]
+            add(hit[0], directory, files, "ldconfig", major.split(".")[0] if major else None)
+    else:
+        for directory in [*conf_dirs(host), *DEFAULT_DIRS]:
+            add_dir(directory, "ldconfig")
+
+    for directory in toolkit_dirs(host):
+        add_dir(directory, "toolkit")
+    return tuple(_cudnn_header(host, out))
+
+
+_CUDNN_DEFINE = re.compile(r"^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)", re.M)
+
+
+def parse_cudnn_version_h(text: str) -> str | None:
+    """'9.1.0' from cudnn_version.h's CUDNN_MAJOR/MINOR/PATCHLEVEL, or None."""
+    found = dict(_CUDNN_DEFINE.findall(text))
+    if "MAJOR" not in found:
+        return None
+    return ".".join(found.get(k, "0") for k in ("MAJOR", "MINOR", "PATCHLEVEL"))
+
+
+def _cudnn_header(host: Host, libs: list[Library]) -> list[Library]:
+    from gpuenv import record as records
+
+    if not any(lib.name == "cudnn" and lib.version and "." not in lib.version for lib in libs):
+        return libs
+    headers: dict[str, str] = {}  # major -> full version
+    candidates = ["/usr/include/cudnn_version.h"]
+    for multiarch in host.listdir("/usr/include"):
+        if multiarch.endswith("-linux-gnu"):
+            candidates += [f"/usr/include/{multiarch}/{n}" for n in host.listdir(f"/usr/include/{multiarch}")
+                           if n.startswith("cudnn_version")]  # fmt: skip
+    for name in host.listdir("/usr/local"):
+        if name.startswith("cuda"):
+            candidates.append(f"/usr/local/{name}/include/cudnn_version.h")
+    for path in candidates:
+        try:
+            text = host.read_optional(path)
+        except OSError:
+            continue
+        version = parse_cudnn_version_h(text) if text else None
+        if version:
+            headers.setdefault(version.split(".")[0], version)
+    return [
+        records.replace(lib, version=headers[lib.version])
+        if lib.name == "cudnn" and lib.version in headers
+        else lib
+        for lib in libs
+    ]

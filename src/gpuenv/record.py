@@ -1,0 +1,194 @@
+"""Records: the value classes at gpuenv's seams (facts, findings, plans, matrices), frozen by default.
+
+A small stand-in for ``dataclasses`` with the part gpuenv uses: fields from annotations with
+defaults or ``field(default=, default_factory=, repr=, metadata=)``, keyword or positional
+``__init__``, ``__post_init__``, ``__repr__``, ``__eq__``, ``__hash__`` of frozen records,
+``fields()``, ``replace()``, ``is_record()``.
+
+Why not ``dataclasses``: it writes and ``exec``s the source of every method of every class at
+import time, and imports ``inspect``. With ~70 classes on gpuenv's paths that cost more than a
+command's own work: about 2 ms a class here, where a record costs 30 us (bench/bench_all.py
+measures the commands). The methods below are shared closures, built without ``exec``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MISSING", "Field", "FrozenError", "field", "fields", "is_record", "record", "replace"]
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING = _Missing()
+
+
+class FrozenError(AttributeError):
+    """Assigning to a field of a frozen record."""
+
+
+class Field:
+    __slots__ = ("default", "default_factory", "metadata", "name", "repr", "type")
+
+    def __init__(self, default: object = MISSING, default_factory: object = MISSING, repr: bool = True, metadata=None):
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("a field has a default or a default_factory, not both")
+        self.default = default
+        self.default_factory = default_factory
+        self.repr = repr
+        self.metadata = dict(metadata or {})
+        self.name = ""
+        self.type: object = None
+
+    def __repr__(self) -> str:
+        return f"Field({self.name!r})"
+
+
+def field(*, default: object = MISSING, default_factory: object = MISSING, repr: bool = True, metadata=None) -> object:
+    return Field(default, default_factory, repr, metadata)
+
+
+def fields(obj_or_cls: object) -> tuple[Field, ...]:
+    cls = obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls)
+    try:
+        return tuple(cls.__record_fields__.values())
+    except AttributeError:
+        raise TypeError(f"{cls.__name__} is not a record") from None
+
+
+def is_record(obj: object) -> bool:
+    """A record class or instance."""
+    return hasattr(obj, "__record_fields__")
+
+
+def replace(obj: object, **changes: object) -> object:
+    """A copy of ``obj`` with ``changes`` (an unknown name is a TypeError)."""
+    values = {f.name: getattr(obj, f.name) for f in fields(obj)}
+    unknown = set(changes) - set(values)
+    if unknown:
+        raise TypeError(f"{type(obj).__name__} has no field {sorted(unknown)[0]!r}")
+    values.update(changes)
+    return type(obj)(**values)
+
+
+def _frozen_setattr(self, name, value):
+    raise FrozenError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
+
+
+def _frozen_delattr(self, name):
+    raise FrozenError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")
+
+
+def _is_classvar(annotation: object) -> bool:
+    text = annotation if isinstance(annotation, str) else repr(annotation)
+    return text.startswith(("ClassVar", "typing.ClassVar"))
+
+
+def _collect(cls: type) -> dict[str, Field]:
+    found: dict[str, Field] = {}
+    for base in reversed(cls.__mro__[1:]):
+        found.update(getattr(base, "__record_fields__", {}))
+    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        if _is_classvar(annotation):
+            continue
+        value = cls.__dict__.get(name, MISSING)
+        f = value if isinstance(value, Field) else Field(default=value)
+        f.name, f.type = name, annotation
+        if isinstance(value, Field):
+            if f.default is MISSING:
+                delattr(cls, name)  # no class attribute posing as a default
+            else:
+                setattr(cls, name, f.default)
+        found[name] = f
+    seen_default = False
+    for f in found.values():
+        has_default = f.default is not MISSING or f.default_factory is not MISSING
+        if seen_default and not has_default:
+            raise TypeError(f"{cls.__name__}: field {f.name!r} without a default follows one with a default")
+        seen_default = seen_default or has_default
+    return found
+
+
+def _make_init(cls: type, found: dict[str, Field], frozen: bool):
+    names = tuple(found)
+    known = frozenset(names)
+    count = len(names)
+    defaults = tuple((f.default, f.default_factory) for f in found.values())
+    post_init = getattr(cls, "__post_init__", None)
+    set_value = object.__setattr__ if frozen else setattr
+    title = cls.__name__
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > count:
+            raise TypeError(f"{title}() takes {count} positional arguments but {len(args)} were given")
+        for name, value in zip(names, args, strict=False):
+            set_value(self, name, value)
+        if kwargs:
+            for name in kwargs:
+                if name not in known:
+                    raise TypeError(f"{title}() got an unexpected keyword argument {name!r}")
+        for i in range(len(args), count):
+            name = names[i]
+            if name in kwargs:
+                set_value(self, name, kwargs[name])
+                continue
+            default, factory = defaults[i]
+            if default is not MISSING:
+                set_value(self, name, default)
+            elif factory is not MISSING:
+                set_value(self, name, factory())
+            else:
+                raise TypeError(f"{title}() missing required argument: {name!r}")
+        if len(args) and kwargs:
+            for name in names[: len(args)]:
+                if name in kwargs:
+                    raise TypeError(f"{title}() got multiple values for argument {name!r}")
+        if post_init is not None:
+            post_init(self)
+
+    return __init__
+
+
+def _make_methods(found: dict[str, Field]):
+    names = tuple(found)
+    shown = tuple(f.name for f in found.values() if f.repr)
+
+    def __repr__(self):
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{type(self).__qualname__}({inner})"
+
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in names)
+
+    def __hash__(self):
+        return hash(tuple(getattr(self, n) for n in names))
+
+    return __repr__, __eq__, __hash__
+
+
+def record(cls: type | None = None, /, *, frozen: bool = False):
+    """Class decorator: ``@record`` or ``@record(frozen=True)``."""
+
+    def wrap(cls: type) -> type:
+        found = _collect(cls)
+        cls.__record_fields__ = found
+        cls.__match_args__ = tuple(found)
+        cls.__init__ = _make_init(cls, found, frozen)
+        rep, eq, hsh = _make_methods(found)
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = rep
+        if "__eq__" not in cls.__dict__:
+            cls.__eq__ = eq
+        if frozen:
+            if not cls.__dict__.get("__hash__"):
+                cls.__hash__ = hsh
+            cls.__setattr__ = _frozen_setattr
+            cls.__delattr__ = _frozen_delattr
+        elif "__hash__" not in cls.__dict__:
+            cls.__hash__ = None  # mutable and compared by value: unhashable, as dataclasses do
+        return cls
+
+    return wrap if cls is None else wrap(cls)

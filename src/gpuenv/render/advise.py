@@ -1,0 +1,79 @@
+"""Human rendering of `gpuenv advise`: the verdict, why, the cost, then the findings by level.
+
+Findings of one table entry are shown together (the first files and their lines, then a
+count), so a tree with thousands of uses still prints a screenful; ``--json`` carries them all.
+"""
+
+from __future__ import annotations
+
+from gpuenv.advise.model import Advice, Finding, Level, Verdict
+
+_STYLE = {Verdict.PORTABLE: "bold green", Verdict.WORK: "bold yellow", Verdict.CUDA_ONLY: "bold red"}
+_HEADING = {Level.BLOCKER: ("CUDA-only", "red"), Level.WORK: ("Needs a person", "yellow"),
+            Level.PORTABLE: ("Portable", "green")}  # fmt: skip
+_PLACES = 3  # places shown per entry before "+N more"
+
+
+def lines(advice: Advice) -> list[tuple[str, str]]:
+    """(style, text) lines; pure, so it is tested without a terminal."""
+    out: list[tuple[str, str]] = [(_STYLE[advice.verdict], f"{advice.path}: {advice.verdict.value}")]
+    out += [("", f"  - {r}") for r in advice.reasons]
+    out.append(("", ""))
+    out.append(("bold", f"Source lines needing a person: {advice.person_lines:,} of {advice.source_lines:,} "
+                        f"({advice.share:.2%}) in {advice.source_files:,} source file{'' if advice.source_files == 1 else 's'}"))  # fmt: skip
+    for level in (Level.BLOCKER, Level.WORK, Level.PORTABLE):
+        groups: dict[str, list[Finding]] = {}
+        for f in advice.findings:
+            if f.level is level:
+                groups.setdefault(f.rule, []).append(f)
+        if not groups:
+            continue
+        title, style = _HEADING[level]
+        out.append(("", ""))
+        out.append((f"bold {style}", f"{title} ({sum(f.count for fs in groups.values() for f in fs):,}):"))
+        for members in groups.values():
+            out += _group(members, style)
+    if advice.skipped.total:
+        s = advice.skipped
+        parts = [f"{n} {what}" for n, what in ((s.binary, "binary"), (s.unreadable, "unreadable"),
+                 (s.too_large, "too large"), (s.outside_tree, "links out of the tree"),
+                 (s.unparsable, "manifests that do not parse")) if n]  # fmt: skip
+        out.append(("", ""))
+        out.append(("dim", f"Skipped: {', '.join(parts)}"))
+    out.append(("", ""))
+    out.append(("bold", f"Next: {advice.next_command}"))
+    return out
+
+
+def _group(members: list[Finding], style: str) -> list[tuple[str, str]]:
+    first = members[0]
+    uses = sum(f.count for f in members)
+    if first.level is Level.PORTABLE:
+        out = [(style, f"  {first.name}: {first.what}  ({_uses(uses)}, first at {first.where})")]
+    else:
+        out = [(style, f"  {first.name} ({_uses(uses)} in {len(members):,} file{'' if len(members) == 1 else 's'})")]
+        for f in members[:_PLACES]:
+            path = f.where.rpartition(":")[0]
+            shown = ", ".join(str(n) for n in f.lines[:8]) + (f", ... ({len(f.lines):,} lines)" if len(f.lines) > 8
+                                                            else "")  # fmt: skip
+            out.append(("", f"      {f.where}  {f.what}"))
+            if len(f.lines) > 1:
+                out.append(("dim", f"        {path} lines {shown}"))
+        if len(members) > _PLACES:
+            out.append(("dim", f"      ... and {len(members) - _PLACES:,} more files (--json lists them all)"))
+    out.append(("", f"      why: {first.why}"))
+    if first.rocm_equivalent:
+        out.append(("", f"      ROCm: {first.rocm_equivalent}"))
+    out.append(("dim", f"      source: {first.source}"))
+    return out
+
+
+def _uses(n: int) -> str:
+    return f"{n:,} use" + ("" if n == 1 else "s")
+
+
+def render_advice(advice: Advice, console) -> None:
+    from rich.text import Text
+
+    for style, text in lines(advice):
+        console.print(Text(text, style=style or ""))

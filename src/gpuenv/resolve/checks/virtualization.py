@@ -1,0 +1,67 @@
+"""Virtual machines: which hypervisor and cloud, and what that means for a GPU in the guest."""
+
+from __future__ import annotations
+
+from gpuenv.facts import Facts
+from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.registry import check
+
+VFIO_REF = "https://docs.kernel.org/driver-api/vfio.html"
+VGPU_REF = "https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html"
+
+HYPERVISORS = {
+    "kvm": "KVM",
+    "firecracker": "Firecracker",
+    "hyperv": "Hyper-V",
+    "microsoft": "Hyper-V",  # what gpuenv 0.1 probes wrote
+    "vmware": "VMware",
+    "xen": "Xen",
+    "virtualbox": "VirtualBox",
+    "parallels": "Parallels",
+    "bhyve": "bhyve",
+    "bochs": "Bochs",
+    "apple": "Apple Virtualization",
+    "amazon": "Amazon EC2 (Nitro)",
+    "google": "Google Compute Engine",
+    "vm": "an unnamed hypervisor",
+}
+CLOUDS = {
+    "aws": "AWS", "gcp": "Google Cloud", "azure": "Azure", "oracle": "Oracle Cloud", "alibaba": "Alibaba Cloud",
+    "digitalocean": "DigitalOcean", "hetzner": "Hetzner", "openstack": "OpenStack", "akamai": "Akamai (Linode)",
+    "upcloud": "UpCloud", "scaleway": "Scaleway", "vultr": "Vultr", "exoscale": "Exoscale",
+}  # fmt: skip
+
+
+@check(code="platform.virtual-machine", area="platform")
+def virtual_machine(facts: Facts, matrices, target: Target):
+    p = facts.platform
+    if not p.virtualization or p.wsl:
+        return
+    name = HYPERVISORS.get(p.virtualization, p.virtualization)
+    cloud = CLOUDS.get(p.cloud, p.cloud) if p.cloud else None
+    gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
+    seen = (
+        f"GPUs in the guest: {inv.describe(gpus, matrices)}"
+        if gpus
+        else "no NVIDIA or AMD GPU is on the guest's PCI bus: none is passed through to this VM"
+    )
+    yield Finding(
+        code="platform.virtual-machine",
+        severity=Severity.INFO,
+        title=f"Running in a {name} virtual machine" + (f" on {cloud}" if cloud else ""),
+        detail=f"{seen} (evidence: {p.virtualization_evidence or 'the platform facts'}). A GPU reaches a VM either "
+        "whole, by PCI passthrough (the host binds it to vfio-pci with the IOMMU on, and the guest runs the normal "
+        "NVIDIA or AMD driver), or as a virtual GPU (NVIDIA vGPU: the guest runs NVIDIA's vGPU guest driver, which "
+        "must match the host's vGPU manager, and needs a license for full capability).",
+        fix="Nothing to change inside the guest while the GPU works: install the GPU driver here as on bare metal"
+        + (
+            "."
+            if gpus
+            else "; to get a GPU, ask the host or cloud for a GPU instance or a passthrough device (host side: "
+            "IOMMU on, the GPU bound to vfio-pci)."
+        )
+        + " On an NVIDIA vGPU, take the guest driver from the vGPU release that matches the host.",
+        gpus=inv.slots(gpus),
+        refs=(VFIO_REF, VGPU_REF),
+    )

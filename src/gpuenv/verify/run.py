@@ -1,0 +1,84 @@
+"""Runs the verify script in the target interpreter: verify's only use of ``subprocess``.
+
+``[python, "-", NODE...]`` with the script on standard input, in ``/`` (nothing from the caller's
+current directory can be imported), as the invoking user, with the caller's environment kept as
+it is: PYTHONPATH, the user site directory, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and
+HIP_VISIBLE_DEVICES decide which torch imports and which GPUs it sees for the user's own
+programs, so verify must see them too (no ``-E``, ``-s`` or ``-I``; the script itself drops the
+current-directory entry of ``sys.path``). It runs in its own process group: on timeout the whole
+group is killed, and a process stuck in the GPU driver (uninterruptible) is left behind after a
+short grace rather than hanging verify.
+
+The device nodes the script opens are listed here, from the root the rest of gpuenv reads
+(``--root``: ``/`` on a real run), and passed as arguments: the script holds no path of its own,
+and a test points them at a tree of its own through the same option a user has.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import signal
+import subprocess
+import time
+
+from gpuenv.verify.judge import Outcome
+from gpuenv.verify.script import SCRIPT
+
+TIMEOUT = 120.0  # seconds: a first CUDA/ROCm initialisation takes seconds, a hung GPU forever
+_GRACE = 5.0  # after SIGKILL, how long to wait for the pipes to close
+_KEEP = 64 * 1024  # stderr kept (the tail)
+
+
+def device_nodes(root: str | None = None) -> list[str]:
+    """/dev/kfd and every /dev/dri/renderD* (under ``root``), as paths to open."""
+    base = os.path.abspath(root) if root else ""
+    base = "" if base == "/" else base
+    return [f"{base}/dev/kfd", *sorted(glob.glob(f"{glob.escape(base)}/dev/dri/renderD*"))]
+
+
+def run_script(python: str, nodes: list[str], timeout: float = TIMEOUT) -> Outcome:
+    """Run the script with ``python``; what came back, never an exception for a failed run."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(  # noqa: S603 - argv is the interpreter the user named, no shell
+            [python, "-", *nodes],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd="/",
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return Outcome(python=python, stdout="", stderr="", returncode=None, timeout=timeout, nodes=tuple(nodes),
+                       start_error=exc.strerror or str(exc))  # fmt: skip
+    timed_out = False
+    try:
+        out, err = proc.communicate(SCRIPT.encode(), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc.pid)
+        try:
+            out, err = proc.communicate(timeout=_GRACE)
+        except subprocess.TimeoutExpired as exc:  # stuck in the driver, or a grandchild kept the pipes
+            out, err = exc.output or b"", exc.stderr or b""
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
+    return Outcome(
+        python=python,
+        stdout=(out or b"").decode("utf-8", "replace"),
+        stderr=(err or b"")[-_KEEP:].decode("utf-8", "replace"),
+        returncode=proc.returncode,
+        timeout=timeout,
+        timed_out=timed_out,
+        seconds=round(time.monotonic() - start, 3),
+        nodes=tuple(nodes),
+    )
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass

@@ -1,0 +1,8 @@
+from setuptools import setup
+
+setup(
+    name="every-manifest",
+    install_requires=[
+        "apex",
+    ],
+)
