@@ -129,6 +129,7 @@ def test_cuda_kernels_with_warp32_masks_and_cublas_are_portable_with_work():
 def test_tensorrt_nim_and_inline_ptx_are_cuda_only():
     code, doc = run_json(TREES / "cuda-only")
     assert (code, doc["verdict"]) == (1, "cuda-only")
+    assert doc["rocm_path"] == []  # nothing here builds for ROCm
     assert {
         ("blocker", "image:nim", "Dockerfile:3"),  # FROM ${NIM_IMAGE}, resolved through its ARG
         ("blocker", "construct:inline-ptx", "kernels/mma.cu:5"),
@@ -433,3 +434,15 @@ def test_the_advise_core_neither_prints_nor_renders():
                                for m in mods), path  # fmt: skip
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id not in ("print", "exec", "eval"), f"{path}:{node.lineno}"
+
+
+def test_a_project_with_its_own_rocm_build_is_work_not_cuda_only():
+    """flash-attention and vLLM keep CUDA-only kernels on their CUDA path beside a ROCm build: the
+    blocker is still listed, but the tree is not CUDA-only, and the reason says why."""
+    code, doc = run_json(TREES / "own-rocm-build")
+    assert (code, doc["verdict"]) == (1, "portable-with-work")
+    assert ("blocker", "construct:inline-ptx", "csrc/cuda/attn.cu:4") in found(doc)
+    assert doc["rocm_path"] == ["setup.py:6 ROCM_HOME", "csrc/rocm/attn.hip:1 (a HIP source file)"]
+    assert doc["reasons"][0].startswith("the project has its own ROCm build (setup.py:6 ROCM_HOME")
+    assert "+1 more" in doc["reasons"][0]
+    assert doc["next"] == "gpuenv install rocm --dry-run"

@@ -12,6 +12,8 @@ import os
 
 from gpuenv.advise.model import Advice, Hit, Skipped
 
+_ROCM_SHOWN = 5  # signs of an existing ROCm build listed; one is enough to tell
+
 
 class AdviseError(ValueError):
     """Input advise cannot read (a missing path, a file): one line, exit status 2."""
@@ -20,7 +22,7 @@ class AdviseError(ValueError):
 def advise(path: str) -> Advice:
     from gpuenv.advise.deps import PARSERS, Unparsable
     from gpuenv.advise.images import parse_dockerfile
-    from gpuenv.advise.sources import lines_of, scan
+    from gpuenv.advise.sources import lines_of, rocm_path, scan
     from gpuenv.advise.table import load
     from gpuenv.advise.tree import Counts, walk
     from gpuenv.advise.verdict import judge
@@ -32,6 +34,7 @@ def advise(path: str) -> Advice:
     table = load()
     counts = Counts()
     hits: list[Hit] = []
+    rocm: list[str] = []  # the first signs of the project's own ROCm build
     source_files = manifests = source_lines = unparsable = 0
     for f in walk(path, counts):
         text = f.data.decode("utf-8", "replace")  # a latin-1 comment must not hide the code around it
@@ -51,10 +54,12 @@ def advise(path: str) -> Advice:
                     hits.append(Hit("construct:torch-cuda-index", d.written, f.path, d.line, "dependency"))
                 else:
                     hits.append(Hit("package", d.name, f.path, d.line, "dependency"))
+        if len(rocm) < _ROCM_SHOWN and (f.source or f.suffix == ".hip") and (sign := rocm_path(f.path, f.suffix, text)):
+            rocm.append(sign)
         if f.source:
             source_files += 1
             source_lines += lines_of(text)
             hits += scan(f.path, f.suffix, text)
     skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable)
     return judge(path, hits, table, source_files=source_files, manifests=manifests,
-                 source_lines=source_lines, skipped=skipped)  # fmt: skip
+                 source_lines=source_lines, skipped=skipped, rocm_path=tuple(rocm))  # fmt: skip

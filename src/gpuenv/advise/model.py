@@ -115,6 +115,7 @@ class Advice:
     person_lines: int  # distinct source lines with a work or blocker finding
     skipped: Skipped
     next_command: str
+    rocm_path: tuple[str, ...] = ()  # first signs of the project's own ROCm build ("file:line what")
 
     @property
     def share(self) -> float:
@@ -142,4 +143,5 @@ class Advice:
                 "skipped": self.skipped.to_dict(),
             },
             "next": self.next_command,
+            "rocm_path": list(self.rocm_path),
         }

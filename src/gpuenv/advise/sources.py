@@ -286,3 +286,22 @@ def _line_text(text: str, start: int, limit: int = 120) -> str:
     end = text.find("\n", start)
     written = text[start : end if end != -1 else len(text)].strip()
     return written if len(written) <= limit else written[: limit - 3] + "..."
+
+
+# What a tree that already builds for ROCm carries: HIP's platform macros and headers, PyTorch's
+# ROCm guards, a ROCm toolkit variable in its build script.
+_ROCM_PATH = re.compile(
+    r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|\bUSE_ROCM\b|#[ \t]*include[ \t]*[<\"]hip/"
+    r"|torch\.version\.hip\b|\bROCM_HOME\b|\bhipLaunchKernelGGL\b"
+)
+
+
+def rocm_path(path: str, suffix: str, text: str) -> str | None:
+    """'file:line what' of the first sign in a file that the project has its own ROCm build, or
+    None. A .hip file is one by itself."""
+    if suffix == ".hip":
+        return f"{path}:1 (a HIP source file)"
+    m = _ROCM_PATH.search(text)
+    if m is None:
+        return None
+    return f"{path}:{text.count(chr(10), 0, m.start()) + 1} {m.group(0)}"

@@ -20,6 +20,8 @@ MAX_BYTES = 4 << 20  # the largest hand-written source seen in real trees is ~1 
 BINARY_PROBE = 8192  # a NUL byte in the first 8 KiB: binary (git's own heuristic)
 
 SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".py"})
+# HIP sources: not scanned for CUDA, but evidence that the project already builds for ROCm.
+HIP_SUFFIXES = frozenset({".hip"})
 # Directories that hold no project source: version control, caches, installed environments.
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".venv", "venv",
@@ -107,7 +109,7 @@ def walk(root: str, counts: Counts) -> Iterator[File]:
             suffix = os.path.splitext(entry.name)[1].lower()
             manifest = manifest_kind(entry.name, parent)
             source = suffix in SOURCE_SUFFIXES
-            if manifest is None and not source:
+            if manifest is None and not source and suffix not in HIP_SUFFIXES:
                 continue
             data = _read(entry.path, counts)
             if data is not None:

@@ -37,6 +37,7 @@ def judge(
     manifests: int,
     source_lines: int,
     skipped: Skipped,
+    rocm_path: tuple[str, ...] = (),
 ) -> Advice:
     rules = table.rules
     lookups = {"package": table.package, "image": table.image, "import": table.module}
@@ -72,10 +73,14 @@ def judge(
     findings.sort(key=lambda f: (-_RANK[f.level], _place(f.where)))
     worst = max((f.level for f in findings), key=_RANK.__getitem__, default=Level.PORTABLE)
     verdict = _VERDICT[worst]
+    if verdict is Verdict.CUDA_ONLY and rocm_path:
+        # flash-attn, vLLM: CUDA-only kernels beside a ROCm build of their own. The blockers are
+        # on the CUDA path; what a person must check is whether the ROCm path covers them.
+        verdict = Verdict.WORK
     return Advice(
         path=path,
         verdict=verdict,
-        reasons=tuple(_reasons(verdict, findings)),
+        reasons=tuple(_rocm_reasons(rocm_path) + _reasons(verdict, findings)),
         findings=tuple(findings),
         source_files=source_files,
         manifests=manifests,
@@ -83,6 +88,7 @@ def judge(
         person_lines=len(person),
         skipped=skipped,
         next_command=_NEXT[verdict],
+        rocm_path=rocm_path,
     )
 
 
@@ -116,6 +122,14 @@ def _names(whats: list[str]) -> str:
     distinct = list(dict.fromkeys(whats))
     shown = ", ".join(distinct[:_SHOWN_NAMES])
     return shown + (f" (+{len(distinct) - _SHOWN_NAMES} more)" if len(distinct) > _SHOWN_NAMES else "")
+
+
+def _rocm_reasons(signs: tuple[str, ...]) -> list[str]:
+    if not signs:
+        return []
+    return [f"the project has its own ROCm build ({signs[0]}"
+            + (f", +{len(signs) - 1} more" if len(signs) > 1 else "") + "): its CUDA-only pieces are on the "
+            "CUDA path; check that the ROCm path covers what you use"]  # fmt: skip
 
 
 def _reasons(verdict: Verdict, findings: list[Finding]) -> list[str]:

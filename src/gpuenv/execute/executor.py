@@ -609,12 +609,22 @@ def apply(plan: Plan, root: str = "/", options: Options | None = None) -> Outcom
         return Outcome(Exit.REFUSED, str(exc))
     except PathEscape as exc:
         return Outcome(Exit.REFUSED, f"refusing to apply: {exc}. Nothing was changed.")
-    except OSError as exc:
-        return Outcome(Exit.PROBLEMS, f"cannot open the journal under {root}/{JOURNAL_DIR}: {exc}")
+    except OSError as exc:  # a read-only root, a full disk: nothing has been changed yet
+        return Outcome(
+            Exit.REFUSED,
+            f"cannot write the journal under {root}/{JOURNAL_DIR} ({exc.strerror or exc}): nothing was changed",
+        )
     try:
         outcome = _apply_locked(plan, root, opts, journal)
     except PathEscape as exc:  # a symlink loop under var/lib/dpkg, or in a path a step names
         outcome = Outcome(Exit.REFUSED, f"refusing to apply: {exc}. Nothing was changed.")
+    except OSError as exc:  # the journal or the log cannot be written (a disk that filled up)
+        outcome = Outcome(
+            Exit.PROBLEMS,
+            f"cannot write under {root} ({exc.strerror or exc}). Free space, then continue with: "
+            "gpuenv apply --resume",
+            changed=bool(journal.state.changed) if journal.state else False,
+        )
     finally:
         journal.release()
     if outcome.exit in (Exit.REFUSED, Exit.BUSY) and not outcome.changed:

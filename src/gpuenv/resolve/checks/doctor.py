@@ -40,44 +40,45 @@ def probe_failed(facts: Facts, matrices, target: Target):
         )
 
 
-_newest_memo: list = [None, None]
+_newest_memo: list = [None, {}]
 
 
-def _newest(matrices) -> tuple[str | None, str | None, str | None, str | None]:
-    """(ROCm, CUDA toolkit, torch, driver branch number) newest in the bundle, worked out once
-    per matrices object (fleet runs ask it for every facts file)."""
+def _newest(matrices, kind: str) -> str | None:
+    """The newest ROCm release, CUDA toolkit, torch release or driver branch number in the
+    bundle, worked out once per matrices object and only when the machine has one to compare
+    (a CUDA box never reads rocm.json for it)."""
     if _newest_memo[0] is not matrices:
-        rocm = [r.version for r in matrices.rocm_releases()]
-        cuda = [t.version for t in matrices.cuda_toolkits()]
-        torch = matrices.torch_versions()
-        branches = [b.branch.lstrip("R") for b in matrices.driver_branches()]
-        _newest_memo[0] = matrices
-        _newest_memo[1] = (
-            max(rocm, key=inv.version_tuple, default=None),
-            max(cuda, key=inv.version_tuple, default=None),
-            max(torch, key=inv.version_tuple, default=None),
-            max(branches, key=inv.version_tuple, default=None),
-        )
-    return _newest_memo[1]
+        _newest_memo[0], _newest_memo[1] = matrices, {}
+    memo = _newest_memo[1]
+    if kind not in memo:
+        versions = {
+            "rocm": lambda: [r.version for r in matrices.rocm_releases()],
+            "cuda": lambda: [t.version for t in matrices.cuda_toolkits()],
+            "torch": lambda: list(matrices.torch_versions()),
+            "branch": lambda: [b.branch.lstrip("R") for b in matrices.driver_branches()],
+        }[kind]()
+        memo[kind] = max(versions, key=inv.version_tuple, default=None)
+    return memo[kind]
 
 
 @check(code="doctor.matrices-stale", area="doctor", needs=("matrices",))
 def matrices_stale(facts: Facts, matrices, target: Target):
-    newest_rocm, newest_cuda, newest_torch, newest_branch = _newest(matrices)
     newer = []
     rocm = inv.installed_rocm(facts)
-    if rocm and newest_rocm and inv.older(newest_rocm, rocm):
-        newer.append(f"ROCm {rocm} (newest bundled {newest_rocm})")
+    if rocm and (newest := _newest(matrices, "rocm")) and inv.older(newest, rocm):
+        newer.append(f"ROCm {rocm} (newest bundled {newest})")
     for version in inv.installed_cuda(facts)[:1]:
-        if newest_cuda and inv.older(inv.series(newest_cuda), inv.series(version)):
-            newer.append(f"CUDA {version} (newest bundled {newest_cuda})")
+        newest = _newest(matrices, "cuda")
+        if newest and inv.older(inv.series(newest), inv.series(version)):
+            newer.append(f"CUDA {version} (newest bundled {newest})")
     torch = facts.python.torch if facts.python else None
-    if torch and newest_torch and inv.older(newest_torch, torch.version.split("+")[0]):
-        newer.append(f"PyTorch {torch.version} (newest bundled {newest_torch})")
+    if torch and torch.version and (newest := _newest(matrices, "torch")):
+        if inv.older(newest, torch.version.split("+")[0]):
+            newer.append(f"PyTorch {torch.version} (newest bundled {newest})")
     driver = inv.nvidia_driver_version(facts)
     branch = inv.version_tuple(driver)[:1]
-    if branch and newest_branch and inv.older(newest_branch, str(branch[0])):
-        newer.append(f"NVIDIA driver {driver} (newest bundled branch R{newest_branch})")
+    if branch and (newest := _newest(matrices, "branch")) and inv.older(newest, str(branch[0])):
+        newer.append(f"NVIDIA driver {driver} (newest bundled branch R{newest})")
     if not newer:
         return
     yield Finding(
