@@ -529,7 +529,7 @@ def test_an_apu_only_box_whose_gpu_no_rocm_lists_is_told_so(matrices):
     found = [f for f in report.findings if f.code == "amd.gpu-unsupported"]
     assert len(found) == 1
     f = found[0]
-    assert f.severity is Severity.WARNING
+    assert f.severity is Severity.ERROR  # the catalog's severity for this code
     assert f.title == "No ROCm release lists gfx1103, this machine's only GPU"
     assert f"up to {matrices.default_rocm().version}, the default" in f.detail
     assert "run on the CPU" in f.detail and "HSA_OVERRIDE_GFX_VERSION" in f.fix
@@ -554,7 +554,7 @@ def test_an_apu_that_only_pytorch_wheels_list_is_told_where_to_go(matrices):
     """Strix Halo: not in the main ROCm matrix the bundle holds, but the 2.10+ ROCm wheels have it."""
     strix = {**PHOENIX, "pci_id": "1002:1586", "name": "Strix Halo", "gfx_target": "gfx1151"}
     found = [f for f in diagnose(_apu_box(strix), matrices, Target()).findings if f.code == "amd.gpu-unsupported"]
-    assert [f.severity for f in found] == [Severity.WARNING]
+    assert [f.severity for f in found] == [Severity.ERROR]
     assert "PyTorch 2.10.0 ROCm wheels are built for gfx1151 and later (`gpuenv torch`)" in found[0].detail
 
 

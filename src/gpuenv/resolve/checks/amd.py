@@ -196,7 +196,7 @@ def _only_gpu_unsupported(facts: Facts, matrices):
     """A box whose only GPU is an AMD iGPU that no bundled ROCm release lists (a Phoenix 780M,
     gfx1103): nothing is installed to judge, but ROCm applications built for the listed targets
     (ollama, llama.cpp's HIP build) fall back to the CPU here, which is what such reports are
-    about. A warning: the box may not be meant for GPU computing at all."""
+    about. An error, as the catalog has it for this code: ROCm cannot serve the only GPU here."""
     if facts.gpus_of("nvidia") or facts.gpus_of("intel") or inv.amd_discrete(facts, matrices):
         return
     bad = []
@@ -211,7 +211,7 @@ def _only_gpu_unsupported(facts: Facts, matrices):
     wheels = [f"PyTorch {v} ROCm wheels are built for {gfx}" for gfx in targets if (v := _first_wheel(matrices, gfx))]
     yield Finding(
         code="amd.gpu-unsupported",
-        severity=Severity.WARNING,
+        severity=Severity.ERROR,
         title=f"No ROCm release lists {', '.join(targets)}, this machine's only GPU",
         detail=f"{inv.describe([g for g, _ in bad], matrices)}: no bundled ROCm release (up to {default.version}, "
         "the default) lists it, so ROCm applications built for the listed targets (ollama, llama.cpp's HIP "
