@@ -441,3 +441,26 @@ def test_without_gpg_the_key_step_says_gpg_is_missing(keys, tmp_path, monkeypatc
     with pytest.raises(executor.Refused, match=r"gpg is not installed.*apt-get install gnupg"):
         executor._fetch_key(ctx, _key_step(keys["sub_fpr"][0]), lambda url: keys["sub"])
     assert list(root.iterdir()) == []
+
+
+def test_directories_root_creates_are_0755_whatever_the_umask(tmp_path):
+    """Path.mkdir(parents=True, mode=0o755) gives the mode to the last level only: under umask 0
+    the parents came out 0777, and root then wrote apt's sources and the journal into them."""
+    import stat
+
+    from gpuenv.execute.journal import Journal
+
+    old = os.umask(0)
+    try:
+        executor.Files(str(tmp_path)).write("/etc/apt/keyrings/rocm.gpg", b"key", "0644")
+        j = Journal(str(tmp_path))
+        j.acquire()
+        j.log("one line")
+        j.release()
+    finally:
+        os.umask(old)
+    made = [tmp_path / d for d in ("etc", "etc/apt", "etc/apt/keyrings", "var", "var/lib", "var/lib/gpuenv",
+                                    "var/log", "var/log/gpuenv")]  # fmt: skip
+    assert {str(d.relative_to(tmp_path)): oct(stat.S_IMODE(d.stat().st_mode)) for d in made} == {
+        str(d.relative_to(tmp_path)): "0o755" for d in made
+    }

@@ -105,3 +105,25 @@ def _kind(info: os.stat_result, path: str | os.PathLike) -> str:
         else "not a regular file"
     )  # fmt: skip
     raise (IsADirectoryError if stat.S_ISDIR(info.st_mode) else NotRegular)(f"{path}: {what}")
+
+
+def make_dirs(path: Path, stop: Path, mode: int = 0o755) -> list[Path]:
+    """Create ``path`` and its missing parents up to ``stop``, each with exactly ``mode``.
+
+    ``Path.mkdir(parents=True, mode=...)`` gives the mode to the last directory only: the
+    parents it makes get 0o777 less the umask, world-writable under umask 0, and root then writes
+    system files into them. Returns the directories made, outermost first."""
+    missing = []
+    here = path
+    while not here.exists() and here != stop and here != here.parent:
+        missing.append(here)
+        here = here.parent
+    made = []
+    for directory in reversed(missing):
+        try:
+            directory.mkdir(mode=mode)
+        except FileExistsError:
+            continue  # made meanwhile by someone else: theirs, left as it is
+        os.chmod(directory, mode)  # not less than mode because of a umask, not more either
+        made.append(directory)
+    return made

@@ -36,7 +36,7 @@ from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
 from gpuenv.record import field, record
-from gpuenv.rootpath import PathEscape, in_root, read_file
+from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_file
 
 Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
 _KEY_MAX = 1 << 20
@@ -84,7 +84,7 @@ class Files:
         target = self.at(path, follow_last=False)
         if target == Path(self.root):
             raise IsADirectoryError(f"refusing to write the root itself ({path})")
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        make_dirs(target.parent, Path(os.path.abspath(self.root)))
         prefix = f".{target.name}.gpuenv-"
         _remove_stale(target.parent, prefix)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=prefix)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuenv.record import field, record
-from gpuenv.rootpath import PathEscape, in_root, read_regular
+from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_regular
 
 DIR = "var/lib/gpuenv"
 LOG_DIR = "var/log/gpuenv"
@@ -108,14 +108,7 @@ class Journal:
         self._created = []
 
     def _mkdirs(self) -> None:
-        missing = []
-        here = self.dir
-        while not here.exists() and here != Path(os.path.abspath(self.root)):
-            missing.append(here)
-            here = here.parent
-        for path in reversed(missing):
-            path.mkdir(mode=0o755)
-            self._created.append(path)
+        self._created += make_dirs(self.dir, Path(os.path.abspath(self.root)))
 
     def _check_trusted(self) -> None:
         from gpuenv.trust import untrusted
@@ -221,7 +214,7 @@ class Journal:
         """Best effort: a log that cannot be written (full disk, a planted symlink) must not stop
         an apply halfway through dpkg; the journal, written atomically, is what resume trusts."""
         try:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+            make_dirs(self.log_path.parent, Path(os.path.abspath(self.root)))
             fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
             with os.fdopen(fd, "a") as fh:
                 fh.write(line + "\n")
