@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 from gpuenv.rootpath import NotRegular, TooLarge, read_regular
 
@@ -24,7 +23,7 @@ class InputError(ValueError):
     """An input file that cannot be read as gpuenv JSON; the message is one line."""
 
 
-def read(path: str, what: str, limit: int = MAX_BYTES) -> Any:
+def read(path: str, what: str, limit: int = MAX_BYTES) -> object:
     """The JSON document in ``path`` ("-" is standard input), checked as described above."""
     return parse(read_bytes(path, what, limit), f"{what} {path}")
 
@@ -47,7 +46,7 @@ def read_bytes(path: str, what: str, limit: int = MAX_BYTES) -> bytes:
         raise InputError(f"{what} {path}: cannot read: {exc.strerror or exc}") from None
 
 
-def parse(data: bytes, label: str) -> Any:
+def parse(data: bytes, label: str) -> object:
     """JSON from bytes: strict UTF-8, no NaN/Infinity, depth at most MAX_DEPTH."""
     try:
         text = data.decode("utf-8")
@@ -66,11 +65,11 @@ def parse(data: bytes, label: str) -> Any:
     return doc
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def _depth(doc: Any) -> int:
+def _depth(doc: object) -> int:
     """Nesting depth, without recursion (a hostile document must not exhaust the stack)."""
     deepest = 0
     todo = [(doc, 1)]

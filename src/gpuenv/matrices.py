@@ -24,7 +24,6 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from gpuenv.record import field, record
 
@@ -450,7 +449,7 @@ _FIND_LINKS = re.compile(
 _STACKS = ("cuda", "rocm", "cpu")
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -466,8 +465,8 @@ class Reader:
         return MatrixError(f"{self.file}: {path}: {msg}")
 
     def get(
-        self, obj: Any, key: str, path: str, kind: type | tuple[type, ...], optional: bool = False
-    ) -> Any:
+        self, obj: object, key: str, path: str, kind: type | tuple[type, ...], optional: bool = False
+    ) -> object:
         if not isinstance(obj, dict):
             raise self.fail(path, "expected an object")
         if key not in obj:
@@ -482,7 +481,7 @@ class Reader:
             raise self.fail(f"{path}.{key}", f"expected {want}, got {type(value).__name__}")
         return value
 
-    def text(self, obj: Any, key: str, path: str, pattern: re.Pattern[str], optional: bool = False) -> Any:
+    def text(self, obj: object, key: str, path: str, pattern: re.Pattern[str], optional: bool = False) -> object:
         """A string field that must match ``pattern`` in full."""
         value = self.get(obj, key, path, str, optional)
         if value is not None and not pattern.fullmatch(value):
@@ -490,7 +489,7 @@ class Reader:
         return value
 
     def strs(
-        self, obj: Any, key: str, path: str, optional: bool = False, pattern: re.Pattern[str] | None = None
+        self, obj: object, key: str, path: str, optional: bool = False, pattern: re.Pattern[str] | None = None
     ) -> tuple[str, ...]:
         value = self.get(obj, key, path, list, optional)
         if value is None:
@@ -504,7 +503,7 @@ class Reader:
 
     def str_map(
         self,
-        obj: Any,
+        obj: object,
         key: str,
         path: str,
         optional: bool = False,
@@ -523,7 +522,7 @@ class Reader:
                 raise self.fail(f"{path}.{key}.{k}", f"{_show(v)} is not well formed")
         return dict(value)
 
-    def items(self, obj: Any, key: str, path: str, optional: bool = False) -> list[tuple[str, dict]]:
+    def items(self, obj: object, key: str, path: str, optional: bool = False) -> list[tuple[str, dict]]:
         value = self.get(obj, key, path, list, optional)
         out = []
         for i, v in enumerate(value or ()):
@@ -533,7 +532,7 @@ class Reader:
         return out
 
 
-def _read(directory: Path, name: str) -> Any:
+def _read(directory: Path, name: str) -> object:
     path = directory / name
     try:
         text = path.read_text(encoding="utf-8")
@@ -549,7 +548,7 @@ def _read(directory: Path, name: str) -> Any:
         raise MatrixError(f"{path}: not valid JSON: nested too deeply") from exc
 
 
-def _parse_amd(doc: Any) -> dict[str, AmdGpu]:
+def _parse_amd(doc: object) -> dict[str, AmdGpu]:
     r = Reader("amd_gpus.json")
     out: dict[str, AmdGpu] = {}
     for p, g in r.items(doc, "gpus", "$"):
@@ -582,7 +581,7 @@ def _parse_amd(doc: Any) -> dict[str, AmdGpu]:
     return out
 
 
-def _parse_nvidia(doc: Any) -> dict[str, NvidiaGpu | tuple]:
+def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple]:
     # The largest file and on every NVIDIA doctor run: one tight pass that accepts exactly what
     # _parse_nvidia_checked accepts; that one runs instead (and names the problem) on any doubt.
     gpus = doc.get("gpus") if isinstance(doc, dict) else None
@@ -613,7 +612,7 @@ def _parse_nvidia(doc: Any) -> dict[str, NvidiaGpu | tuple]:
     return _parse_nvidia_checked(doc)
 
 
-def _parse_nvidia_checked(doc: Any) -> dict[str, NvidiaGpu | tuple]:
+def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple]:
     r = Reader("nvidia_gpus.json")
     out: dict[str, NvidiaGpu | tuple] = {}
     for p, g in r.items(doc, "gpus", "$"):
@@ -635,7 +634,7 @@ def _parse_nvidia_checked(doc: Any) -> dict[str, NvidiaGpu | tuple]:
 _LEVELS = ("full", "preview", "radeon")
 
 
-def _parse_rocm(doc: Any) -> tuple[list[RocmRelease], str]:
+def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
     r = Reader("rocm.json")
     releases = []
     for p, rel in r.items(doc, "releases", "$"):
@@ -679,7 +678,7 @@ def _parse_rocm(doc: Any) -> tuple[list[RocmRelease], str]:
     return releases, default
 
 
-def _parse_cuda(doc: Any) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:
+def _parse_cuda(doc: object) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:
     r = Reader("cuda.json")
     mvc = r.get(doc, "minor_version_compatibility", "$", dict)
     floors = r.str_map(
@@ -740,7 +739,7 @@ def _parse_cuda(doc: Any) -> tuple[list[CudaToolkit], dict[str, str], list[Drive
 
 def _parse_variant(
     r: Reader, v: dict, pv: str, python: tuple, source: str, confirmed: bool
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """A variant's TorchVariant fields (all but ``torch``), checked."""
     stack = r.get(v, "stack", pv, str)
     if stack not in _STACKS:
@@ -771,7 +770,7 @@ def _parse_variant(
 
 
 def _parse_torch(
-    doc: Any,
+    doc: object,
 ) -> tuple[dict[str, list[TorchVariant]], dict[str, TorchArchNote], dict[str, GfxOverride]]:
     r = Reader("torch.json")
     out: dict[str, list[TorchVariant]] = {}
@@ -932,7 +931,7 @@ def _host_compilers(directory: Path | None) -> dict[str, HostCompilers]:
     return _HOST_COMPILERS[key]
 
 
-def _parse_host_compilers(doc: Any) -> dict[str, HostCompilers]:
+def _parse_host_compilers(doc: object) -> dict[str, HostCompilers]:
     r = Reader("host_compilers.json")
     rule = r.get(doc, "rule", "$", str)
     out: dict[str, HostCompilers] = {}

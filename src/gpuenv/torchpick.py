@@ -25,7 +25,6 @@ discrete card; the doctor reports the iGPU separately).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
@@ -69,7 +68,7 @@ class Unofficial:
             return None
         return f"pip install torch=={self.torch} --index-url {self.index_url}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "official": False,
             "gfx": self.gfx,
@@ -111,7 +110,7 @@ class Choice:
             return None
         return f"uv pip install torch=={self.torch} --index-url {self.index_url}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return {
             "torch": self.torch,
             "variant": self.variant,

@@ -252,6 +252,19 @@ def is_integrated(gpu: Gpu, matrices) -> bool:
     return bool(known and known.integrated)
 
 
+_PRETTY_VERSION = re.compile(r"\b(\d+(?:\.\d+){0,2})\b")
+
+
+def os_version(facts: Facts) -> str | None:
+    """The distribution release the checks judge: VERSION_ID, else the version PRETTY_NAME
+    carries ("Debian GNU/Linux 13 (trixie)": 13), as reports often give only that line. The
+    planner keeps to VERSION_ID: it picks repositories, which a guess must not do."""
+    if facts.os.version_id:
+        return facts.os.version_id
+    m = _PRETTY_VERSION.search(facts.os.pretty_name or "")
+    return m.group(1) if m else None
+
+
 def amd_discrete(facts: Facts, matrices) -> tuple[Gpu, ...]:
     return tuple(g for g in facts.gpus_of("amd") if not is_integrated(g, matrices))
 

@@ -52,7 +52,7 @@ def unsupported(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None or inv.hosted(facts):
         return
-    entry = release.os_support(facts.os.id, facts.os.version_id)
+    entry = release.os_support(facts.os.id, inv.os_version(facts))
     if entry is None or not entry.kernels or not entry.confirmed:
         return
     running = inv.series(facts.kernel.release)

@@ -177,23 +177,11 @@ def _os_name(facts: Facts) -> str:
     return facts.os.pretty_name or f"{facts.os.id} {facts.os.version_id or '?'}"
 
 
-_PRETTY_VERSION = re.compile(r"\b(\d+(?:\.\d+){0,2})\b")
-
-
-def os_version(facts: Facts) -> str | None:
-    """VERSION_ID, else the version PRETTY_NAME carries ("Debian GNU/Linux 13 (trixie)": 13), as
-    reports often give only that line."""
-    if facts.os.version_id:
-        return facts.os.version_id
-    m = _PRETTY_VERSION.search(facts.os.pretty_name or "")
-    return m.group(1) if m else None
-
-
 @check(code="os.unsupported", area="platform", needs=("matrices",))
 def os_unsupported(facts: Facts, matrices, target: Target):
     if facts.os.id in ("", "unknown"):
         return  # the facts do not say which distribution: nothing to judge
-    version_id = os_version(facts)
+    version_id = inv.os_version(facts)
     if target.stack == "cuda":
         versions = CUDA_DISTROS.get(facts.os.id)
         if versions is not None and not version_id:
@@ -251,7 +239,7 @@ def os_point_release(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
         return
-    entry = release.os_support(facts.os.id, facts.os.version_id)
+    entry = release.os_support(facts.os.id, inv.os_version(facts))
     point = point_release(facts)
     if entry is None or not point or not entry.point_releases:
         return
