@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gpuenv import bundled
 
-SCHEMAS = bundled.directory("schemas")
+SCHEMAS = Path(bundled.directory("schemas"))
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 SHARED_CONTRACTS = Path(__file__).resolve().parent.parent.parent / "shared" / "contracts"
 

@@ -45,7 +45,7 @@ def found(doc: dict) -> set[tuple[str, str, str]]:
 
 
 def test_table_fits_its_schema_and_every_entry_cites_a_source():
-    doc = json.loads(bundled.path("matrices", "advise.json").read_text())
+    doc = json.loads(Path(bundled.path("matrices", "advise.json")).read_text())
     validate(doc, "matrices-advise")
     table = load()
     assert all(e.source.startswith(("http", "https")) or "/" in e.source for e in table.rules.values())
@@ -75,12 +75,12 @@ def test_the_issue_classification_is_the_table_s():
 
 
 def test_a_malformed_table_is_one_matrix_error_line():
-    doc = json.loads(bundled.path("matrices", "advise.json").read_text())
+    doc = json.loads(Path(bundled.path("matrices", "advise.json")).read_text())
     doc["constructs"][0]["level"] = "maybe"
     with pytest.raises(MatrixError) as exc:
         parse(doc)
     assert "advise.json: $.constructs[0].level" in str(exc.value) and "\n" not in str(exc.value)
-    doc = json.loads(bundled.path("matrices", "advise.json").read_text())
+    doc = json.loads(Path(bundled.path("matrices", "advise.json")).read_text())
     doc["images"][0]["pattern"] = "(unclosed"
     with pytest.raises(MatrixError, match="not a regular expression"):
         parse(doc)

@@ -255,7 +255,8 @@ def test_host_compiler_table_fits_its_schema_and_cites_every_row():
 
     from gpuenv import bundled
 
-    doc = json.loads(bundled.path("matrices", "host_compilers.json").read_text())
+    with open(bundled.path("matrices", "host_compilers.json")) as fh:
+        doc = json.load(fh)
     jsonschema.validate(doc, json.loads((SCHEMAS / "matrices-host_compilers.json").read_text()))
     for row in doc["releases"]:
         assert row["source"].startswith("https://docs.nvidia.com/") and isinstance(row["confirmed"], bool)

@@ -12,7 +12,7 @@ import pytest
 from gpuenv import matrices as M
 from tests.schemas import validate
 
-DATA = M.bundled_dir()
+DATA = Path(M.bundled_dir())
 SUBJECTS = ("bundle", "amd_gpus", "nvidia_gpus", "rocm", "cuda", "torch")
 
 

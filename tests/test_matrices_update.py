@@ -51,7 +51,7 @@ def test_update_from_a_tarball_installs_and_load_uses_it(tmp_path, state):
     done = B.install(str(archive), sha)
     assert (
         done.version == "2099.01.01"
-        and done.previous == json.loads((M.bundled_dir() / "bundle.json").read_text())["version"]
+        and done.previous == json.loads((Path(M.bundled_dir()) / "bundle.json").read_text())["version"]
     )
     assert sorted(p.name for p in state.iterdir()) == sorted(M.FILES)
     m = M.load()

@@ -207,12 +207,12 @@ def test_repos_json_matches_its_schema():
 
     schema = json.loads((Path(repos.__file__).parents[1] / "schemas/matrices-repos.json").read_text())
     jsonschema.validate(
-        json.loads(repos.default_path().read_text()), schema, cls=jsonschema.Draft202012Validator
+        json.loads(Path(repos.default_path()).read_text()), schema, cls=jsonschema.Draft202012Validator
     )
 
 
 def test_purge_rules_are_anchored(tmp_path):
-    doc = json.loads(repos.default_path().read_text())
+    doc = json.loads(Path(repos.default_path()).read_text())
     doc["purge"]["cuda"]["match"].append("*nvidia*")
     bad = tmp_path / "repos.json"
     bad.write_text(json.dumps(doc))
@@ -250,7 +250,7 @@ def test_purge_rules(name, stack, expected):
 
 @pytest.mark.parametrize("rule", ["^cuda$|.*$", "^.*nvidia.*$", "^lib.*$"])
 def test_purge_rules_that_reach_unrelated_packages_are_refused(tmp_path, rule):
-    doc = json.loads(repos.default_path().read_text())
+    doc = json.loads(Path(repos.default_path()).read_text())
     doc["purge"]["cuda"]["match"].append(rule)
     bad = tmp_path / "repos.json"
     bad.write_text(json.dumps(doc))

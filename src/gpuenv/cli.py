@@ -36,6 +36,34 @@ class Parser(argparse.ArgumentParser):
         sys.exit(USAGE_EXIT)
 
 
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter with the terminal width found as shutil finds it (COLUMNS, else the
+    terminal, else 80), without importing shutil: argparse imports it for every parser it builds,
+    and with it zlib, bz2, lzma and fnmatch, on the start-up path of every command."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ):
+        if width is None:
+            width = _columns() - 2  # argparse's own margin
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _columns() -> int:
+    import os
+
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
 def command(name: str):
     """The Command object of ``name`` (imports its module only)."""
     import importlib
@@ -49,7 +77,7 @@ def parser_for(name: str) -> Parser:
     p = Parser(
         prog=f"gpuenv {name}",
         description=cmd.summary + (f"\n\n{cmd.description}" if cmd.description else ""),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=Formatter,
     )
     cmd.configure(p)
     return p
@@ -105,6 +133,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(f"gpuenv {name}: interrupted\n")
         return 130
+    except BrokenPipeError:
+        # The reader went away (`gpuenv doctor | head`): stop quietly, as cat does, and keep
+        # the interpreter's final flush from raising again.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a writer killed by the pipe
 
 
 def run() -> None:

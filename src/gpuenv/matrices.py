@@ -23,9 +23,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 
 from gpuenv.record import field, record
+
+TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 FILES = ("bundle.json", "amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json")
 
@@ -262,7 +265,7 @@ class Matrices:
     _torch_notes: dict[str, TorchArchNote] = field(default_factory=dict)
     _gfx_overrides: dict[str, GfxOverride] = field(default_factory=dict)
     # Subjects still to be read from _dir: a doctor run on an NVIDIA box never pays for rocm.json.
-    _dir: Path | None = None
+    _dir: str | None = None
     _pending: set[str] = field(default_factory=set)
 
     def _need(self, subject: str) -> None:
@@ -532,10 +535,11 @@ class Reader:
         return out
 
 
-def _read(directory: Path, name: str) -> object:
-    path = directory / name
+def _read(directory: str, name: str) -> object:
+    path = os.path.join(directory, name)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
     except OSError as exc:
         raise MatrixError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -818,7 +822,7 @@ def _parse_torch(
 SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
 
 
-def _fill(m: Matrices, subject: str, directory: Path) -> None:
+def _fill(m: Matrices, subject: str, directory: str) -> None:
     if subject == "amd":
         m._amd = _parse_amd(_read(directory, "amd_gpus.json"))
     elif subject == "nvidia":
@@ -833,11 +837,12 @@ def _fill(m: Matrices, subject: str, directory: Path) -> None:
         raise ValueError(subject)
 
 
-def parse_dir(directory: Path, origin: str, lazy: bool = False) -> Matrices:
+def parse_dir(directory: str | os.PathLike[str], origin: str, lazy: bool = False) -> Matrices:
     """Parse one bundle directory; MatrixError (file and path) on the first problem.
 
     ``lazy`` reads bundle.json now and each subject on first use (for the shipped data, which
     the tests validate); otherwise every file is parsed before this returns."""
+    directory = os.fspath(directory)
     bundle = _read(directory, "bundle.json")
     version = Reader("bundle.json").text(bundle, "version", "$", _BUNDLE_VERSION)
     m = Matrices(bundle=BundleInfo(version=version, path=str(directory), origin=origin), _dir=directory)
@@ -849,7 +854,7 @@ def parse_dir(directory: Path, origin: str, lazy: bool = False) -> Matrices:
     return m
 
 
-def bundled_dir() -> Path:
+def bundled_dir() -> str:
     """The matrices shipped with this gpuenv (the package gpuenv._matrices)."""
     from gpuenv import bundled
 
@@ -858,12 +863,18 @@ def bundled_dir() -> Path:
 
 def state_dir() -> Path:
     """Where ``gpuenv matrix update`` keeps an installed bundle."""
+    from pathlib import Path
+
+    return Path(_state_dir())
+
+
+def _state_dir() -> str:
     env = os.environ.get("GPUENV_STATE_DIR")
     if env:
-        return Path(env) / "matrices"
+        return os.path.join(env, "matrices")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        return Path("/var/lib/gpuenv/matrices")
-    return Path.home() / ".cache" / "gpuenv" / "matrices"
+        return "/var/lib/gpuenv/matrices"
+    return os.path.join(os.path.expanduser("~"), ".cache", "gpuenv", "matrices")
 
 
 _CACHE: dict[str, Matrices] = {}
@@ -874,17 +885,17 @@ def load(path: str | None = None) -> Matrices:
 
     ``path`` reads that directory only (no fallback): a bad one raises MatrixError. Without it,
     a broken installed bundle is passed over (``bundle.skipped`` says why) for the bundled data."""
-    key = path or f"default:{state_dir()}"
+    key = path or f"default:{_state_dir()}"
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
     if path is not None:
-        result = parse_dir(Path(path), "given")
+        result = parse_dir(path, "given")
     else:
         skipped = None
         result = None
-        installed = state_dir()
-        if (installed / "bundle.json").is_file():
+        installed = _state_dir()
+        if os.path.isfile(os.path.join(installed, "bundle.json")):
             try:
                 result = parse_dir(installed, "installed")
             except MatrixError as exc:
@@ -921,14 +932,12 @@ class HostCompilers:
 _HOST_COMPILERS: dict[str, dict[str, HostCompilers]] = {}
 
 
-def _host_compilers(directory: Path | None) -> dict[str, HostCompilers]:
-    path = directory / "host_compilers.json" if directory is not None else None
-    if path is None or not path.is_file():
-        path = bundled_dir() / "host_compilers.json"
-    key = str(path)
-    if key not in _HOST_COMPILERS:
-        _HOST_COMPILERS[key] = _parse_host_compilers(_read(path.parent, path.name))
-    return _HOST_COMPILERS[key]
+def _host_compilers(directory: str | None) -> dict[str, HostCompilers]:
+    if directory is None or not os.path.isfile(os.path.join(directory, "host_compilers.json")):
+        directory = bundled_dir()
+    if directory not in _HOST_COMPILERS:
+        _HOST_COMPILERS[directory] = _parse_host_compilers(_read(directory, "host_compilers.json"))
+    return _HOST_COMPILERS[directory]
 
 
 def _parse_host_compilers(doc: object) -> dict[str, HostCompilers]:

@@ -60,12 +60,13 @@ def digest(directory: Path) -> str:
     return hashlib.sha256("".join(lines).encode()).hexdigest()
 
 
-def check(directory: Path) -> list[str]:
+def check(directory: str | os.PathLike[str]) -> list[str]:
     """Problems with a bundle directory (empty when it is good): every file present, then the
     loader's own parse, which checks every field gpuenv reads (types, well-formed versions and
     targets, torch index URLs on https://download.pytorch.org/whl/ only). The same answer with or
     without jsonschema installed: the JSON schemas (gpuenv/schemas) document the format and
     validate the shipped data in the tests; they are not a run-time dependency."""
+    directory = Path(directory)
     problems = [f"{name}: missing" for name in FILES if not (directory / name).is_file()]
     if problems:
         return problems

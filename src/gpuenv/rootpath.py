@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import stat
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (the probe's start-up)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 _MAX_LINKS = 40  # as the kernel's ELOOP limit
 
@@ -22,6 +25,14 @@ class PathEscape(OSError):
 
 
 def in_root(root: str, path: str, *, follow_last: bool = True) -> Path:
+    """``resolve`` as a Path (for the executor and the journal)."""
+    from pathlib import Path
+
+    return Path(resolve(root, path, follow_last=follow_last))
+
+
+def resolve(root: str, path: str, *, follow_last: bool = True) -> str:
+    """The host path of ``path`` under ``root``, every symlink resolved inside the root."""
     root = os.path.abspath(root)
     todo = [p for p in path.split("/") if p not in ("", ".")]
     done: list[str] = []
@@ -43,7 +54,7 @@ def in_root(root: str, path: str, *, follow_last: bool = True) -> Path:
             todo = [p for p in target.split("/") if p not in ("", ".")] + todo
             continue
         done.append(name)
-    return Path(root, *done)
+    return os.path.join(root, *done)
 
 
 class NotRegular(OSError):

@@ -177,7 +177,8 @@ def load() -> Table:
 
     path = bundled.path("matrices", "advise.json")
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as fh:
+            doc = json.loads(fh.read())
     except OSError as exc:
         raise MatrixError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -91,9 +91,9 @@ def probe_facts(root: str | None, user: str | None = None, python: str | None = 
     from gpuenv.probe import RootError, collect
 
     if python is not None and root is None and "/" not in python:
-        import shutil
+        from gpuenv.probe.host import which
 
-        python = shutil.which(python) or python  # `--python python3.11`: looked up on PATH
+        python = which(python) or python  # `--python python3.11`: looked up on PATH
     if python is not None and root is None and not os.access(python, os.X_OK):
         raise Usage(f"--python {python}: not an executable file")
     try:

@@ -104,12 +104,12 @@ def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore
         text = redactor.text if redactor is not None else (lambda t: t)
         sys.stdout.write(report_markdown(report, shown, notice(redactor), text=text, only=only))
     else:
-        from gpuenv.render.console import make_console
         from gpuenv.render.report import render_report
+        from gpuenv.render.term import Term
 
         if redactor is not None:
             report = _redacted(report, redactor)
-        render_report(report, _redacted_facts(facts, redactor), make_console(), only=only)
+        render_report(report, _redacted_facts(facts, redactor), Term(), only=only)
         if redactor is not None:
             from gpuenv.commands.output import notice
 

@@ -245,13 +245,14 @@ def _execute(plan, facts_now, args: argparse.Namespace, resume: bool = False):
 def _show_or_apply(plan, facts, args: argparse.Namespace) -> Exit:
     """install/uninstall: print the plan (JSON, or with apt's simulation), then apply unless
     --dry-run. A plan with blockers is shown and exits 3 (refused), --force aside."""
-    from gpuenv.execute import executor
     from gpuenv.render.plan import console, plan_json, show_plan
 
     blocked = Exit.REFUSED if plan.blockers and not args.force else Exit.OK
     if args.json_out:
         sys.stdout.write(plan_json(plan) + "\n")
         return blocked
+    from gpuenv.execute import executor
+
     root = args.root or "/"
     con = console()
     # A facts file describes some machine, maybe not this one: apt's view of this one says nothing.
@@ -286,10 +287,10 @@ def _show_or_apply(plan, facts, args: argparse.Namespace) -> Exit:
 
 
 def _apt_usable(root: str) -> bool:
-    import shutil
+    from gpuenv.probe.host import which
 
     if root == "/":
-        return shutil.which("apt-get") is not None and shutil.which("dpkg-query") is not None
+        return which("apt-get") is not None and which("dpkg-query") is not None
     return os.path.exists(os.path.join(root, "usr/bin/apt-get")) and os.geteuid() == 0
 
 

@@ -38,10 +38,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json_out:
         sys.stdout.write(json.dumps(choice.to_dict(), indent=2) + "\n")
     else:
-        from gpuenv.render.console import make_console
+        from gpuenv.render.term import Term
         from gpuenv.render.torch import render_choice
 
-        render_choice(choice, make_console())
+        render_choice(choice, Term())
     return int(choice.exit)
 
 

@@ -53,11 +53,12 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import os
-    import shutil
+
+    from gpuenv.probe.host import which
 
     python = args.python or "python3"
     if "/" not in python:
-        found = shutil.which(python)
+        found = which(python)
         if found is None:
             raise Usage(
                 f"--python {python}: not found on PATH"
@@ -81,10 +82,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json_out:
         sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:
-        from gpuenv.render.console import make_console
+        from gpuenv.render.term import Term
         from gpuenv.render.verify import render_verification
 
-        render_verification(result, make_console())
+        render_verification(result, Term())
     return int(result.exit_code())
 
 

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any
 
 from gpuenv.record import fields, record, replace
+
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "gpuenv.plan/1"
 _STEP_ID = re.compile(r"[a-z0-9][a-z0-9._-]*")

@@ -158,7 +158,7 @@ def _lookup(entries: list[dict], os_id: str, version: str | None, key: str) -> s
     return None
 
 
-def default_path() -> Path:
+def default_path() -> str:
     from gpuenv import bundled
 
     return bundled.path("matrices", "repos.json")

@@ -26,10 +26,16 @@ class SmiResult:
 
 
 def available() -> bool:
-    import importlib.util
     import os
+    import sys
 
-    return importlib.util.find_spec("amdsmi") is not None or os.path.isdir(ROCM_COPY)
+    # importlib.util.find_spec's search for a top-level name, without importing importlib.util
+    # (which costs more than the search): ask each finder on sys.meta_path.
+    found = "amdsmi" in sys.modules or any(
+        getattr(finder, "find_spec", None) is not None and finder.find_spec("amdsmi", None) is not None
+        for finder in sys.meta_path
+    )
+    return found or os.path.isdir(ROCM_COPY)
 
 
 def _import():

@@ -41,9 +41,9 @@ class Host:
 
     def _resolve(self, path: str) -> str:
         # The same resolution the executor uses for writes: symlinks are followed inside the root.
-        from gpuenv.rootpath import in_root
+        from gpuenv.rootpath import resolve
 
-        return str(in_root(self.root, path))
+        return resolve(self.root, path)
 
     # -- reads -------------------------------------------------------------------------------
     def read_text(self, path: str, limit: int = 4 << 20) -> str:
@@ -137,6 +137,29 @@ class Host:
         """Where ``name`` is on PATH (live machine only; None under ``--root``)."""
         if not self.live:
             return None
-        import shutil
+        return which(name)
 
-        return shutil.which(name)
+
+def which(name: str) -> str | None:
+    """The first executable file ``name`` on PATH, as ``shutil.which`` finds it on POSIX (an
+    empty entry is the working directory; a name with a slash is itself checked). Here rather
+    than shutil's: importing shutil (zlib, bz2, lzma, fnmatch) costs more than the probe's
+    whole PATH lookup."""
+    if "/" in name:
+        return name if _executable(name) else None
+    path = os.environ.get("PATH")
+    if path is None:
+        path = os.confstr("CS_PATH") or os.defpath
+    seen: set[str] = set()
+    for directory in path.split(os.pathsep):
+        if directory in seen:
+            continue
+        seen.add(directory)
+        candidate = os.path.join(directory, name)
+        if _executable(candidate):
+            return candidate
+    return None
+
+
+def _executable(path: str) -> bool:
+    return os.path.exists(path) and os.access(path, os.X_OK) and not os.path.isdir(path)

@@ -33,6 +33,7 @@ LIBRARIES = {
 }
 _FILE = re.compile(r"^(lib[A-Za-z]+)\.so((?:\.\d+)*)$")
 _STEMS = {stem: name for name, stem in LIBRARIES.items()}
+_WANTED = tuple(f"{stem}.so".encode() for stem in _STEMS)  # the sonames the scan reads
 
 OLD_MAGIC = b"ld.so-1.7.0"
 NEW_MAGIC = b"glibc-ld.so.cache1.1"
@@ -54,13 +55,14 @@ def library_of(filename: str) -> tuple[str, str | None] | None:
 # -- /etc/ld.so.cache --------------------------------------------------------------------------
 
 
-def parse_ld_so_cache(data: bytes) -> list[tuple[str, str]]:
+def parse_ld_so_cache(data: bytes, wanted: tuple[bytes, ...] | None = None) -> list[tuple[str, str]]:
     """(soname, path) entries of an ld.so.cache, in the file's order; ValueError for anything
     that is not one. The new layout (glibc 2.32's default) starts with NEW_MAGIC; the old one
     with OLD_MAGIC, possibly followed (8-byte aligned) by a new-layout copy, which wins, as in
-    glibc's dl-cache.c."""
+    glibc's dl-cache.c. With ``wanted`` (soname prefixes), only the entries whose soname starts
+    with one are decoded and checked: a desktop's cache has thousands, the probe wants a few."""
     if data.startswith(NEW_MAGIC):
-        return _parse_new(data, 0)
+        return _parse_new(data, 0, wanted)
     if data.startswith(OLD_MAGIC):
         if len(data) < 16:
             raise ValueError("ld.so.cache: truncated header")
@@ -70,28 +72,30 @@ def parse_ld_so_cache(data: bytes) -> list[tuple[str, str]]:
             raise ValueError("ld.so.cache: entries run past the end of the file")
         new_at = (end + 7) & ~7
         if data[new_at : new_at + len(NEW_MAGIC)] == NEW_MAGIC:
-            return _parse_new(data, new_at)
-        out = []
-        for i in range(nlibs):
-            _flags, key, value = struct.unpack_from("<iII", data, 16 + 12 * i)
-            out.append((_cstr(data, end + key), _cstr(data, end + value)))
-        return out
+            return _parse_new(data, new_at, wanted)
+        return [
+            (_cstr(data, end + key), _cstr(data, end + value))
+            for _flags, key, value in struct.iter_unpack("<iII", data[16:end])
+            if wanted is None or data.startswith(wanted, end + key)
+        ]
     raise ValueError("not an ld.so.cache (unknown magic)")
 
 
-def _parse_new(data: bytes, base: int) -> list[tuple[str, str]]:
+def _parse_new(data: bytes, base: int, wanted: tuple[bytes, ...] | None) -> list[tuple[str, str]]:
     if len(data) < base + 48:
         raise ValueError("ld.so.cache: truncated header")
     flags = data[base + 28] & 3
     order = ">" if flags == 3 else "<"  # cache_file_new_flags_endian_big; 2 (little) or 0 (unset)
     (nlibs,) = struct.unpack_from(order + "I", data, base + 20)
-    if base + 48 + nlibs * 24 > len(data):
+    table = base + 48
+    if table + nlibs * 24 > len(data):
         raise ValueError("ld.so.cache: entries run past the end of the file")
-    out = []
-    for i in range(nlibs):
-        _flags, key, value = struct.unpack_from(order + "iII", data, base + 48 + 24 * i)
-        out.append((_cstr(data, base + key), _cstr(data, base + value)))
-    return out
+    # 24 bytes an entry: flags, key, value, then osversion and hwcap (not read).
+    return [
+        (_cstr(data, base + key), _cstr(data, base + value))
+        for _flags, key, value, _os, _hwcap in struct.iter_unpack(order + "iIIIQ", data[table : table + nlibs * 24])
+        if wanted is None or data.startswith(wanted, base + key)
+    ]
 
 
 def _cstr(data: bytes, at: int) -> str:
@@ -242,7 +246,7 @@ def scan(host: Host, ld_library_path: list[str] | None, errors: list) -> tuple[L
         data = None
     if data is not None:
         try:
-            entries = parse_ld_so_cache(data)
+            entries = parse_ld_so_cache(data, _WANTED)
         except ValueError as exc:
             errors.append(ProbeError("libraries", f"{CACHE}: {exc}; read /etc/ld.so.conf instead"))
     if entries is not None:

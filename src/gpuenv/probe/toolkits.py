@@ -36,6 +36,7 @@ def parse_rocm_version(text: str) -> str:
     return m.group(1)
 
 
+CUDA_H_HEAD = 128 << 10
 _CUDA_H = re.compile(r"^#define\s+CUDA_VERSION\s+(\d+)", re.M)
 _ROCM_H = re.compile(r"^#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", re.M)
 
@@ -67,8 +68,10 @@ def _cuda_version(host: Host, path: str) -> tuple[str, str | None] | None:
     txt = host.read_optional(f"{path}/version.txt")
     if txt is not None:
         return parse_cuda_version_txt(txt), None
-    header = host.read_optional(f"{path}/include/cuda.h")
-    if header is None:
+    try:
+        # CUDA_VERSION is defined near the top (14 KB into 13.0's 1.1 MB cuda.h): the head will do.
+        header = host.read_text(f"{path}/include/cuda.h", limit=CUDA_H_HEAD)
+    except (FileNotFoundError, NotADirectoryError):
         return None
     pip = any(n.startswith("nvidia_cuda_") and n.endswith(".dist-info") for n in host.listdir(f"{path}/dist-info"))
     return parse_cuda_h(header), "pip" if pip else None

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 
-from gpuenv.execute.executor import Outcome, StepReport
 from gpuenv.plan.plan import Kind, Plan, Step
+
+TYPE_CHECKING = False  # typing's flag without importing typing, nor the executor for a dry run
+if TYPE_CHECKING:
+    from gpuenv.execute.executor import Outcome, StepReport
 
 _SIGN = {
     Kind.APT_PURGE: ("-", "red"),

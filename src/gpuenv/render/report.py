@@ -8,6 +8,10 @@ from gpuenv.resolve.finding import Finding
 from gpuenv.resolve.registry import AREAS, area_of
 from gpuenv.resolve.report import Report
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.render.term import Term
+
 _AREA_TITLES = {
     "platform": "Platform and kernel",
     "gpus": "GPUs",
@@ -72,53 +76,46 @@ def _calm_rows(facts: Facts, summary_rows) -> list[tuple[str, str]]:
             for label, value in rows]  # fmt: skip
 
 
-def print_finding(console, f) -> None:
+def print_finding(term: Term, f) -> None:
     """One finding as doctor and verify show it: severity, title, code, detail, fix."""
-    from rich.markup import escape
-
     sev = f.severity.value
-    console.print(f"[{_STYLE[sev]}]{_MARK[sev]} {sev}[/{_STYLE[sev]}] {escape(f.title)} [dim]{f.code}[/dim]")
-    console.print(f"    {escape(f.detail)}")
+    term.line((f"{_MARK[sev]} {sev}", _STYLE[sev]), f" {f.title} ", (f.code, "dim"))
+    term.line(f"    {f.detail}")
     lines = f.fix.splitlines()
-    console.print(f"    [green]fix:[/green] {escape(lines[0]) if lines else ''}")
+    term.line("    ", ("fix:", "green"), f" {lines[0] if lines else ''}")
     for line in lines[1:]:
-        console.print(f"         {escape(line)}")
+        term.line(f"         {line}")
 
 
-def render_report(report: Report, facts: Facts, console, only=()) -> None:
-    from rich.markup import escape
-    from rich.text import Text
-
+def render_report(report: Report, facts: Facts, term: Term, only=()) -> None:
     from gpuenv.render.facts import summary_rows
 
     s = report.summary()
     bundle = report.matrices or {}
     if not s["error"] and not s["warning"]:
-        console.print(
-            Text("✓ All good", style="bold green")
-            + Text(f" ({', '.join(only)} checked)" if only else "")
-            + Text(f" — judged against {target_line(report, facts)}")
+        term.line(
+            ("✓ All good", "bold green"),
+            f" ({', '.join(only)} checked)" if only else "",
+            f" — judged against {target_line(report, facts)}",
         )
         if not only:
             for label, value in _calm_rows(facts, summary_rows):
-                console.print(f"  [dim]{escape(label):<10}[/dim] {escape(value)}")
+                term.line("  ", (f"{label:<10}", "dim"), f" {value}")
         for f in report.findings:
-            console.print(f"  [cyan]i[/cyan] {escape(f.title)} [dim]({f.code})[/dim]")
+            term.line("  ", ("i", "cyan"), f" {f.title} ", (f"({f.code})", "dim"))
         if bundle:
-            console.print(f"  [dim]matrices {bundle.get('version')} ({bundle.get('origin')})[/dim]")
+            term.line("  ", (f"matrices {bundle.get('version')} ({bundle.get('origin')})", "dim"))
         return
     parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
-    console.print(Text(", ".join(parts), style="bold") + Text(f" — judged against {target_line(report, facts)}"))
+    term.line((", ".join(parts), "bold"), f" — judged against {target_line(report, facts)}")
     for area, findings in grouped(report.findings):
-        console.print()
-        console.print(Text(_AREA_TITLES.get(area, area), style="bold underline"))
+        term.line()
+        term.line((_AREA_TITLES.get(area, area), "bold underline"))
         for f in findings:
-            print_finding(console, f)
+            print_finding(term, f)
     if bundle:
-        console.print()
-        console.print(
-            f"[dim]matrices {bundle.get('version')} ({bundle.get('origin')}); ignore a check with --ignore CODE[/dim]"
-        )
+        term.line()
+        term.line((f"matrices {bundle.get('version')} ({bundle.get('origin')}); ignore a check with --ignore CODE", "dim"))
 
 
 def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s, only=()) -> str:

@@ -39,8 +39,7 @@ def lines(choice: Choice) -> list[tuple[str, str]]:
     return out
 
 
-def render_choice(choice: Choice, console) -> None:
-    from rich.text import Text
-
+def render_choice(choice: Choice, term) -> None:
+    """On a ``gpuenv.render.term.Term``."""
     for style, text in lines(choice):
-        console.print(Text(text, style=style or ""))
+        term.line((text, style))

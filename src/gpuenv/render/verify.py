@@ -34,26 +34,24 @@ def headline(result: Verification) -> str:
     return f"{what} in {where}"
 
 
-def render_verification(result: Verification, console) -> None:
-    from rich.markup import escape
-    from rich.text import Text
-
+def render_verification(result: Verification, term) -> None:
+    """On a ``gpuenv.render.term.Term``."""
     from gpuenv.render.report import print_finding
 
     s = result.summary()
     if result.passed:
-        verdict = Text("✓ PyTorch works", style="bold green")
+        verdict = [("✓ PyTorch works", "bold green")]
         if s["warning"]:
-            verdict += Text(f" ({s['warning']} warning{'s' if s['warning'] != 1 else ''})", style="yellow")
+            verdict.append((f" ({s['warning']} warning{'s' if s['warning'] != 1 else ''})", "yellow"))
     else:
         parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
-        verdict = Text("✗ " + ", ".join(parts), style="bold red")
-    console.print(verdict + Text(f" — {headline(result)}"))
+        verdict = [("✗ " + ", ".join(parts), "bold red")]
+    term.line(*verdict, f" — {headline(result)}")
     for g in result.gpus:
-        console.print(f"  {escape(gpu_line(g))}")
+        term.line(f"  {gpu_line(g)}")
     for n in result.nodes:
-        state = "[green]opens[/green]" if n.ok else f"[red]{escape(n.error or 'cannot be opened')}[/red]"
-        console.print(f"  {escape(n.path)}: {state}")
+        state = ("opens", "green") if n.ok else (n.error or "cannot be opened", "red")
+        term.line(f"  {n.path}: ", state)
     for f in result.findings:
-        console.print()
-        print_finding(console, f)
+        term.line()
+        print_finding(term, f)

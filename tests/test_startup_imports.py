@@ -1,0 +1,125 @@
+"""What the interactive commands import (issue "Speed"): heavy modules stay off their path.
+
+Not a timed test (timings live in bench/): the modules a command loads are a fact, the same on
+every machine. Each module named here cost more than the work it was imported for
+(bench/bench_all.py measured the commands before and after).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FACTS = Path(__file__).parent / "facts"
+PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
+
+# rich: ~40 ms; pathlib pulls urllib.parse and ipaddress; shutil pulls zlib, bz2 and lzma;
+# typing, dataclasses, importlib.util: kept off since the first speed pass.
+HEAVY = ("rich", "pathlib", "shutil", "typing", "dataclasses", "importlib.util", "subprocess", "tempfile")
+
+_LOADED = """
+import sys
+from gpuenv.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+sys.__stderr__.write("\\nMODULES " + " ".join(sorted(sys.modules)) + "\\n")
+"""
+
+
+def _modules(code: str, *argv: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=False, timeout=120,
+        env={**os.environ, "PYTHONPATH": ""},
+    )  # fmt: skip
+    line = [ln for ln in done.stderr.splitlines() if ln.startswith("MODULES ")]
+    assert line, done.stderr
+    return set(line[-1].split()[1:])
+
+
+def _loaded(*argv: str) -> set[str]:
+    """The modules the command adds to a bare ``import gpuenv`` (an editable install's own
+    import hook brings pathlib and importlib.util there, a wheel's does not)."""
+    bare = _modules('import sys, gpuenv; sys.__stderr__.write("MODULES " + " ".join(sys.modules) + "\\n")')
+    return _modules(_LOADED, *argv) - bare
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["probe", "--json"],
+        ["doctor", "--json"],
+        ["doctor"],
+        ["torch", "--json"],
+        ["torch"],
+        ["doctor", "--help"],
+    ],
+)
+def test_interactive_commands_keep_heavy_modules_off_their_path(argv):
+    loaded = _loaded(*argv)
+    assert not [m for m in HEAVY if m in loaded]
+
+
+def test_a_dry_run_plan_in_json_loads_no_executor():
+    loaded = _loaded("install", "rocm", "--dry-run", "--facts", str(PLAN_FACTS), "--json")
+    assert "gpuenv.plan.planner" in loaded  # it did plan
+    assert not [m for m in loaded if m.startswith(("gpuenv.execute", "urllib.request", "http", "rich"))]
+
+
+# -- the replacements behave as what they replace ------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [None, "", ":/usr/bin::/bin", "/nonexistent:/usr/bin", "/usr/bin:/usr/bin"])
+@pytest.mark.parametrize("name", ["sh", "python3", "no-such-command-gpuenv", "/bin/sh", "/etc", "."])
+def test_which_finds_what_shutil_which_finds(monkeypatch, tmp_path, path, name):
+    from gpuenv.probe.host import which
+
+    monkeypatch.chdir(tmp_path)
+    if path is None:
+        monkeypatch.delenv("PATH", raising=False)
+    else:
+        monkeypatch.setenv("PATH", path)
+    assert which(name) == shutil.which(name)
+
+
+def test_which_skips_directories_and_files_without_the_execute_bit(monkeypatch, tmp_path):
+    from gpuenv.probe.host import which
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "tool").mkdir()  # a directory named like the command
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "tool").write_text("#!/bin/sh\n")  # not executable
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "tool").write_text("#!/bin/sh\n")
+    (tmp_path / "c" / "tool").chmod(0o755)
+    monkeypatch.setenv("PATH", ":".join(str(tmp_path / d) for d in "abc"))
+    assert which("tool") == str(tmp_path / "c" / "tool")
+
+
+def test_the_rich_free_doctor_says_what_the_json_says():
+    # Every finding of the JSON report, with its fix, is in the human output, word for word.
+    human = subprocess.run(
+        [sys.executable, "-m", "gpuenv", "doctor", "--facts", str(PLAN_FACTS)], capture_output=True, text=True
+    ).stdout
+    report = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "gpuenv", "doctor", "--json", "--facts", str(PLAN_FACTS)],
+            capture_output=True, text=True,
+        ).stdout
+    )  # fmt: skip
+    assert report["findings"]
+    for f in report["findings"]:
+        assert f"{f['title']} {f['code']}" in human
+        assert f"    {f['detail']}" in human
+        first, *rest = f["fix"].splitlines()
+        assert f"    fix: {first}" in human
+        for line in rest:
+            assert f"         {line}" in human
