@@ -33,6 +33,7 @@ LIBRARIES = {
 }
 _FILE = re.compile(r"^(lib[A-Za-z]+)\.so((?:\.\d+)*)$")
 _STEMS = {stem: name for name, stem in LIBRARIES.items()}
+_STEM_PREFIXES = tuple(f"{stem}." for stem in _STEMS)  # what a file library_of knows starts with
 _WANTED = tuple(f"{stem}.so".encode() for stem in _STEMS)  # the sonames the scan reads
 
 OLD_MAGIC = b"ld.so-1.7.0"
@@ -179,7 +180,8 @@ def _in_dir(host: Host, directory: str, cache: dict) -> dict[str, list[tuple[str
     if found is None:
         found = {}
         for entry in host.listdir(directory):
-            hit = library_of(entry)
+            # thousands of names in /usr/lib/x86_64-linux-gnu: a C-level test before the regex
+            hit = library_of(entry) if entry.startswith(_STEM_PREFIXES) else None
             if hit:
                 found.setdefault(hit[0], []).append((entry, hit[1]))
         cache[directory] = found

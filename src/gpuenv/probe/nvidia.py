@@ -33,8 +33,9 @@ def library_version(host: Host) -> str | None:
     """Version in the name of the installed libnvidia-ml.so.VERSION, if there is exactly one."""
     found = set()
     for d in LIB_DIRS:
+        # thousands of names in a distribution's library directory: a C-level test before the regex
         for name in host.listdir(d):
-            m = _LIB.match(name)
+            m = _LIB.match(name) if name.startswith("libnvidia-ml.so.") else None
             if m:
                 found.add(m.group(1))
     return found.pop() if len(found) == 1 else None
