@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from gpuenv.exitcodes import Exit
 from gpuenv.plan import planfile
 from gpuenv.plan.plan import Kind, PlanError, Step
 from gpuenv.rootpath import in_root
+from tests.gpg_home import gpg_home
 from tests.test_plan import load, plan_for
 
 
@@ -230,42 +230,30 @@ def test_failed_dpkg_configure_on_resume_is_reported_not_a_traceback(tmp_path):
 
 @pytest.fixture(scope="module")
 def keys(tmp_path_factory):
-    if shutil.which("gpg") is None:
-        pytest.skip("gpg is not installed")
-    home = tmp_path_factory.mktemp("gnupg")
-    os.chmod(home, 0o700)
-
-    def gpg(*args):
-        return subprocess.run(
-            ["gpg", "--homedir", str(home), "--batch", "--passphrase", "", *args],
-            capture_output=True,
-            check=True,
-        ).stdout
-
-    gpg("--faked-system-time", "20200101T000000", "--quick-gen-key", "Old <old@x>", "ed25519", "sign", "1d")
-    gpg("--quick-gen-key", "Rev <rev@x>", "ed25519", "sign", "0")
-    gpg("--quick-gen-key", "Sub <sub@x>", "ed25519", "sign", "0")
-    out = {}
-    for name in ("old", "rev", "sub"):
-        colons = gpg("--with-colons", "--list-keys", f"{name}@x").decode()
-        out[name + "_fpr"] = [ln.split(":")[9] for ln in colons.splitlines() if ln.startswith("fpr:")]
-    gpg("--quick-add-key", out["sub_fpr"][0], "cv25519", "encr", "0")
-    colons = gpg("--with-colons", "--list-keys", "sub@x").decode()
-    out["sub_fpr"] = [ln.split(":")[9] for ln in colons.splitlines() if ln.startswith("fpr:")]
-    # A certify-only primary whose one signing subkey expired: apt can verify nothing with it.
-    gpg("--faked-system-time", "20200101T000000", "--quick-gen-key", "Cert <cert@x>", "ed25519", "cert", "0")
-    cert = [ln.split(":")[9] for ln in gpg("--with-colons", "--list-keys", "cert@x").decode().splitlines()
-            if ln.startswith("fpr:")]  # fmt: skip
-    gpg("--faked-system-time", "20200101T000100", "--quick-add-key", cert[0], "ed25519", "sign", "1d")
-    out["cert_fpr"] = cert
-    out["cert"] = gpg("--armor", "--export", "cert@x")
-    rev = next((home / "openpgp-revocs.d").glob(out["rev_fpr"][0] + ".rev")).read_text()
-    (home / "rev.asc").write_text(rev.replace(":-----", "-----"))
-    gpg("--import", str(home / "rev.asc"))
-    for name in ("old", "rev", "sub"):
-        out[name] = gpg("--armor", "--export", f"{name}@x")
-    yield out
-    subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], check=False, capture_output=True)
+    with gpg_home(tmp_path_factory) as (home, gpg):
+        gpg("--faked-system-time", "20200101T000000", "--quick-gen-key", "Old <old@x>", "ed25519", "sign", "1d")
+        gpg("--quick-gen-key", "Rev <rev@x>", "ed25519", "sign", "0")
+        gpg("--quick-gen-key", "Sub <sub@x>", "ed25519", "sign", "0")
+        out = {}
+        for name in ("old", "rev", "sub"):
+            colons = gpg("--with-colons", "--list-keys", f"{name}@x").decode()
+            out[name + "_fpr"] = [ln.split(":")[9] for ln in colons.splitlines() if ln.startswith("fpr:")]
+        gpg("--quick-add-key", out["sub_fpr"][0], "cv25519", "encr", "0")
+        colons = gpg("--with-colons", "--list-keys", "sub@x").decode()
+        out["sub_fpr"] = [ln.split(":")[9] for ln in colons.splitlines() if ln.startswith("fpr:")]
+        # A certify-only primary whose one signing subkey expired: apt can verify nothing with it.
+        gpg("--faked-system-time", "20200101T000000", "--quick-gen-key", "Cert <cert@x>", "ed25519", "cert", "0")
+        cert = [ln.split(":")[9] for ln in gpg("--with-colons", "--list-keys", "cert@x").decode().splitlines()
+                if ln.startswith("fpr:")]  # fmt: skip
+        gpg("--faked-system-time", "20200101T000100", "--quick-add-key", cert[0], "ed25519", "sign", "1d")
+        out["cert_fpr"] = cert
+        out["cert"] = gpg("--armor", "--export", "cert@x")
+        rev = next((home / "openpgp-revocs.d").glob(out["rev_fpr"][0] + ".rev")).read_text()
+        (home / "rev.asc").write_text(rev.replace(":-----", "-----"))
+        gpg("--import", str(home / "rev.asc"))
+        for name in ("old", "rev", "sub"):
+            out[name] = gpg("--armor", "--export", f"{name}@x")
+        yield out
 
 
 def _key_step(fpr):

@@ -371,9 +371,9 @@ def _collateral_message(step: Step, collateral: tuple[str, ...]) -> str:
 
 def _need_gpg() -> None:
     """gpg reads the fingerprint the plan pins; without it every key would look like 'no key'."""
-    import shutil
+    from gpuenv.probe.host import which
 
-    if shutil.which("gpg") is None or shutil.which("gpgv") is None:
+    if which("gpg") is None or which("gpgv") is None:
         raise Refused(
             Exit.REFUSED,
             "gpg is not installed on this machine: gpuenv checks the vendor key's fingerprint and signatures "
