@@ -80,19 +80,19 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         None,
     ),
     "src/gpuenv/resolve/checks/nvidia.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_nvidia.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/amd.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_amd.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/kernel.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_kernel.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/torch.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_torch_checks.py"],
         None,
     ),
 }

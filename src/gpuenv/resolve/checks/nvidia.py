@@ -237,7 +237,9 @@ def gpu_dropped(facts: Facts, matrices, target: Target):
         for why, tk in toolkits:
             caps = [inv.version_tuple(c) for c in tk.compute_capabilities]
             if cc and caps and inv.version_tuple(cc) < min(caps):
-                reasons.append(f"{why} supports compute capability {min(tk.compute_capabilities)} and newer")
+                reasons.append(
+                    f"{why} supports compute capability {min(tk.compute_capabilities, key=inv.version_tuple)} and newer"
+                )
         if not reasons:
             continue
         name = arch.architecture if arch else arch_name or "this"
