@@ -552,3 +552,30 @@ def judge(doc: dict, matrices, target: str | None = None):
 
 def found(report, code: str) -> list:
     return [f for f in report.findings if f.code == code]
+
+
+def edited(name: str, *edits, gpus=None, first_slot: int = 1) -> dict:
+    """The corpus box ``name`` with (path, value) edits and callables applied; ``gpus`` replaces
+    its GPUs by copies of the first with these field overrides (PCI slots from ``first_slot``)."""
+    doc = base(name)
+    if gpus is not None:
+        first = doc["gpus"][0]
+        doc["gpus"] = [{**first, "pci_slot": f"0000:{i + first_slot:02x}:00.0", **g} for i, g in enumerate(gpus)]
+    for e in edits:
+        e(doc) if callable(e) else setp(doc, *e)
+    return doc
+
+
+def judged(doc: dict, matrices, code: str, target: str | None = None) -> list:
+    """The findings ``code`` of the report on ``doc``; no check may have crashed on the way."""
+    report = judge(doc, matrices, target)
+    crashed = found(report, "doctor.check-crashed")
+    assert not crashed, [f.detail for f in crashed]
+    return found(report, code)
+
+
+def judged_one(doc: dict, matrices, code: str, target: str | None = None):
+    """The one finding ``code`` of the report on ``doc``."""
+    got = judged(doc, matrices, code, target)
+    assert len(got) == 1, [h.title for h in got]
+    return got[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import base, found, judge, setp
+from tests.doctor_cases import base, edited, judged, judged_one
 
 
 def _gpu(pci_id, name, gfx, architecture, integrated=False):
@@ -46,15 +46,8 @@ def matrices():
 
 
 def _box(*edits, gpus=None):
-    """The healthy ROCm box with (path, value) edits and callables applied; ``gpus`` replaces
-    its GPU by GPUs made from these field overrides (slots 0000:03:00.0, 0000:04:00.0, ...)."""
-    doc = base("doctor-healthy-rocm")
-    if gpus is not None:
-        first = doc["gpus"][0]
-        doc["gpus"] = [{**first, "pci_slot": f"0000:{i + 3:02x}:00.0", **g} for i, g in enumerate(gpus)]
-    for e in edits:
-        e(doc) if callable(e) else setp(doc, *e)
-    return doc
+    """The healthy ROCM box, edited (doctor_cases.edited)."""
+    return edited("doctor-healthy-rocm", *edits, gpus=gpus, first_slot=3)
 
 
 def _no_rocm(doc):
@@ -84,18 +77,6 @@ def _user(name="alice", groups=("alice",), uid=1000):
     return ("user", {"name": name, "uid": uid, "groups": list(groups)})
 
 
-def _hits(doc, matrices, code, target=None):
-    report = judge(doc, matrices, target)
-    assert not found(report, "doctor.check-crashed"), [
-        f.detail for f in found(report, "doctor.check-crashed")
-    ]
-    return found(report, code)
-
-
-def _one(doc, matrices, code, target=None):
-    hits = _hits(doc, matrices, code, target)
-    assert len(hits) == 1, [h.title for h in hits]
-    return hits[0]
 
 
 AMD_CODES = [
@@ -111,7 +92,7 @@ AMD_CODES = [
 @pytest.mark.parametrize("code", AMD_CODES)
 @pytest.mark.parametrize("target", [None, "rocm@7.2.4"])
 def test_the_healthy_box_has_no_amd_finding(matrices, code, target):
-    assert not _hits(_box(), matrices, code, target)
+    assert not judged(_box(), matrices, code, target)
 
 
 # -- amd.driver-missing
@@ -122,7 +103,7 @@ def _unbound(*edits, gpus=None):
 
 
 def test_no_amdgpu_bound_points_at_modprobe_and_the_rocm_driver(matrices):
-    f = _one(_unbound(), matrices, "amd.driver-missing")
+    f = judged_one(_unbound(), matrices, "amd.driver-missing")
     assert f.severity.value == "error"
     assert f.detail == "AMD Radeon RX 9070 XT (0000:03:00.0): no driver bound"
     assert f.fix.startswith("sudo modprobe amdgpu && sudo dmesg | grep -i amdgpu")
@@ -131,14 +112,14 @@ def test_no_amdgpu_bound_points_at_modprobe_and_the_rocm_driver(matrices):
 
 
 def test_a_gpu_reserved_for_a_virtual_machine_names_vfio_pci(matrices):
-    f = _one(_unbound(("gpus.0.kernel_driver", "vfio-pci")), matrices, "amd.driver-missing")
+    f = judged_one(_unbound(("gpus.0.kernel_driver", "vfio-pci")), matrices, "amd.driver-missing")
     assert f.detail == "AMD Radeon RX 9070 XT (0000:03:00.0): bound to vfio-pci"
     assert f.fix.startswith("The GPU is reserved for a virtual machine (vfio-pci).")
     assert "vfio-pci.ids" in f.fix
 
 
 def test_a_blacklisted_amdgpu_is_named_with_its_fix(matrices):
-    f = _one(_unbound(("kernel.modules_blacklisted", ["amdgpu"])), matrices, "amd.driver-missing")
+    f = judged_one(_unbound(("kernel.modules_blacklisted", ["amdgpu"])), matrices, "amd.driver-missing")
     assert (
         f.detail
         == "AMD Radeon RX 9070 XT (0000:03:00.0): no driver bound; amdgpu is blacklisted in /etc/modprobe.d"
@@ -148,7 +129,7 @@ def test_a_blacklisted_amdgpu_is_named_with_its_fix(matrices):
 
 def test_vfio_pci_is_the_fix_even_when_amdgpu_is_also_blacklisted(matrices):
     doc = _unbound(("kernel.modules_blacklisted", ["amdgpu"]), ("gpus.0.kernel_driver", "vfio-pci"))
-    f = _one(doc, matrices, "amd.driver-missing")
+    f = judged_one(doc, matrices, "amd.driver-missing")
     assert f.detail.endswith("bound to vfio-pci; amdgpu is blacklisted in /etc/modprobe.d")
     assert f.fix.startswith("The GPU is reserved for a virtual machine")
 
@@ -156,7 +137,7 @@ def test_vfio_pci_is_the_fix_even_when_amdgpu_is_also_blacklisted(matrices):
 @pytest.mark.parametrize("driver", [None, "vfio-pci"])
 def test_in_a_container_the_fix_is_on_the_host(matrices, driver):
     doc = _unbound(("platform.container", "docker"), ("gpus.0.kernel_driver", driver))
-    f = _one(doc, matrices, "amd.driver-missing")
+    f = judged_one(doc, matrices, "amd.driver-missing")
     assert f.fix == "Load amdgpu on the host (the container shares the host's kernel)."
 
 
@@ -164,14 +145,14 @@ def test_every_other_driver_bound_is_named_once_sorted(matrices):
     doc = _unbound(
         gpus=[{"kernel_driver": "vfio-pci"}, {"kernel_driver": "pci-stub"}, {"kernel_driver": "vfio-pci"}]
     )
-    f = _one(doc, matrices, "amd.driver-missing")
+    f = judged_one(doc, matrices, "amd.driver-missing")
     assert f.detail.endswith(": bound to pci-stub, vfio-pci")
     assert f.gpus == ("0000:03:00.0", "0000:04:00.0", "0000:05:00.0")
 
 
 @pytest.mark.parametrize("blacklist", [None, ["nouveau"]])
 def test_an_unknown_or_other_blacklist_is_not_named(matrices, blacklist):
-    f = _one(_unbound(("kernel.modules_blacklisted", blacklist)), matrices, "amd.driver-missing")
+    f = judged_one(_unbound(("kernel.modules_blacklisted", blacklist)), matrices, "amd.driver-missing")
     assert "blacklisted" not in f.detail and "blacklist" not in f.fix
 
 
@@ -181,14 +162,14 @@ def test_an_unknown_or_other_blacklist_is_not_named(matrices, blacklist):
 )
 def test_a_driver_the_facts_leave_out_is_judged_only_by_proc_modules(matrices, loaded, fires):
     doc = _box(_driver_left_out, ("kernel.modules_loaded", loaded))
-    hits = _hits(doc, matrices, "amd.driver-missing")
+    hits = judged(doc, matrices, "amd.driver-missing")
     assert bool(hits) is fires
     if fires:
         assert hits[0].detail.endswith(": no driver bound")
 
 
 def test_a_gpu_bound_to_amdgpu_is_not_missing_it_whatever_proc_modules_says(matrices):
-    assert not _hits(_box(("kernel.modules_loaded", [])), matrices, "amd.driver-missing")
+    assert not judged(_box(("kernel.modules_loaded", [])), matrices, "amd.driver-missing")
 
 
 def _cuda_box_with_a_radeon(driver):
@@ -203,14 +184,14 @@ def _cuda_box_with_a_radeon(driver):
     [(None, False), ("rocm", True)],
 )
 def test_an_old_radeon_on_the_radeon_driver_matters_only_for_rocm(matrices, target, fires):
-    hits = _hits(_cuda_box_with_a_radeon("radeon"), matrices, "amd.driver-missing", target)
+    hits = judged(_cuda_box_with_a_radeon("radeon"), matrices, "amd.driver-missing", target)
     assert bool(hits) is fires
     if fires:
         assert hits[0].detail == "AMD Radeon RX 6800 XT (0000:04:00.0): bound to radeon"
 
 
 def test_a_radeon_with_no_driver_on_a_cuda_box_is_still_missing_amdgpu(matrices):
-    f = _one(_cuda_box_with_a_radeon(None), matrices, "amd.driver-missing")
+    f = judged_one(_cuda_box_with_a_radeon(None), matrices, "amd.driver-missing")
     assert f.detail == "AMD Radeon RX 6800 XT (0000:04:00.0): no driver bound"
 
 
@@ -222,7 +203,7 @@ def _no_kfd(*edits, gpus=None):
 
 
 def test_kfd_missing_says_why_rocm_needs_it(matrices):
-    f = _one(_no_kfd(), matrices, "amd.kfd-missing")
+    f = judged_one(_no_kfd(), matrices, "amd.kfd-missing")
     assert f.severity.value == "error"
     assert f.title == "amdgpu is loaded but /dev/kfd is missing"
     assert f.detail.endswith(
@@ -236,7 +217,7 @@ def test_kfd_missing_in_a_container_asks_the_host_to_map_it(matrices):
     doc = _no_kfd(
         ("platform.container", "docker"), ("kernel.modules_loaded", None), ("gpus.0.kernel_driver", None)
     )
-    f = _one(doc, matrices, "amd.kfd-missing")
+    f = judged_one(doc, matrices, "amd.kfd-missing")
     assert f.title == "amdgpu is loaded but /dev/kfd is missing in this container"
     assert f.detail.endswith(" Inside a docker container the host must map it in.")
     assert f.fix.startswith("docker run --device /dev/kfd --device /dev/dri")
@@ -259,21 +240,21 @@ def test_kfd_is_the_amd_fact_else_the_device_node(matrices, amd_kfd, node, fires
         else {"/dev/kfd": {"exists": node, "mode": None, "group": None, "accessible": None}}
     )
     doc = _box(("amd.kfd", amd_kfd), ("device_nodes", nodes))
-    assert bool(_hits(doc, matrices, "amd.kfd-missing")) is fires
+    assert bool(judged(doc, matrices, "amd.kfd-missing")) is fires
 
 
 def test_kfd_falls_back_to_the_device_node_without_amd_facts(matrices):
-    assert _one(_no_kfd(("amd", None)), matrices, "amd.kfd-missing").gpus == ("0000:03:00.0",)
-    assert not _hits(_box(("amd", None)), matrices, "amd.kfd-missing")
+    assert judged_one(_no_kfd(("amd", None)), matrices, "amd.kfd-missing").gpus == ("0000:03:00.0",)
+    assert not judged(_box(("amd", None)), matrices, "amd.kfd-missing")
 
 
 def test_kfd_from_the_amd_fact_without_device_nodes(matrices):
-    assert _hits(_no_kfd(("device_nodes", None)), matrices, "amd.kfd-missing")
-    assert not _hits(_box(("amd.kfd", None), ("device_nodes", None)), matrices, "amd.kfd-missing")
+    assert judged(_no_kfd(("device_nodes", None)), matrices, "amd.kfd-missing")
+    assert not judged(_box(("amd.kfd", None), ("device_nodes", None)), matrices, "amd.kfd-missing")
 
 
 def test_amdgpu_bound_to_the_gpu_counts_as_loaded_when_proc_modules_is_not_known(matrices):
-    assert _hits(_no_kfd(("kernel.modules_loaded", None)), matrices, "amd.kfd-missing")
+    assert judged(_no_kfd(("kernel.modules_loaded", None)), matrices, "amd.kfd-missing")
 
 
 @pytest.mark.parametrize(
@@ -284,11 +265,11 @@ def test_amdgpu_bound_to_the_gpu_counts_as_loaded_when_proc_modules_is_not_known
     ],
 )
 def test_no_kfd_missing_without_amdgpu_or_under_wsl(matrices, edits):
-    assert not _hits(_no_kfd(*edits), matrices, "amd.kfd-missing")
+    assert not judged(_no_kfd(*edits), matrices, "amd.kfd-missing")
 
 
 def test_a_discrete_gpu_makes_kfd_matter_whatever_the_target(matrices):
-    assert _hits(_no_kfd(), matrices, "amd.kfd-missing", "cuda")
+    assert judged(_no_kfd(), matrices, "amd.kfd-missing", "cuda")
 
 
 @pytest.mark.parametrize(
@@ -297,7 +278,7 @@ def test_a_discrete_gpu_makes_kfd_matter_whatever_the_target(matrices):
 )
 def test_an_integrated_gpu_alone_makes_kfd_matter_only_for_rocm(matrices, target, fires):
     doc = _no_kfd(_no_rocm, ("gpus.0.kernel_driver", "amdgpu"), gpus=[RAPHAEL])
-    hits = _hits(doc, matrices, "amd.kfd-missing", target)
+    hits = judged(doc, matrices, "amd.kfd-missing", target)
     assert bool(hits) is fires
     if fires:
         assert hits[0].gpus == ("0000:03:00.0",)
@@ -305,7 +286,7 @@ def test_an_integrated_gpu_alone_makes_kfd_matter_only_for_rocm(matrices, target
 
 def test_the_kfd_finding_names_the_discrete_gpus_not_the_integrated_one(matrices):
     doc = _no_kfd(gpus=[{"kernel_driver": "amdgpu"}, {**RAPHAEL, "kernel_driver": "amdgpu"}])
-    assert _one(doc, matrices, "amd.kfd-missing").gpus == ("0000:03:00.0",)
+    assert judged_one(doc, matrices, "amd.kfd-missing").gpus == ("0000:03:00.0",)
 
 
 # -- amd.no-device-access
@@ -316,7 +297,7 @@ def test_nodes_the_user_cannot_open_are_named_with_their_group_and_mode(matrices
         _user(groups=["alice", "video"]),
         _nodes(kfd=("0660", "render", None), renderD128=("0660", "render", None)),
     )
-    f = _one(doc, matrices, "amd.no-device-access")
+    f = judged_one(doc, matrices, "amd.no-device-access")
     assert f.severity.value == "error"
     assert f.title == "User alice cannot open the AMD GPU device nodes"
     assert f.detail == (
@@ -328,7 +309,7 @@ def test_nodes_the_user_cannot_open_are_named_with_their_group_and_mode(matrices
 
 def test_a_user_in_no_group_is_told_to_join_both(matrices):
     doc = _box(_user(name="bob", groups=[]), _nodes(kfd=("0660", "render", None)))
-    f = _one(doc, matrices, "amd.no-device-access")
+    f = judged_one(doc, matrices, "amd.no-device-access")
     assert f.detail.endswith("; bob is in groups: none.")
     assert f.fix.startswith("sudo usermod -aG render,video bob\n")
 
@@ -351,12 +332,12 @@ def test_a_user_in_no_group_is_told_to_join_both(matrices):
 )
 def test_who_may_open_a_node_by_its_mode_group_and_the_probes_word(matrices, node, groups, denied):
     doc = _box(_user(groups=groups), _nodes(kfd=node))
-    assert bool(_hits(doc, matrices, "amd.no-device-access")) is denied
+    assert bool(judged(doc, matrices, "amd.no-device-access")) is denied
 
 
 def test_a_node_the_probe_could_not_open_shows_what_is_not_known(matrices):
     doc = _box(_nodes(kfd=(None, None, False), renderD128=("0660", "render", True)))
-    f = _one(doc, matrices, "amd.no-device-access")
+    f = judged_one(doc, matrices, "amd.no-device-access")
     assert f.detail.startswith("cannot open /dev/kfd (group ?, mode ?); alice is in groups:")
     assert f.fix.startswith("sudo usermod -aG render,video alice\n")  # in both already: the fallback
 
@@ -368,7 +349,7 @@ def test_only_the_compute_nodes_that_exist_are_judged(matrices):
         "/dev/nvidiactl": {"exists": True, "mode": "0600", "group": "root", "accessible": False},
         "/dev/dri/renderD128": {"exists": True, "mode": "0660", "group": "render", "accessible": True},
     }
-    assert not _hits(_box(("device_nodes", nodes)), matrices, "amd.no-device-access")
+    assert not judged(_box(("device_nodes", nodes)), matrices, "amd.no-device-access")
 
 
 @pytest.mark.parametrize(
@@ -383,11 +364,11 @@ def test_only_the_compute_nodes_that_exist_are_judged(matrices):
 )
 def test_an_unknown_user_is_denied_only_a_node_its_owner_alone_may_open(matrices, user, title):
     doc = _box(("user", user), _nodes(kfd=("0600", "root", None), renderD128=("0660", "render", None)))
-    f = _one(doc, matrices, "amd.no-device-access")
+    f = judged_one(doc, matrices, "amd.no-device-access")
     assert f.title == title
     assert f.detail == "cannot open /dev/kfd (group root, mode 0600); the user is not known."
     assert f.fix.startswith("sudo usermod -aG render,video $USER\n")
-    assert not _hits(
+    assert not judged(
         _box(("user", user), _nodes(kfd=("0660", "render", None))), matrices, "amd.no-device-access"
     )
 
@@ -395,23 +376,23 @@ def test_an_unknown_user_is_denied_only_a_node_its_owner_alone_may_open(matrices
 def test_a_user_known_by_name_alone_is_in_no_group(matrices):
     doc = _box(("user", {"name": "bob", "uid": 1001, "groups": []}), _nodes(kfd=("0660", "render", None)))
     assert (
-        _one(doc, matrices, "amd.no-device-access").title == "User bob cannot open the AMD GPU device nodes"
+        judged_one(doc, matrices, "amd.no-device-access").title == "User bob cannot open the AMD GPU device nodes"
     )
 
 
 def test_root_may_open_everything(matrices):
     doc = _box(_user(name="root", groups=["root"], uid=0), _nodes(kfd=("0600", "render", None)))
-    assert not _hits(doc, matrices, "amd.no-device-access")
+    assert not judged(doc, matrices, "amd.no-device-access")
 
 
 @pytest.mark.parametrize("uid", [1, 1000])
 def test_any_other_uid_is_judged(matrices, uid):
     doc = _box(_user(name="svc", groups=["svc"], uid=uid), _nodes(kfd=("0660", "render", None)))
-    assert _hits(doc, matrices, "amd.no-device-access")
+    assert judged(doc, matrices, "amd.no-device-access")
 
 
 def test_without_device_nodes_the_standard_rules_decide_for_a_known_user(matrices):
-    f = _one(_box(("device_nodes", {}), _user(groups=["alice", "sudo"])), matrices, "amd.no-device-access")
+    f = judged_one(_box(("device_nodes", {}), _user(groups=["alice", "sudo"])), matrices, "amd.no-device-access")
     assert f.detail == (
         "the device nodes are not in the facts; with the standard udev rules /dev/kfd and /dev/dri/renderD* "
         "are 0660, group render; alice is in groups: alice, sudo."
@@ -431,14 +412,14 @@ def test_without_device_nodes_the_standard_rules_decide_for_a_known_user(matrice
 )
 def test_without_device_nodes_no_finding_when_a_group_fits_or_nothing_is_known(matrices, edits):
     for nodes in ({}, None):
-        assert not _hits(_box(("device_nodes", nodes), *edits), matrices, "amd.no-device-access")
+        assert not judged(_box(("device_nodes", nodes), *edits), matrices, "amd.no-device-access")
 
 
 # -- amd.gpu-unsupported
 
 
 def test_a_gpu_the_target_release_does_not_list_is_named_with_what_it_lists(matrices):
-    f = _one(_box(gpus=[RX6700]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    f = judged_one(_box(gpus=[RX6700]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
     assert f.title == "ROCm 7.2.4 does not support gfx1031"
     assert f.detail.startswith(
         "AMD Radeon RX 6700 XT (0000:03:00.0); ROCm 7.2.4 (explicit target) supports gfx1030, "
@@ -448,7 +429,7 @@ def test_a_gpu_the_target_release_does_not_list_is_named_with_what_it_lists(matr
 
 
 def test_a_gpu_of_unknown_gfx_target_is_not_judged_unsupported(matrices):
-    assert not _hits(_box(gpus=[NAMELESS]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert not judged(_box(gpus=[NAMELESS]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
 
 
 @pytest.mark.parametrize(
@@ -460,7 +441,7 @@ def test_a_gpu_of_unknown_gfx_target_is_not_judged_unsupported(matrices):
     ],
 )
 def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices, gpu, wheel):
-    f = _one(_box(_no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
+    f = judged_one(_box(_no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
     assert f.title == f"No ROCm release lists {gpu['gfx_target']}, this machine's only GPU"
     assert f.detail == (
         f"{gpu['name']} (0000:03:00.0): no bundled ROCm release (up to 7.2.4, the default) lists it, so ROCm "
@@ -478,22 +459,22 @@ def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices
     ],
 )
 def test_an_integrated_gpu_beside_another_gpu_is_not_the_only_one(matrices, other):
-    assert not _hits(_box(_no_rocm, gpus=[PHOENIX, other]), matrices, "amd.gpu-unsupported")
+    assert not judged(_box(_no_rocm, gpus=[PHOENIX, other]), matrices, "amd.gpu-unsupported")
 
 
 def test_an_only_integrated_gpu_is_not_judged_for_a_cuda_target(matrices):
-    assert not _hits(_box(_no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported", "cuda")
+    assert not judged(_box(_no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported", "cuda")
 
 
 def test_an_only_integrated_gpu_of_unknown_gfx_target_is_not_judged(matrices):
-    assert not _hits(_box(_no_rocm, gpus=[{**NAMELESS, "integrated": True}]), matrices, "amd.gpu-unsupported")
+    assert not judged(_box(_no_rocm, gpus=[{**NAMELESS, "integrated": True}]), matrices, "amd.gpu-unsupported")
 
 
 # -- amd.gpu-preview
 
 
 def test_a_radeon_on_a_distribution_off_its_terms_is_a_warning(matrices):
-    f = _one(_box(("os", DEBIAN)), matrices, "amd.gpu-preview")
+    f = judged_one(_box(("os", DEBIAN)), matrices, "amd.gpu-preview")
     assert f.severity.value == "warning"
     assert f.title == "ROCm 7.2.4 supports gfx1201 only on Radeon terms"
     assert f.detail == (
@@ -505,17 +486,17 @@ def test_a_radeon_on_a_distribution_off_its_terms_is_a_warning(matrices):
 
 
 def test_the_distribution_is_named_by_its_id_without_a_pretty_name(matrices):
-    f = _one(_box(("os", {**DEBIAN, "pretty_name": None})), matrices, "amd.gpu-preview")
+    f = judged_one(_box(("os", {**DEBIAN, "pretty_name": None})), matrices, "amd.gpu-preview")
     assert "Ubuntu and RHEL only, not debian." in f.detail
 
 
 @pytest.mark.parametrize("os_id", ["ubuntu", "rhel", "", "unknown"])
 def test_no_radeon_terms_warning_on_ubuntu_rhel_or_an_unknown_distribution(matrices, os_id):
-    assert not _hits(_box(("os.id", os_id)), matrices, "amd.gpu-preview")
+    assert not judged(_box(("os.id", os_id)), matrices, "amd.gpu-preview")
 
 
 def test_an_instinct_gpu_is_not_held_to_radeon_terms(matrices):
-    assert not _hits(_box(("os", DEBIAN), gpus=[MI300X]), matrices, "amd.gpu-preview")
+    assert not judged(_box(("os", DEBIAN), gpus=[MI300X]), matrices, "amd.gpu-preview")
 
 
 @pytest.mark.parametrize(
@@ -523,14 +504,14 @@ def test_an_instinct_gpu_is_not_held_to_radeon_terms(matrices):
     [("5.7.1", False), ("6.0.0", True), ("7.2.4", True)],
 )
 def test_radeon_terms_apply_from_exactly_rocm_6(matrices, release, fires):
-    hits = _hits(_box(("os", DEBIAN), gpus=[RX6800]), matrices, "amd.gpu-preview", f"rocm@{release}")
+    hits = judged(_box(("os", DEBIAN), gpus=[RX6800]), matrices, "amd.gpu-preview", f"rocm@{release}")
     assert bool(hits) is fires
     if fires:
         assert hits[0].title == f"ROCm {release} supports gfx1030 only on Radeon terms"
 
 
 def test_no_radeon_terms_warning_without_a_rocm_target(matrices):
-    assert not _hits(_box(("os", DEBIAN)), matrices, "amd.gpu-preview", "cuda")
+    assert not judged(_box(("os", DEBIAN)), matrices, "amd.gpu-preview", "cuda")
 
 
 # -- amd.hsa-override
@@ -556,14 +537,14 @@ def _override(value, *edits, gpus=None):
     ],
 )
 def test_the_override_is_read_as_the_gfx_target_it_poses_as(matrices, value, posing):
-    f = _one(_override(value), matrices, "amd.hsa-override")
+    f = judged_one(_override(value), matrices, "amd.hsa-override")
     assert f.detail.startswith(
         f"HSA_OVERRIDE_GFX_VERSION={value} makes ROCm treat every GPU as {posing or 'another ISA'};"
     )
 
 
 def test_an_override_on_a_supported_gpu_can_only_break_it(matrices):
-    f = _one(_override("12.0.1"), matrices, "amd.hsa-override")
+    f = judged_one(_override("12.0.1"), matrices, "amd.hsa-override")
     assert f.severity.value == "warning"
     assert f.detail == (
         "HSA_OVERRIDE_GFX_VERSION=12.0.1 makes ROCm treat every GPU as gfx1201; AMD Radeon RX 9070 XT (0000:03:00.0) "
@@ -574,7 +555,7 @@ def test_an_override_on_a_supported_gpu_can_only_break_it(matrices):
 
 
 def test_a_same_family_override_is_the_known_workaround(matrices):
-    f = _one(_override("10.3.0", gpus=[RX6700]), matrices, "amd.hsa-override")
+    f = judged_one(_override("10.3.0", gpus=[RX6700]), matrices, "amd.hsa-override")
     assert f.detail.endswith(
         "; gfx1031 is not supported by ROCm 7.2.4, and gfx1030 is the same family: this is the known unofficial "
         "workaround (unsupported, results are yours to verify)."
@@ -595,7 +576,7 @@ def test_a_same_family_override_is_the_known_workaround(matrices):
     ],
 )
 def test_another_familys_override_runs_the_wrong_machine_code(matrices, value, gpus, said):
-    f = _one(_override(value, gpus=gpus), matrices, "amd.hsa-override")
+    f = judged_one(_override(value, gpus=gpus), matrices, "amd.hsa-override")
     assert f"; {said}: kernels of another ISA crash or compute wrong results." in f.detail
     assert f.fix.startswith("unset HSA_OVERRIDE_GFX_VERSION") and "\n" not in f.fix
 
@@ -605,7 +586,7 @@ def test_another_familys_override_runs_the_wrong_machine_code(matrices, value, g
     [(None, "cuda"), ([NAMELESS], None)],
 )
 def test_without_a_known_rocm_release_or_gfx_target_support_is_not_judged(matrices, gpus, target):
-    f = _one(_override("10.3.0", gpus=gpus), matrices, "amd.hsa-override", target)
+    f = judged_one(_override("10.3.0", gpus=gpus), matrices, "amd.hsa-override", target)
     assert f.detail.endswith("; which GPUs the installed ROCm supports is not known here.")
     assert f.fix.endswith(
         "Use it only as a same-family workaround for a GPU ROCm does not list, never for a supported one."
@@ -617,4 +598,4 @@ def test_without_a_known_rocm_release_or_gfx_target_support_is_not_judged(matric
     [None, {}, {"HSA_OVERRIDE_GFX_VERSION": ""}],
 )
 def test_no_override_finding_when_it_is_not_set_or_not_known(matrices, env):
-    assert not _hits(_box(("environment", env)), matrices, "amd.hsa-override")
+    assert not judged(_box(("environment", env)), matrices, "amd.hsa-override")

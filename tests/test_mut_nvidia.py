@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import _nvidia_driver, base, found, judge, setp
+from tests.doctor_cases import _nvidia_driver, edited, judged, judged_one
 
 
 def _gpu(pci_id, name, cc, architecture):
@@ -31,15 +31,8 @@ def matrices():
 
 
 def _box(*edits, gpus=None):
-    """The healthy CUDA box with (path, value) edits and callables applied; ``gpus`` replaces
-    its GPU by GPUs made from these field overrides (slots 0000:01:00.0, 0000:02:00.0, ...)."""
-    doc = base("doctor-healthy-cuda")
-    if gpus is not None:
-        first = doc["gpus"][0]
-        doc["gpus"] = [{**first, "pci_slot": f"0000:{i + 1:02x}:00.0", **g} for i, g in enumerate(gpus)]
-    for e in edits:
-        e(doc) if callable(e) else setp(doc, *e)
-    return doc
+    """The healthy CUDA box, edited (doctor_cases.edited)."""
+    return edited("doctor-healthy-cuda", *edits, gpus=gpus, first_slot=1)
 
 
 def _driver(version):
@@ -59,18 +52,6 @@ def _no_driver_packages(doc):
         del pk[name]
 
 
-def _hits(doc, matrices, code, target=None):
-    report = judge(doc, matrices, target)
-    assert not found(report, "doctor.check-crashed"), [
-        f.detail for f in found(report, "doctor.check-crashed")
-    ]
-    return found(report, code)
-
-
-def _one(doc, matrices, code, target=None):
-    hits = _hits(doc, matrices, code, target)
-    assert len(hits) == 1, [h.title for h in hits]
-    return hits[0]
 
 
 # -- the healthy box says nothing
@@ -91,7 +72,7 @@ def _one(doc, matrices, code, target=None):
 )
 @pytest.mark.parametrize("target", [None, "cuda@12.8"])
 def test_the_healthy_box_has_no_nvidia_finding(matrices, code, target):
-    assert not _hits(_box(), matrices, code, target)
+    assert not judged(_box(), matrices, code, target)
 
 
 # -- nvidia.nouveau-loaded
@@ -99,7 +80,7 @@ def test_the_healthy_box_has_no_nvidia_finding(matrices, code, target):
 
 def test_nouveau_bound_to_the_gpu_names_it_and_the_blacklist_fix(matrices):
     doc = _box(("gpus.0.kernel_driver", "nouveau"), ("kernel.modules_loaded", ["nouveau"]))
-    f = _one(doc, matrices, "nvidia.nouveau-loaded")
+    f = judged_one(doc, matrices, "nvidia.nouveau-loaded")
     assert f.severity.value == "error"
     assert f.detail == (
         "nouveau bound to NVIDIA GeForce RTX 4090 (0000:01:00.0). The NVIDIA driver cannot load while nouveau is loaded."
@@ -112,14 +93,14 @@ def test_nouveau_bound_to_one_of_two_gpus_names_only_that_one(matrices):
     doc = _box(
         ("kernel.modules_loaded", None), gpus=[{"kernel_driver": "nvidia"}, {"kernel_driver": "nouveau"}]
     )
-    f = _one(doc, matrices, "nvidia.nouveau-loaded")
+    f = judged_one(doc, matrices, "nvidia.nouveau-loaded")
     assert f.detail.startswith("nouveau bound to NVIDIA GeForce RTX 4090 (0000:02:00.0).")
     assert f.gpus == ("0000:02:00.0",)
 
 
 def test_nouveau_only_in_proc_modules_says_so_and_names_every_gpu(matrices):
     doc = _box(("gpus.0.kernel_driver", None), ("kernel.modules_loaded", ["nouveau"]))
-    f = _one(doc, matrices, "nvidia.nouveau-loaded")
+    f = judged_one(doc, matrices, "nvidia.nouveau-loaded")
     assert f.detail.startswith("nouveau is in /proc/modules.")
     assert f.gpus == ("0000:01:00.0",)
 
@@ -130,7 +111,7 @@ def test_nouveau_only_in_proc_modules_says_so_and_names_every_gpu(matrices):
 )
 def test_nouveau_loaded_without_an_nvidia_gpu_matters_only_for_a_cuda_target(matrices, target, fires):
     doc = _box(("kernel.modules_loaded", ["nouveau"]), gpus=[])
-    hits = _hits(doc, matrices, "nvidia.nouveau-loaded", target)
+    hits = judged(doc, matrices, "nvidia.nouveau-loaded", target)
     assert bool(hits) is fires
     if fires:
         assert hits[0].detail.startswith("nouveau is in /proc/modules") and hits[0].gpus == ()
@@ -139,7 +120,7 @@ def test_nouveau_loaded_without_an_nvidia_gpu_matters_only_for_a_cuda_target(mat
 @pytest.mark.parametrize("loaded", [[], None])
 def test_no_nouveau_finding_when_nouveau_is_not_loaded_or_not_known(matrices, loaded):
     doc = _box(("gpus.0.kernel_driver", None), ("kernel.modules_loaded", loaded))
-    assert not _hits(doc, matrices, "nvidia.nouveau-loaded", "cuda")
+    assert not judged(doc, matrices, "nvidia.nouveau-loaded", "cuda")
 
 
 # -- nvidia.driver-missing
@@ -158,14 +139,14 @@ def _driverless(*edits, gpus=None):
 
 
 def test_driver_missing_on_a_bare_box_points_at_the_install(matrices):
-    f = _one(_driverless(), matrices, "nvidia.driver-missing")
+    f = judged_one(_driverless(), matrices, "nvidia.driver-missing")
     assert f.severity.value == "error"
     assert f.detail.startswith("NVIDIA GeForce RTX 4090 (0000:01:00.0); no NVIDIA driver package installed")
     assert f.fix.startswith("gpuenv install cuda --dry-run")
 
 
 def test_driver_missing_in_a_container_points_at_the_host(matrices):
-    f = _one(_driverless(("platform.container", "docker")), matrices, "nvidia.driver-missing")
+    f = judged_one(_driverless(("platform.container", "docker")), matrices, "nvidia.driver-missing")
     assert f.fix.startswith("Install the NVIDIA driver on the container's host")
     assert "--gpus all" in f.fix and "gpuenv install" not in f.fix
 
@@ -180,11 +161,11 @@ def test_driver_missing_in_a_container_points_at_the_host(matrices):
     ],
 )
 def test_no_driver_missing_when_a_driver_is_there_or_not_known_to_be_absent(matrices, edit):
-    assert not _hits(_driverless(edit), matrices, "nvidia.driver-missing")
+    assert not judged(_driverless(edit), matrices, "nvidia.driver-missing")
 
 
 def test_no_driver_missing_without_an_nvidia_gpu(matrices):
-    assert not _hits(_driverless(("gpus", [])), matrices, "nvidia.driver-missing")
+    assert not judged(_driverless(("gpus", [])), matrices, "nvidia.driver-missing")
 
 
 # -- nvidia.driver-not-loaded (the causes: tests/test_mut_checks.py)
@@ -200,20 +181,20 @@ def _unloaded(*edits):
 
 
 def test_driver_not_loaded_without_nvml_facts_judges_the_packages_and_proc_modules(matrices):
-    f = _one(_unloaded(("nvidia", None)), matrices, "nvidia.driver-not-loaded")
+    f = judged_one(_unloaded(("nvidia", None)), matrices, "nvidia.driver-not-loaded")
     assert f.detail.startswith("installed: ") and "nvidia not in /proc/modules" in f.detail
     assert "NVML" not in f.detail
 
 
 def test_driver_not_loaded_on_nvmls_word_alone_when_proc_modules_is_not_known(matrices):
-    f = _one(_unloaded(("kernel.modules_loaded", None)), matrices, "nvidia.driver-not-loaded")
+    f = judged_one(_unloaded(("kernel.modules_loaded", None)), matrices, "nvidia.driver-not-loaded")
     assert "NVML: driver not loaded" in f.detail
     assert "/proc/modules" not in f.detail  # not known, so not said
     assert "nouveau" not in f.detail
 
 
 def test_driver_not_loaded_without_driver_packages_says_only_what_nvml_saw(matrices):
-    f = _one(_unloaded(_no_driver_packages, ("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
+    f = judged_one(_unloaded(_no_driver_packages, ("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
     assert f.detail.startswith("NVML: driver not loaded; nvidia not in /proc/modules")
     assert "installed:" not in f.detail
 
@@ -227,7 +208,7 @@ def test_driver_not_loaded_without_driver_packages_says_only_what_nvml_saw(matri
     ],
 )
 def test_no_driver_not_loaded_when_hosted_or_nothing_says_so(matrices, edits):
-    assert not _hits(_unloaded(*edits), matrices, "nvidia.driver-not-loaded")
+    assert not judged(_unloaded(*edits), matrices, "nvidia.driver-not-loaded")
 
 
 @pytest.mark.parametrize(
@@ -239,7 +220,7 @@ def test_no_driver_not_loaded_when_hosted_or_nothing_says_so(matrices, edits):
     ],
 )
 def test_an_unknown_blacklist_headers_or_secure_boot_is_no_cause(matrices, edits):
-    f = _one(_unloaded(*edits), matrices, "nvidia.driver-not-loaded")
+    f = judged_one(_unloaded(*edits), matrices, "nvidia.driver-not-loaded")
     assert "likely:" not in f.detail and f.detail.endswith("; no reboot since the install?")
 
 
@@ -247,12 +228,12 @@ def test_no_dkms_cause_without_a_dkms_driver(matrices):
     def no_dkms_package(d):
         del d["packages"]["installed"]["nvidia-dkms-570-open"]
 
-    f = _one(_unloaded(no_dkms_package, ("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
+    f = judged_one(_unloaded(no_dkms_package, ("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
     assert "DKMS" not in f.detail
 
 
 def test_a_dkms_package_with_no_dkms_entry_is_a_dkms_cause(matrices):
-    f = _one(_unloaded(("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
+    f = judged_one(_unloaded(("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
     assert "likely: DKMS has not built it for 6.8.0-79-generic" in f.detail
 
 
@@ -260,7 +241,7 @@ def test_a_dkms_entry_without_its_package_is_a_dkms_cause(matrices):
     def no_dkms_package(d):
         del d["packages"]["installed"]["nvidia-dkms-570-open"]
 
-    f = _one(
+    f = judged_one(
         _unloaded(no_dkms_package, ("kernel.dkms.0.status", "added")), matrices, "nvidia.driver-not-loaded"
     )
     assert "likely: DKMS has not built it for 6.8.0-79-generic" in f.detail
@@ -270,7 +251,7 @@ def test_a_dkms_entry_without_its_package_is_a_dkms_cause(matrices):
 
 
 def test_nvmls_version_mismatch_names_the_installed_packages(matrices):
-    f = _one(_box(("nvidia.nvml", "version_mismatch")), matrices, "nvidia.version-mismatch")
+    f = judged_one(_box(("nvidia.nvml", "version_mismatch")), matrices, "nvidia.version-mismatch")
     assert f.severity.value == "error"
     assert f.detail == (
         "NVML: Driver/library version mismatch; installed packages 570.133.07. nvidia-smi and CUDA fail until they match."
@@ -281,19 +262,19 @@ def test_nvmls_version_mismatch_names_the_installed_packages(matrices):
 
 def test_nvmls_word_is_kept_when_the_versions_differ_too(matrices):
     doc = _box(("nvidia.nvml", "version_mismatch"), ("nvidia.module_version", "565.57.01"))
-    f = _one(doc, matrices, "nvidia.version-mismatch")
+    f = judged_one(doc, matrices, "nvidia.version-mismatch")
     assert f.detail.startswith("NVML: Driver/library version mismatch;")
 
 
 def test_a_loaded_module_older_than_the_driver_is_a_mismatch(matrices):
-    f = _one(_box(("nvidia.module_version", "565.57.01")), matrices, "nvidia.version-mismatch")
+    f = judged_one(_box(("nvidia.module_version", "565.57.01")), matrices, "nvidia.version-mismatch")
     assert f.detail.startswith(
         "loaded module 565.57.01, user-space driver 570.133.07; installed packages 570.133.07."
     )
 
 
 def test_a_mismatch_without_driver_packages_names_none(matrices):
-    f = _one(
+    f = judged_one(
         _box(("nvidia.nvml", "version_mismatch"), _no_driver_packages), matrices, "nvidia.version-mismatch"
     )
     assert f.detail == "NVML: Driver/library version mismatch. nvidia-smi and CUDA fail until they match."
@@ -308,14 +289,14 @@ def test_a_mismatch_without_driver_packages_names_none(matrices):
     ],
 )
 def test_no_mismatch_when_the_versions_agree_or_one_is_not_known(matrices, edits):
-    assert not _hits(_box(*edits), matrices, "nvidia.version-mismatch")
+    assert not judged(_box(*edits), matrices, "nvidia.version-mismatch")
 
 
 # -- nvidia.driver-too-old
 
 
 def test_a_driver_older_than_the_installed_toolkit_names_both_and_the_branch_to_get(matrices):
-    f = _one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old")
+    f = judged_one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old")
     assert f.severity.value == "error"
     assert f.title == "NVIDIA driver 560.35.03 is older than CUDA 12.8 requires (570.124.06)"
     assert f.detail == (
@@ -331,7 +312,7 @@ def test_a_driver_older_than_the_installed_toolkit_names_both_and_the_branch_to_
     [("570.124.05", True), ("570.124.06", False), ("570.124.07", False)],
 )
 def test_driver_too_old_at_exactly_the_toolkits_minimum(matrices, driver, fires):
-    assert bool(_hits(_box(_driver(driver)), matrices, "nvidia.driver-too-old")) is fires
+    assert bool(judged(_box(_driver(driver)), matrices, "nvidia.driver-too-old")) is fires
 
 
 @pytest.mark.parametrize(
@@ -339,7 +320,7 @@ def test_driver_too_old_at_exactly_the_toolkits_minimum(matrices, driver, fires)
     [("525.60.13", True), ("525.60.12", False)],
 )
 def test_minor_version_compatibility_is_offered_from_exactly_its_driver(matrices, driver, compat):
-    f = _one(_box(_driver(driver)), matrices, "nvidia.driver-too-old")
+    f = judged_one(_box(_driver(driver)), matrices, "nvidia.driver-too-old")
     assert ("Minor-version compatibility (>= 525.60.13)" in f.detail) is compat
     assert f.detail.startswith(
         f"installed CUDA 12.8.1 needs driver >= 570.124.06 (Table 3); running {driver}"
@@ -347,39 +328,39 @@ def test_minor_version_compatibility_is_offered_from_exactly_its_driver(matrices
 
 
 def test_a_toolkit_without_minor_version_compatibility_offers_none(matrices):
-    f = _one(_box(_driver("418.39.01"), _cuda("10.2.89")), matrices, "nvidia.driver-too-old")
+    f = judged_one(_box(_driver("418.39.01"), _cuda("10.2.89")), matrices, "nvidia.driver-too-old")
     assert f.detail == "installed CUDA 10.2.89 needs driver >= 440.33 (Table 3); running 418.39.01"
     assert f.fix == "Upgrade the driver to a branch >= 440: gpuenv install cuda@10.2 --dry-run"
 
 
 def test_each_installed_toolkit_is_judged_and_an_unknown_one_skipped(matrices):
     doc = _box(_driver("560.35.05"), _cuda("12.8.1", "12.6.3", "99.1.0"))
-    titles = [f.title for f in _hits(doc, matrices, "nvidia.driver-too-old")]
+    titles = [f.title for f in judged(doc, matrices, "nvidia.driver-too-old")]
     assert titles == [
         "NVIDIA driver 560.35.05 is older than CUDA 12.8 requires (570.124.06)"
     ]  # 12.6.3 needs 560.35.05
     doc = _box(_driver("550.54.14"), _cuda("12.8.1", "12.6.3"))
-    assert len(_hits(doc, matrices, "nvidia.driver-too-old")) == 2
+    assert len(judged(doc, matrices, "nvidia.driver-too-old")) == 2
 
 
 def test_a_toolkit_without_a_known_minimum_driver_is_not_judged(matrices):
-    assert not _hits(_box(_driver("400.10.01"), _cuda("12.3.2")), matrices, "nvidia.driver-too-old")
+    assert not judged(_box(_driver("400.10.01"), _cuda("12.3.2")), matrices, "nvidia.driver-too-old")
 
 
 def test_an_explicit_target_newer_than_the_installed_toolkit_is_judged_too(matrices):
-    f = _one(_box(), matrices, "nvidia.driver-too-old", "cuda@13.0")
+    f = judged_one(_box(), matrices, "nvidia.driver-too-old", "cuda@13.0")
     assert f.detail.startswith("target CUDA 13.0 needs driver >= 580.65.06 (Table 3); running 570.133.07")
     assert f.fix == "Upgrade the driver to a branch >= 580: gpuenv install cuda@13.0 --dry-run"
 
 
 def test_an_explicit_target_that_is_the_installed_toolkit_is_judged_once(matrices):
-    f = _one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old", "cuda@12.8.1")
+    f = judged_one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old", "cuda@12.8.1")
     assert f.detail.startswith("installed CUDA 12.8.1 needs")
 
 
 def test_no_target_toolkit_is_judged_without_an_explicit_target(matrices):
     # judged against the installed 12.8 (its GA 12.8.0 needs 570.26): only 12.8.1 is named
-    f = _one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old")
+    f = judged_one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old")
     assert "target CUDA" not in f.detail
 
 
@@ -391,7 +372,7 @@ def test_no_target_toolkit_is_judged_without_an_explicit_target(matrices):
     ],
 )
 def test_no_driver_too_old_without_a_known_driver_or_an_nvidia_gpu(matrices, edits):
-    assert not _hits(_box(*edits), matrices, "nvidia.driver-too-old", "cuda@12.8")
+    assert not judged(_box(*edits), matrices, "nvidia.driver-too-old", "cuda@12.8")
 
 
 # -- nvidia.module-flavor
@@ -399,7 +380,7 @@ def test_no_driver_too_old_without_a_known_driver_or_an_nvidia_gpu(matrices, edi
 
 def test_blackwell_on_the_proprietary_modules_needs_the_open_ones(matrices):
     doc = _box(("nvidia.kernel_module", "proprietary"), gpus=[BLACKWELL])
-    f = _one(doc, matrices, "nvidia.module-flavor")
+    f = judged_one(doc, matrices, "nvidia.module-flavor")
     assert f.severity.value == "error"
     assert f.title == "Blackwell GPUs need the open NVIDIA kernel modules, not the proprietary ones"
     assert f.detail == (
@@ -415,7 +396,7 @@ def test_blackwell_on_the_proprietary_modules_needs_the_open_ones(matrices):
 
 def test_pascal_on_the_open_modules_needs_the_proprietary_ones(matrices):
     doc = _box(("nvidia.kernel_module", "open"), gpus=[PASCAL, VOLTA])
-    f = _one(doc, matrices, "nvidia.module-flavor")
+    f = judged_one(doc, matrices, "nvidia.module-flavor")
     assert f.title == "Pascal, Volta GPUs need the proprietary NVIDIA kernel modules, not the open ones"
     assert f.detail.endswith(
         "loaded flavour: open. Maxwell, Pascal and Volta are not supported by the open modules."
@@ -429,19 +410,19 @@ def test_pascal_on_the_open_modules_needs_the_proprietary_ones(matrices):
 
 def test_a_gpu_of_no_known_architecture_is_judged_by_its_compute_capability(matrices):
     doc = _box(("nvidia.kernel_module", "proprietary"), gpus=[{**NAMELESS, "compute_capability": "12.0"}])
-    f = _one(doc, matrices, "nvidia.module-flavor")
+    f = judged_one(doc, matrices, "nvidia.module-flavor")
     assert f.title == "these GPUs need the open NVIDIA kernel modules, not the proprietary ones"
 
 
 @pytest.mark.parametrize("flavour", [None, "unknown"])
 def test_an_unknown_loaded_flavour_is_not_judged_wrong(matrices, flavour):
     doc = _box(("nvidia.kernel_module", flavour), gpus=[BLACKWELL])
-    assert not _hits(doc, matrices, "nvidia.module-flavor")
+    assert not judged(doc, matrices, "nvidia.module-flavor")
 
 
 def test_gpus_needing_both_flavours_for_a_cuda_install_name_each_side(matrices):
     doc = _box(("nvidia", None), gpus=[PASCAL, BLACKWELL])
-    f = _one(doc, matrices, "nvidia.module-flavor", "cuda")
+    f = judged_one(doc, matrices, "nvidia.module-flavor", "cuda")
     assert f.title == "No NVIDIA kernel-module flavour drives all of these GPUs"
     assert f.detail == (
         "NVIDIA GeForce RTX 5090 (0000:02:00.0) need the open modules; NVIDIA GeForce GTX 1080 Ti (0000:01:00.0) "
@@ -452,14 +433,14 @@ def test_gpus_needing_both_flavours_for_a_cuda_install_name_each_side(matrices):
 
 def test_both_flavours_with_one_that_either_drives_still_conflict(matrices):
     doc = _box(("nvidia", None), gpus=[PASCAL, BLACKWELL, TURING])
-    assert _one(doc, matrices, "nvidia.module-flavor", "cuda").title.startswith(
+    assert judged_one(doc, matrices, "nvidia.module-flavor", "cuda").title.startswith(
         "No NVIDIA kernel-module flavour"
     )
 
 
 def test_a_wrong_loaded_flavour_is_said_once_not_also_as_a_conflict(matrices):
     doc = _box(("nvidia.kernel_module", "open"), gpus=[PASCAL, BLACKWELL])
-    f = _one(doc, matrices, "nvidia.module-flavor", "cuda")
+    f = judged_one(doc, matrices, "nvidia.module-flavor", "cuda")
     assert f.title == "Pascal GPUs need the proprietary NVIDIA kernel modules, not the open ones"
 
 
@@ -472,19 +453,19 @@ def test_a_wrong_loaded_flavour_is_said_once_not_also_as_a_conflict(matrices):
 )
 def test_no_flavour_conflict_when_not_installing_cuda_here(matrices, edits, target):
     doc = _box(("nvidia", None), *edits, gpus=[PASCAL, BLACKWELL])
-    assert not _hits(doc, matrices, "nvidia.module-flavor", target)
+    assert not judged(doc, matrices, "nvidia.module-flavor", target)
 
 
 def test_gpus_of_one_flavour_are_no_conflict(matrices):
     doc = _box(("nvidia", None), gpus=[BLACKWELL, TURING])
-    assert not _hits(doc, matrices, "nvidia.module-flavor", "cuda")
+    assert not judged(doc, matrices, "nvidia.module-flavor", "cuda")
 
 
 # -- nvidia.gpu-dropped
 
 
 def test_a_pascal_gpu_past_its_last_driver_branch_names_the_branch_and_the_cuda_to_stay_on(matrices):
-    f = _one(_box(_driver("590.48.01"), gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(_box(_driver("590.48.01"), gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")
     assert f.severity.value == "error"
     assert f.title == "NVIDIA GeForce GTX 1080 Ti (Pascal, compute capability 6.1) is no longer supported"
     assert f.detail == "driver 590.48.01 (branch R590); Pascal ends with R580."
@@ -500,7 +481,7 @@ def test_a_pascal_gpu_past_its_last_driver_branch_names_the_branch_and_the_cuda_
     [("570.133.07", False), ("580.95.05", False), ("590.48.01", True)],
 )
 def test_a_gpu_on_exactly_its_last_driver_branch_is_still_supported(matrices, driver, fires):
-    assert bool(_hits(_box(_driver(driver), gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")) is fires
+    assert bool(judged(_box(_driver(driver), gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")) is fires
 
 
 def test_a_branch_known_only_from_a_package_name_is_judged(matrices):
@@ -509,13 +490,13 @@ def test_a_branch_known_only_from_a_package_name_is_judged(matrices):
         _no_driver_packages(d)
         d["packages"]["installed"]["nvidia-driver-590"] = "590"
 
-    f = _one(_box(branch_only, gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(_box(branch_only, gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")
     assert f.detail == "driver 590 (branch R590); Pascal ends with R580."
 
 
 def test_no_branch_is_judged_when_no_driver_is_known(matrices):
     doc = _box(("nvidia", None), _no_driver_packages, gpus=[PASCAL])
-    assert not _hits(doc, matrices, "nvidia.gpu-dropped")
+    assert not judged(doc, matrices, "nvidia.gpu-dropped")
 
 
 @pytest.mark.parametrize(
@@ -524,7 +505,7 @@ def test_no_branch_is_judged_when_no_driver_is_known(matrices):
 )
 def test_a_gpu_below_exactly_the_toolkits_lowest_compute_capability_is_dropped(matrices, gpu, fires):
     doc = _box(_driver("580.95.05"), _cuda("13.0.2"), gpus=[gpu])
-    hits = _hits(doc, matrices, "nvidia.gpu-dropped")
+    hits = judged(doc, matrices, "nvidia.gpu-dropped")
     assert bool(hits) is fires
     if fires:
         # 7.5 is CUDA 13's lowest capability (by version: "10.0" sorts first as text)
@@ -533,12 +514,12 @@ def test_a_gpu_below_exactly_the_toolkits_lowest_compute_capability_is_dropped(m
 
 
 def test_an_explicit_target_toolkit_drops_a_gpu_the_installed_one_supports(matrices):
-    f = _one(_box(_driver("580.95.05"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped", "cuda@13.0")
+    f = judged_one(_box(_driver("580.95.05"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped", "cuda@13.0")
     assert f.detail == "target CUDA 13.0 supports compute capability 7.5 and newer."
 
 
 def test_a_gpu_past_its_branch_and_its_toolkit_names_both_reasons(matrices):
-    f = _one(_box(_driver("590.48.01"), _cuda("13.1.1"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(_box(_driver("590.48.01"), _cuda("13.1.1"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped")
     assert f.detail == (
         "driver 590.48.01 (branch R590); Volta ends with R580; "
         "installed CUDA 13.1.1 supports compute capability 7.5 and newer."
@@ -546,7 +527,7 @@ def test_a_gpu_past_its_branch_and_its_toolkit_names_both_reasons(matrices):
 
 
 def test_a_gpu_no_toolkit_supports_gets_the_generic_advice(matrices):
-    f = _one(_box(gpus=[G80]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(_box(gpus=[G80]), matrices, "nvidia.gpu-dropped")
     assert f.title == "NVIDIA GeForce 8800 GTX (Tesla, compute capability 1.0) is no longer supported"
     assert f.detail == (
         "driver 570.133.07 (branch R570); Tesla ends with R340; "
@@ -558,7 +539,7 @@ def test_a_gpu_no_toolkit_supports_gets_the_generic_advice(matrices):
 
 
 def test_a_gpu_of_no_known_architecture_is_judged_by_compute_capability_alone(matrices):
-    f = _one(_box(gpus=[{**NAMELESS, "compute_capability": "3.0"}]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(_box(gpus=[{**NAMELESS, "compute_capability": "3.0"}]), matrices, "nvidia.gpu-dropped")
     assert f.title == "NVIDIA Prototype (this, compute capability 3.0) is no longer supported"
     assert f.detail == "installed CUDA 12.8.1 supports compute capability 5.0 and newer."
     assert (
@@ -568,7 +549,7 @@ def test_a_gpu_of_no_known_architecture_is_judged_by_compute_capability_alone(ma
 
 def test_an_architecture_the_tables_do_not_know_is_named_as_the_facts_give_it(matrices):
     gpu = {**NAMELESS, "architecture": "Kepler2", "compute_capability": "1.5"}
-    f = _one(_box(gpus=[gpu]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(_box(gpus=[gpu]), matrices, "nvidia.gpu-dropped")
     assert f.title == "NVIDIA Prototype (Kepler2, compute capability 1.5) is no longer supported"
     assert f.fix == (
         "Stay on an older driver branch and a CUDA toolkit that still supports Kepler2 (`gpuenv matrix show cuda`)."
@@ -577,15 +558,15 @@ def test_an_architecture_the_tables_do_not_know_is_named_as_the_facts_give_it(ma
 
 def test_a_gpu_of_unknown_compute_capability_is_not_judged_dropped(matrices):
     doc = _box(_driver("590.48.01"), gpus=[{**NAMELESS, "compute_capability": None}])
-    assert not _hits(doc, matrices, "nvidia.gpu-dropped")
+    assert not judged(doc, matrices, "nvidia.gpu-dropped")
 
 
 def test_a_gpu_of_an_architecture_without_a_last_branch_is_not_dropped_by_a_new_driver(matrices):
-    assert not _hits(_box(_driver("610.43.02"), gpus=[TURING]), matrices, "nvidia.gpu-dropped")
+    assert not judged(_box(_driver("610.43.02"), gpus=[TURING]), matrices, "nvidia.gpu-dropped")
 
 
 def test_each_dropped_gpu_is_its_own_finding(matrices):
-    hits = _hits(_box(_driver("590.48.01"), gpus=[PASCAL, TURING, VOLTA]), matrices, "nvidia.gpu-dropped")
+    hits = judged(_box(_driver("590.48.01"), gpus=[PASCAL, TURING, VOLTA]), matrices, "nvidia.gpu-dropped")
     assert [h.gpus for h in hits] == [("0000:01:00.0",), ("0000:03:00.0",)]
 
 
@@ -593,7 +574,7 @@ def test_each_dropped_gpu_is_its_own_finding(matrices):
 
 
 def test_a_headless_node_without_persistence_mode_gets_the_override(matrices):
-    f = _one(_box(("nvidia.persistence_mode", False)), matrices, "nvidia.persistence-off")
+    f = judged_one(_box(("nvidia.persistence_mode", False)), matrices, "nvidia.persistence-off")
     assert f.severity.value == "info"
     assert f.detail.startswith("NVIDIA GeForce RTX 4090 (0000:01:00.0); no display server installed")
     assert "--persistence-mode" in f.fix and "override.conf" in f.fix
@@ -610,4 +591,4 @@ def test_a_headless_node_without_persistence_mode_gets_the_override(matrices):
     ],
 )
 def test_no_persistence_finding_with_a_display_in_a_container_without_a_gpu_or_unknown(matrices, edits):
-    assert not _hits(_box(("nvidia.persistence_mode", False), *edits), matrices, "nvidia.persistence-off")
+    assert not judged(_box(("nvidia.persistence_mode", False), *edits), matrices, "nvidia.persistence-off")
