@@ -579,3 +579,12 @@ def judged_one(doc: dict, matrices, code: str, target: str | None = None):
     got = judged(doc, matrices, code, target)
     assert len(got) == 1, [h.title for h in got]
     return got[0]
+
+
+def no_rocm(doc: dict) -> None:
+    """A box without ROCm: no toolkit, no DKMS entry, no rocm/hip/amdgpu package."""
+    doc["toolkits"]["rocm"] = []
+    doc["kernel"]["dkms"] = []
+    pk = doc["packages"]["installed"]
+    for name in [n for n in pk if n.startswith(("rocm", "hip", "amdgpu"))]:
+        del pk[name]

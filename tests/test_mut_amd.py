@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import base, edited, judged, judged_one
+from tests.doctor_cases import base, edited, judged, judged_one, no_rocm
 
 
 def _gpu(pci_id, name, gfx, architecture, integrated=False):
@@ -46,17 +46,10 @@ def matrices():
 
 
 def _box(*edits, gpus=None):
-    """The healthy ROCM box, edited (doctor_cases.edited)."""
+    """The healthy ROCm box, edited (doctor_cases.edited)."""
     return edited("doctor-healthy-rocm", *edits, gpus=gpus, first_slot=3)
 
 
-def _no_rocm(doc):
-    """No ROCm installed (the driver and the toolkit gone): nothing to judge against."""
-    doc["toolkits"]["rocm"] = []
-    doc["kernel"]["dkms"] = []
-    pk = doc["packages"]["installed"]
-    for name in [n for n in pk if n.startswith(("rocm", "hip", "amdgpu"))]:
-        del pk[name]
 
 
 def _driver_left_out(doc):
@@ -277,7 +270,7 @@ def test_a_discrete_gpu_makes_kfd_matter_whatever_the_target(matrices):
     [(None, False), ("rocm", True)],
 )
 def test_an_integrated_gpu_alone_makes_kfd_matter_only_for_rocm(matrices, target, fires):
-    doc = _no_kfd(_no_rocm, ("gpus.0.kernel_driver", "amdgpu"), gpus=[RAPHAEL])
+    doc = _no_kfd(no_rocm, ("gpus.0.kernel_driver", "amdgpu"), gpus=[RAPHAEL])
     hits = judged(doc, matrices, "amd.kfd-missing", target)
     assert bool(hits) is fires
     if fires:
@@ -441,7 +434,7 @@ def test_a_gpu_of_unknown_gfx_target_is_not_judged_unsupported(matrices):
     ],
 )
 def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices, gpu, wheel):
-    f = judged_one(_box(_no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
+    f = judged_one(_box(no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
     assert f.title == f"No ROCm release lists {gpu['gfx_target']}, this machine's only GPU"
     assert f.detail == (
         f"{gpu['name']} (0000:03:00.0): no bundled ROCm release (up to 7.2.4, the default) lists it, so ROCm "
@@ -459,15 +452,15 @@ def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices
     ],
 )
 def test_an_integrated_gpu_beside_another_gpu_is_not_the_only_one(matrices, other):
-    assert not judged(_box(_no_rocm, gpus=[PHOENIX, other]), matrices, "amd.gpu-unsupported")
+    assert not judged(_box(no_rocm, gpus=[PHOENIX, other]), matrices, "amd.gpu-unsupported")
 
 
 def test_an_only_integrated_gpu_is_not_judged_for_a_cuda_target(matrices):
-    assert not judged(_box(_no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported", "cuda")
+    assert not judged(_box(no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported", "cuda")
 
 
 def test_an_only_integrated_gpu_of_unknown_gfx_target_is_not_judged(matrices):
-    assert not judged(_box(_no_rocm, gpus=[{**NAMELESS, "integrated": True}]), matrices, "amd.gpu-unsupported")
+    assert not judged(_box(no_rocm, gpus=[{**NAMELESS, "integrated": True}]), matrices, "amd.gpu-unsupported")
 
 
 # -- amd.gpu-preview

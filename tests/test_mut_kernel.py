@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import edited, judged, judged_one, setp
+from tests.doctor_cases import edited, judged, judged_one, no_rocm, setp
 
 RUNNING = "6.8.0-79-generic"
 DEBIAN = {
@@ -49,13 +49,6 @@ def _dkms(*entries):
     return ("kernel.dkms", [dict(zip(keys, e, strict=True)) for e in entries])
 
 
-def _no_rocm(doc):
-    """A fresh box: no ROCm, no amdgpu-dkms, no DKMS entry."""
-    doc["toolkits"]["rocm"] = []
-    doc["kernel"]["dkms"] = []
-    pk = doc["packages"]["installed"]
-    for name in [n for n in pk if n.startswith(("rocm", "hip", "amdgpu"))]:
-        del pk[name]
 
 
 def _no_amdgpu_dkms(doc):
@@ -182,7 +175,7 @@ def test_off_ubuntu_the_headers_fix_names_no_modules_extra(matrices):
     ],
 )
 def test_missing_headers_for_the_dkms_driver_an_install_would_build(matrices, target, said):
-    f = judged_one(rocm(_no_rocm, ("kernel.headers_installed", False)), matrices, "kernel.headers-missing", target)
+    f = judged_one(rocm(no_rocm, ("kernel.headers_installed", False)), matrices, "kernel.headers-missing", target)
     assert said in f.detail
     assert f.fix == f"sudo apt-get install linux-headers-{RUNNING} linux-modules-extra-{RUNNING}"
 
@@ -191,8 +184,8 @@ def test_missing_headers_for_the_dkms_driver_an_install_would_build(matrices, ta
     "edits, target",
     [
         ([_no_amdgpu_dkms], None),  # ROCm on the distribution's amdgpu: nothing to build
-        ([_no_rocm, ("platform.container", "docker")], "rocm"),
-        ([_no_rocm, ("gpus", [])], None),  # nothing would be installed
+        ([no_rocm, ("platform.container", "docker")], "rocm"),
+        ([no_rocm, ("gpus", [])], None),  # nothing would be installed
         ([("kernel.headers_installed", None)], None),  # not known: not judged missing
     ],
 )
@@ -382,7 +375,7 @@ def test_a_module_not_proven_loaded_is_a_warning_to_keep_the_key_enrolled(matric
 @pytest.mark.parametrize(
     "doc_of, target, what",
     [
-        (lambda: rocm(("kernel.secure_boot", True), _no_rocm), "rocm", "the planned rocm driver"),
+        (lambda: rocm(("kernel.secure_boot", True), no_rocm), "rocm", "the planned rocm driver"),
         (lambda: rocm(("kernel.secure_boot", True)), "cuda", "the planned cuda driver"),
     ],
 )
