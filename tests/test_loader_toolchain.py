@@ -427,3 +427,11 @@ def test_facts_without_the_new_fields_judge_as_before(matrices):
         doc.pop(key, None)
     codes = {f.code for f in judge(doc, matrices).findings}
     assert not codes & {"cuda.library-conflict", "cuda.host-compiler", "rocm.hipcc-clang-missing"}
+
+
+@pytest.mark.parametrize("pattern", ["*.conf", "*conf", "*", "nv*.conf", "*.con?", "[ab]*.conf", "x.conf"])
+def test_ld_so_conf_include_globs_match_as_fnmatch_does(pattern):
+    import fnmatch
+
+    names = ["a.conf", "b.conf.bak", ".hidden.conf", "nvidia.conf", "x86_64-linux-gnu.conf", "conf", "x.conf", "a\nb.conf"]
+    assert L._matching(names, pattern) == [n for n in names if fnmatch.fnmatch(n, pattern)]

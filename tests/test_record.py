@@ -44,6 +44,21 @@ def test_bad_calls_are_type_errors(call, words):
         call()
 
 
+def test_fields_land_in_declaration_order_and_a_given_value_skips_its_factory():
+    calls = []
+
+    @record(frozen=True)
+    class Made:
+        a: int
+        b: list = field(default_factory=lambda: calls.append("b") or [])
+        c: int = 3
+
+    m = Made(c=9, a=1, b=[2])
+    assert list(vars(m)) == ["a", "b", "c"]  # what vars()-based writers (plan, journal) emit
+    assert (m.a, m.b, m.c) == (1, [2], 9) and calls == []
+    assert Made(1).b == [] and calls == ["b"]
+
+
 def test_frozen_records_refuse_assignment_and_hash_by_value():
     p = Point(1, 2, notes=None)
     with pytest.raises(FrozenError):

@@ -20,8 +20,12 @@ FACTS = Path(__file__).parent / "facts"
 PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 
 # rich: ~40 ms; pathlib pulls urllib.parse and ipaddress; shutil pulls zlib, bz2 and lzma;
-# typing, dataclasses, importlib.util: kept off since the first speed pass.
-HEAVY = ("rich", "pathlib", "shutil", "typing", "dataclasses", "importlib.util", "subprocess", "tempfile")
+# typing, dataclasses, importlib.util: kept off since the first speed pass; hashlib loads
+# OpenSSL (gpuenv.checksum uses the built-in sha256); fnmatch compiles a regex per pattern.
+HEAVY = (
+    "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib.util", "subprocess", "tempfile",
+    "hashlib", "_hashlib", "fnmatch",
+)  # fmt: skip
 
 _LOADED = """
 import sys

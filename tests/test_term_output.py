@@ -100,3 +100,43 @@ def test_a_reader_that_goes_away_ends_the_output_quietly(tmp_path):
     assert json.loads(first)["schema"] == "gpuenv.report/1"
     assert "Traceback" not in err and "BrokenPipe" not in err
     assert proc.returncode == 141
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "argv, prog",
+    [
+        (["doctor", "--json", "--facts", str(FACTS)], "gpuenv doctor"),
+        (["doctor", "--facts", str(FACTS)], "gpuenv doctor"),
+        (["probe", "--json", "--root", str(Path(__file__).parent / "roots" / "ubuntu2404-rx9070xt-fresh")], "gpuenv probe"),
+        (["matrix", "show", "torch"], "gpuenv matrix"),
+        (["--help"], "gpuenv"),
+        (["--version"], "gpuenv"),
+    ],
+)
+def test_output_to_a_full_device_is_one_line_and_status_120(argv, prog):
+    # /dev/full fails every write with ENOSPC, as a full disk under `gpuenv doctor > report` does.
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "gpuenv", *argv], stdout=full, stderr=subprocess.PIPE, text=True, check=False
+        )
+    lines = [line for line in done.stderr.splitlines() if "redact" not in line]
+    assert lines == [f"{prog}: cannot write the output: No space left on device"]
+    assert done.returncode == 120
+
+
+def test_everything_buffered_is_written_before_a_read_only_command_exits(tmp_path):
+    # The read-only commands skip the interpreter's teardown (os._exit): what they printed must
+    # still reach a file in full, and the exit status must be the command's own.
+    for i in range(40):
+        (tmp_path / f"{i:03}.json").write_text(FACTS.read_text())
+    out = tmp_path / "out.jsonl"
+    with out.open("w") as sink:
+        done = subprocess.run(
+            [sys.executable, "-m", "gpuenv", "doctor", "--json", "--facts", str(tmp_path)],
+            stdout=sink, stderr=subprocess.PIPE, env=_env(), check=False,
+        )  # fmt: skip
+    reports = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(reports) == 40 and all(r["schema"] == "gpuenv.report/1" for r in reports)
+    assert done.returncode == 1  # the facts hold errors
+    assert "not redacted" in done.stderr.decode()

@@ -26,6 +26,11 @@ COMMANDS = {
     "advise": "advise",
 }
 USAGE_EXIT = 2  # gpuenv.exitcodes.Exit.USAGE, without importing enum on this path
+# Commands that change nothing on the machine: the console script ends them without the
+# interpreter's teardown (see ``run``).
+READ_ONLY = frozenset({"probe", "doctor", "torch", "verify", "report", "advise"})
+PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by the pipe
+WRITE_FAILED_EXIT = 120  # what Python itself exits with when it cannot flush its output
 
 
 class Parser(argparse.ArgumentParser):
@@ -106,6 +111,21 @@ def _top_help() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    prog = f"gpuenv {args[0]}" if args and args[0] in COMMANDS else "gpuenv"
+    try:
+        return _dispatch(args)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{prog}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        return _pipe_closed()
+    except OSError as exc:
+        if not _output_failed(exc):
+            raise
+        return _write_failed(prog, exc)
+
+
+def _dispatch(args: list[str]) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         sys.stdout.write(_top_help())
         return 0 if args else USAGE_EXIT
@@ -130,19 +150,56 @@ def main(argv: list[str] | None = None) -> int:
     except Usage as exc:
         sys.stderr.write(f"gpuenv {name}: {exc}\n")
         return USAGE_EXIT
-    except KeyboardInterrupt:
-        sys.stderr.write(f"gpuenv {name}: interrupted\n")
-        return 130
-    except BrokenPipeError:
-        # The reader went away (`gpuenv doctor | head`): stop quietly, as cat does, and keep
-        # the interpreter's final flush from raising again.
-        import os
-
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, what a shell reports for a writer killed by the pipe
 
 
 def run() -> None:
-    """The console script."""
-    sys.exit(main())
+    """The console script.
+
+    A read-only command (and help) leaves with ``os._exit`` once its output is flushed: the
+    interpreter's teardown (freeing every module and object one by one) costs about a tenth of a
+    doctor run and does nothing for a process that wrote no file and holds no lock. The commands
+    that change the machine exit normally.
+    """
+    code = main()
+    args = sys.argv[1:]
+    if args and args[0] not in READ_ONLY and not args[0].startswith("-"):
+        sys.exit(code)
+    import os
+
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _pipe_closed()
+    except OSError as exc:
+        code = _write_failed("gpuenv", exc)
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass  # nowhere left to say so
+    os._exit(code)
+
+
+def _output_failed(exc: OSError) -> bool:
+    """A full disk or a failing device under the output (one line then, not a traceback)."""
+    import errno
+
+    return exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)
+
+
+def _pipe_closed() -> int:
+    """The reader went away (`gpuenv doctor | head`): stop quietly, as cat does, and keep the
+    interpreter's final flush from raising again."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return PIPE_CLOSED_EXIT
+
+
+def _write_failed(prog: str, exc: OSError) -> int:
+    import os
+
+    sys.stderr.write(f"{prog}: cannot write the output: {exc.strerror or exc}\n")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere, quietly
+    return WRITE_FAILED_EXIT

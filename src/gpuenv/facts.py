@@ -21,7 +21,7 @@ from gpuenv.record import field, record
 
 SCHEMA = "gpuenv.facts/1"
 GPU_VENDORS = ("nvidia", "amd", "intel", "other")
-_PCI_ID = re.compile(r"^[0-9a-f]{4}:[0-9a-f]{4}$")  # the schema's pattern, with its semantics
+_PCI_ID = r"^[0-9a-f]{4}:[0-9a-f]{4}$"  # the schema's pattern, with its semantics
 
 
 # The schema types these as plain strings: an unknown value is left out, not written as null.
@@ -101,7 +101,7 @@ class Gpu:
     def __post_init__(self) -> None:
         if self.vendor not in GPU_VENDORS:
             raise FactsError(f"gpu {self.pci_id}: vendor {self.vendor!r} is not one of {GPU_VENDORS}")
-        if not _PCI_ID.match(self.pci_id):
+        if not re.match(_PCI_ID, self.pci_id):
             raise FactsError(f"gpu: pci_id {self.pci_id!r} is not vendor:device in lower-case hex")
         if len(self.pci_id) != 9:  # the schema's "$" also matches before a final newline
             object.__setattr__(self, "pci_id", self.pci_id[:9])
@@ -314,9 +314,9 @@ def digest(facts: Facts) -> str:
     for key in _VOLATILE:
         doc.pop(key, None)
     canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    import hashlib  # only plans digest facts: not on the doctor's path
+    from gpuenv.checksum import sha256_hex
 
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    return "sha256:" + sha256_hex(canonical.encode())
 
 
 def from_dict(doc: object) -> Facts:

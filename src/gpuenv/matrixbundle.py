@@ -11,7 +11,6 @@ bundle; the swap into place is a rename.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import shutil
@@ -19,6 +18,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from gpuenv.checksum import sha256_hex
 from gpuenv.exitcodes import Exit
 from gpuenv.matrices import FILES, MatrixError, bundled_dir, clear_cache, parse_dir, state_dir, vkey
 from gpuenv.record import record
@@ -56,8 +56,8 @@ def digest(directory: Path) -> str:
     for name in sorted(FILES):
         path = directory / name
         if path.is_file():
-            lines.append(f"{name} {hashlib.sha256(path.read_bytes()).hexdigest()}\n")
-    return hashlib.sha256("".join(lines).encode()).hexdigest()
+            lines.append(f"{name} {sha256_hex(path.read_bytes())}\n")
+    return sha256_hex("".join(lines).encode())
 
 
 def check(directory: str | os.PathLike[str]) -> list[str]:
@@ -149,7 +149,7 @@ def stage(source: str, sha256: str, workdir: Path) -> Path:
             ) from None
         except OSError as exc:
             raise BundleError(f"{path}: cannot read: {exc.strerror or exc}", Exit.USAGE) from exc
-    got = hashlib.sha256(data).hexdigest()
+    got = sha256_hex(data)
     if got != want:
         raise BundleError(f"{source}: sha256 {got} does not match --sha256 {want}", Exit.REFUSED)
     _unpack(data, bundle, source)

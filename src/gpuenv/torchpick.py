@@ -142,13 +142,13 @@ def sm_of(compute_capability: str) -> str:
     return f"sm_{major}{minor or '0'}"
 
 
-_CODE = re.compile(r"(sm|compute)_(\d+)(\d)([a-z]?)")
+_CODE = r"(sm|compute)_(\d+)(\d)([a-z]?)"
 
 
 def _cc(code: str) -> tuple[int, int] | None:
     """ "sm_120" / "compute_86" / "sm_90a" -> (12, 0) / (8, 6) / (9, 0): the last digit is the
     minor; None for anything else (a torch arch list may hold entries gpuenv does not know)."""
-    m = _CODE.fullmatch(code)
+    m = re.fullmatch(_CODE, code)
     return (int(m.group(2)), int(m.group(3))) if m else None
 
 

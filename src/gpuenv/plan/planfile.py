@@ -6,12 +6,12 @@ into a valid Plan (``PlanError``), so a truncated or hand-mangled file is never 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
+from gpuenv.checksum import sha256_hex
 from gpuenv.plan.plan import Plan, PlanError, from_dict
 
 
@@ -37,7 +37,7 @@ def digest(plan: Plan) -> str:
     """sha256 of the canonical plan: what the journal records, so --resume continues only the
     plan it started (created_at is part of it: two plans made at different times are two plans)."""
     canonical = json.dumps(plan.to_dict(), sort_keys=True, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    return "sha256:" + sha256_hex(canonical.encode())
 
 
 def save(plan: Plan, path: str | os.PathLike) -> None:

@@ -9,9 +9,9 @@ from gpuenv.probe.host import Host
 
 SOURCES_LIST = "/etc/apt/sources.list"
 SOURCES_DIR = "/etc/apt/sources.list.d"
-_OPTIONS = re.compile(r"^\[([^\]]*)\]\s*")
+_OPTIONS = r"^\[([^\]]*)\]\s*"
 # An APT URI: a scheme, then ':' (http://, https://, file:/, cdrom:[...]/, mirror+file:/..., copy:).
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S")
+_URI = r"^[A-Za-z][A-Za-z0-9+.-]*:\S"
 
 
 def parse_list(text: str, file: str | None = None) -> list[AptSource]:
@@ -31,14 +31,14 @@ def parse_list(text: str, file: str | None = None) -> list[AptSource]:
             continue
         rest = line[3:].strip()
         options: dict[str, str] = {}
-        m = _OPTIONS.match(rest)
+        m = re.match(_OPTIONS, rest)
         if m:
             for opt in m.group(1).split():
                 key, _, value = opt.partition("=")
                 options[key.lower()] = value
             rest = rest[m.end() :]
         fields = rest.split()
-        if len(fields) < 2 or not _URI.match(fields[0]):
+        if len(fields) < 2 or not re.match(_URI, fields[0]):
             continue
         out.append(
             AptSource(

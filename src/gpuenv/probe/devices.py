@@ -16,13 +16,13 @@ from gpuenv.probe.host import Host
 
 ALWAYS = ("/dev/kfd", "/dev/nvidiactl", "/dev/dxg")
 _NVIDIA = re.compile(r"nvidia([0-9]+|-uvm|-uvm-tools|-modeset)$")
-_LS_MODE = re.compile(r"^[cb-]([r-][w-][xsS-]){2}[r-][w-][xtT-]$")
+_LS_MODE = r"^[cb-]([r-][w-][xsS-]){2}[r-][w-][xtT-]$"
 
 
 def parse_ls_mode(text: str) -> tuple[int, str | None, str | None]:
     """``crw-rw---- root render`` -> (0o660, "root", "render")."""
     fields = text.split()
-    if not fields or not _LS_MODE.match(fields[0]):
+    if not fields or not re.match(_LS_MODE, fields[0]):
         raise ValueError(f"not an ls -l mode line: {text.strip()[:40]!r}")
     bits = 0
     for i, ch in enumerate(fields[0][1:]):

@@ -9,7 +9,7 @@ from gpuenv.probe.host import Host
 from gpuenv.record import record
 
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
-_INT = re.compile(r"-?[0-9]+")
+_INT = r"-?[0-9]+"
 
 
 @record(frozen=True)
@@ -27,7 +27,7 @@ def parse_properties(text: str) -> dict[str, int]:
     out: dict[str, int] = {}
     for line in text.splitlines():
         fields = line.split()
-        if len(fields) == 2 and _INT.fullmatch(fields[1]):
+        if len(fields) == 2 and re.fullmatch(_INT, fields[1]):
             out[fields[0]] = int(fields[1])
     return out
 

@@ -12,7 +12,6 @@ loader searches only when one of the first two names them. Versions come from th
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import struct
@@ -142,14 +141,20 @@ def conf_dirs(
         if not pattern.startswith("/"):
             pattern = os.path.join(os.path.dirname(path), pattern)
         head, tail = os.path.split(pattern)
-        names = (
-            [n for n in host.listdir(head) if fnmatch.fnmatch(n, tail)]
-            if any(c in tail for c in "*?[")
-            else [tail]
-        )
+        names = _matching(host.listdir(head), tail) if any(c in tail for c in "*?[") else [tail]
         for name in sorted(names):
             dirs.extend(conf_dirs(host, f"{head}/{name}", depth + 1, seen))
     return dirs
+
+
+def _matching(names: list[str], pattern: str) -> list[str]:
+    """fnmatch's matches, with the form every distribution ships ("*.conf") tested as a suffix:
+    fnmatch turns each pattern into a regex, compiled on every probe for this one line."""
+    if pattern.startswith("*") and not any(c in pattern[1:] for c in "*?["):
+        return [n for n in names if n.endswith(pattern[1:])]
+    import fnmatch
+
+    return [n for n in names if fnmatch.fnmatch(n, pattern)]
 
 
 # -- the scan ----------------------------------------------------------------------------------
@@ -269,12 +274,12 @@ def scan(host: Host, ld_library_path: list[str] | None, errors: list) -> tuple[L
     return tuple(_cudnn_header(host, out))
 
 
-_CUDNN_DEFINE = re.compile(r"^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)", re.M)
+_CUDNN_DEFINE = r"(?m)^\s*#\s*define\s+CUDNN_(MAJOR|MINOR|PATCHLEVEL)\s+(\d+)"
 
 
 def parse_cudnn_version_h(text: str) -> str | None:
     """'9.1.0' from cudnn_version.h's CUDNN_MAJOR/MINOR/PATCHLEVEL, or None."""
-    found = dict(_CUDNN_DEFINE.findall(text))
+    found = dict(re.findall(_CUDNN_DEFINE, text))
     if "MAJOR" not in found:
         return None
     return ".".join(found.get(k, "0") for k in ("MAJOR", "MINOR", "PATCHLEVEL"))

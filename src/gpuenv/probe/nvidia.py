@@ -15,8 +15,8 @@ LIB_DIRS = (
     "/usr/lib",
     "/usr/lib/wsl/lib",
 )
-_VERSION = re.compile(r"\s([0-9]{2,4}\.[0-9]+(?:\.[0-9]+)?)\s")
-_LIB = re.compile(r"^libnvidia-ml\.so\.([0-9]{2,4}\.[0-9]+(?:\.[0-9]+)?)$")
+_VERSION = r"\s([0-9]{2,4}\.[0-9]+(?:\.[0-9]+)?)\s"
+_LIB = r"^libnvidia-ml\.so\.([0-9]{2,4}\.[0-9]+(?:\.[0-9]+)?)$"
 
 
 def parse_proc_version(text: str) -> tuple[str | None, str | None]:
@@ -24,7 +24,7 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     first = next((line for line in text.splitlines() if line.startswith("NVRM version:")), "")
     if not first:
         return None, None
-    m = _VERSION.search(first + " ")
+    m = re.search(_VERSION, first + " ")
     flavour = "open" if "Open Kernel Module" in first else "proprietary"
     return (m.group(1) if m else None), flavour
 
@@ -35,7 +35,7 @@ def library_version(host: Host) -> str | None:
     for d in LIB_DIRS:
         # thousands of names in a distribution's library directory: a C-level test before the regex
         for name in host.listdir(d):
-            m = _LIB.match(name) if name.startswith("libnvidia-ml.so.") else None
+            m = re.match(_LIB, name) if name.startswith("libnvidia-ml.so.") else None
             if m:
                 found.add(m.group(1))
     return found.pop() if len(found) == 1 else None

@@ -22,9 +22,9 @@ EXACT = {
 }  # fmt: skip
 PREFIXES = ("nvidia-", "rocm", "cupy", "jax-cuda", "jax-rocm", "tensorrt", "pytorch-triton", "apex")
 _SCRIPT = "import json, platform, sys\nprint(json.dumps({'executable': sys.executable, 'version': platform.python_version(), 'path': sys.path}))\n"
-_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=\s*(.+?)\s*$")
-_LOCAL_CUDA = re.compile(r"\+cu([0-9]+)([0-9])$")
-_LOCAL_ROCM = re.compile(r"\+rocm([0-9][0-9.]*)$")
+_ASSIGN = r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?::[^=]*)?=\s*(.+?)\s*$"
+_LOCAL_CUDA = r"\+cu([0-9]+)([0-9])$"
+_LOCAL_ROCM = r"\+rocm([0-9][0-9.]*)$"
 
 
 def normalize(name: str) -> str:
@@ -55,7 +55,7 @@ def parse_torch_version_py(text: str) -> Torch:
 
     values: dict[str, object] = {}
     for line in text.splitlines():
-        m = _ASSIGN.match(line)
+        m = re.match(_ASSIGN, line)
         if m and m.group(1) in ("__version__", "cuda", "hip"):
             try:
                 values[m.group(1)] = ast.literal_eval(m.group(2))
@@ -75,10 +75,10 @@ def parse_torch_version_py(text: str) -> Torch:
 
 def torch_from_local_version(version: str) -> Torch:
     """The build a wheel's local version names, when version.py cannot be read: +cu126, +rocm6.3."""
-    m = _LOCAL_CUDA.search(version)
+    m = re.search(_LOCAL_CUDA, version)
     if m:
         return Torch(version=version, cuda=f"{m.group(1)}.{m.group(2)}")
-    m = _LOCAL_ROCM.search(version)
+    m = re.search(_LOCAL_ROCM, version)
     if m:
         return Torch(version=version, hip=m.group(1))
     if version.endswith("+cpu"):

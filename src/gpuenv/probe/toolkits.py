@@ -8,7 +8,7 @@ import re
 from gpuenv.facts import Toolkit, Toolkits
 from gpuenv.probe.host import Host
 
-_CUDA_TXT = re.compile(r"CUDA Version\s+([0-9][0-9.]*)")
+_CUDA_TXT = r"CUDA Version\s+([0-9][0-9.]*)"
 
 
 def parse_cuda_version_json(text: str) -> str:
@@ -20,7 +20,7 @@ def parse_cuda_version_json(text: str) -> str:
 
 
 def parse_cuda_version_txt(text: str) -> str:
-    m = _CUDA_TXT.search(text)
+    m = re.search(_CUDA_TXT, text)
     if not m:
         raise ValueError("version.txt has no 'CUDA Version N'")
     return m.group(1)
@@ -37,13 +37,13 @@ def parse_rocm_version(text: str) -> str:
 
 
 CUDA_H_HEAD = 128 << 10
-_CUDA_H = re.compile(r"^#define\s+CUDA_VERSION\s+(\d+)", re.M)
-_ROCM_H = re.compile(r"^#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", re.M)
+_CUDA_H = r"(?m)^#define\s+CUDA_VERSION\s+(\d+)"
+_ROCM_H = r"(?m)^#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)"
 
 
 def parse_cuda_h(text: str) -> str:
     """include/cuda.h's CUDA_VERSION 13000 -> "13.0" (major*1000 + minor*10)."""
-    m = _CUDA_H.search(text)
+    m = re.search(_CUDA_H, text)
     if not m:
         raise ValueError("cuda.h has no CUDA_VERSION")
     n = int(m.group(1))
@@ -52,7 +52,7 @@ def parse_cuda_h(text: str) -> str:
 
 def parse_rocm_version_h(text: str) -> str:
     """rocm_version.h's ROCM_VERSION_MAJOR/MINOR/PATCH -> "6.4.1"."""
-    parts = dict(_ROCM_H.findall(text))
+    parts = dict(re.findall(_ROCM_H, text))
     if not {"MAJOR", "MINOR", "PATCH"} <= set(parts):
         raise ValueError("rocm_version.h has no ROCM_VERSION_MAJOR/MINOR/PATCH")
     return f"{parts['MAJOR']}.{parts['MINOR']}.{parts['PATCH']}"

@@ -50,7 +50,7 @@ def older(a: str | None, b: str | None) -> bool:
 # Debian/Ubuntu, NVIDIA's repositories, and the names other distributions give the same driver:
 # Arch (nvidia, nvidia-dkms, nvidia-open-dkms, nvidia-580xx-dkms), Fedora/RPM Fusion
 # (akmod-nvidia, kmod-nvidia, xorg-x11-drv-nvidia), openSUSE (nvidia-open-driver-G06-signed-kmp).
-_NVIDIA_DRIVER = re.compile(
+_NVIDIA_DRIVER = (
     r"^(nvidia-driver(-\d+)?(-server)?(-open)?|nvidia-headless(-no-dkms)?-\d+(-server)?(-open)?"
     r"|nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open(-\d+)?"
     r"|nvidia-open-kernel-dkms|cuda-drivers(-\d+)?|nvidia-driver-cuda|libnvidia-compute-\d+(-server)?"
@@ -58,19 +58,15 @@ _NVIDIA_DRIVER = re.compile(
     r"|nvidia(-\d+xx)?(-open)?(-dkms|-lts)?|akmod-nvidia|kmod-nvidia.*|xorg-x11-drv-nvidia(-\d+xx)?"
     r"|nvidia-open-driver-g\d+.*|nvidia-driver-g\d+.*)$"
 )
-_NVIDIA_DKMS = re.compile(
+_NVIDIA_DKMS = (
     r"^(nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open-kernel-dkms"
     r"|nvidia(-\d+xx)?(-open)?-dkms|akmod-nvidia)$"
 )
-_CUDA_TOOLKIT = re.compile(
-    r"^(cuda(-toolkit)?(-\d+-\d+)?|cuda-nvcc-\d+-\d+|cuda-runtime-\d+-\d+|nvidia-cuda-toolkit)$"
-)
-_CUDA_COMPAT = re.compile(r"^cuda-compat-\d+-\d+$")
-_AMD_DRIVER = re.compile(r"^amdgpu-dkms$")
-_ROCM = re.compile(
-    r"^(rocm(\d[\d.]*)?|rocm-core(\d[\d.]*)?|rocm-hip-runtime|rocm-dev|hip-runtime-amd|hipcc|rocminfo|libamdhip64-\d+)$"
-)
-_DISPLAY = re.compile(r"^(xserver-xorg-core|xwayland|gdm3|sddm|lightdm|gnome-shell|plasma-desktop)$")
+_CUDA_TOOLKIT = r"^(cuda(-toolkit)?(-\d+-\d+)?|cuda-nvcc-\d+-\d+|cuda-runtime-\d+-\d+|nvidia-cuda-toolkit)$"
+_CUDA_COMPAT = r"^cuda-compat-\d+-\d+$"
+_AMD_DRIVER = r"^amdgpu-dkms$"
+_ROCM = r"^(rocm(\d[\d.]*)?|rocm-core(\d[\d.]*)?|rocm-hip-runtime|rocm-dev|hip-runtime-amd|hipcc|rocminfo|libamdhip64-\d+)$"
+_DISPLAY = r"^(xserver-xorg-core|xwayland|gdm3|sddm|lightdm|gnome-shell|plasma-desktop)$"
 
 
 # Many checks ask the same package questions of one facts document; answers are kept for the
@@ -83,7 +79,7 @@ _PREFIXES = ("nvidia", "libnvidia", "cuda", "linux-", "amdgpu", "rocm", "hip", "
              "gdm3", "sddm", "lightdm", "gnome-shell", "plasma-desktop", "akmod-", "kmod-", "xorg-x11-drv-nvidia")  # fmt: skip
 
 
-def _matching(facts: Facts, pattern: re.Pattern[str]) -> dict[str, str]:
+def _matching(facts: Facts, pattern: str) -> dict[str, str]:
     packages = facts.packages
     if packages is None:
         return {}
@@ -92,7 +88,10 @@ def _matching(facts: Facts, pattern: re.Pattern[str]) -> dict[str, str]:
         _asked[0], _asked[1], _asked[2] = packages, {}, gpu_related
     found = _asked[1].get(pattern)
     if found is None:
-        found = _asked[1][pattern] = {n: v for n, v in _asked[2] if pattern.match(n)}
+        # Compiled on first use (re keeps it): a box without a package of a kind never pays for
+        # that kind's pattern.
+        match = re.compile(pattern).match if _asked[2] else None
+        found = _asked[1][pattern] = {n: v for n, v in _asked[2] if match(n)}
     return found
 
 
@@ -252,7 +251,7 @@ def is_integrated(gpu: Gpu, matrices) -> bool:
     return bool(known and known.integrated)
 
 
-_PRETTY_VERSION = re.compile(r"\b(\d+(?:\.\d+){0,2})\b")
+_PRETTY_VERSION = r"\b(\d+(?:\.\d+){0,2})\b"
 
 
 def os_version(facts: Facts) -> str | None:
@@ -261,7 +260,7 @@ def os_version(facts: Facts) -> str | None:
     planner keeps to VERSION_ID: it picks repositories, which a guess must not do."""
     if facts.os.version_id:
         return facts.os.version_id
-    m = _PRETTY_VERSION.search(facts.os.pretty_name or "")
+    m = re.search(_PRETTY_VERSION, facts.os.pretty_name or "")
     return m.group(1) if m else None
 
 
@@ -368,12 +367,12 @@ def cpu_arch(facts: Facts) -> str | None:
 
 # -- kernel ------------------------------------------------------------------------------------
 
-_IMAGE = re.compile(r"^linux-image-(?:unsigned-)?(\d+\.\d+\.\d+[-.\w]*)$")
+_IMAGE = r"^linux-image-(?:unsigned-)?(\d+\.\d+\.\d+[-.\w]*)$"
 
 
 def installed_kernels(facts: Facts) -> list[str]:
     """Kernel releases with an installed linux-image package, oldest first."""
-    found = {m.group(1) for n in _matching(facts, _IMAGE) if (m := _IMAGE.match(n))}
+    found = {m.group(1) for n in _matching(facts, _IMAGE) if (m := re.match(_IMAGE, n))}
     return sorted(found, key=kernel_key)
 
 
@@ -436,8 +435,8 @@ def toolkit_for(matrices, version: str):
 
 # -- toolkit paths (loader libraries, PATH, CUDA_HOME) -------------------------------------------
 
-_CUDA_TREE = re.compile(r"^/usr/local/cuda(?:-(\d+(?:\.\d+)*))?(?:/|$)")
-_ROCM_TREE = re.compile(r"^/opt/rocm(?:-(\d+(?:\.\d+)*))?(?:/|$)")
+_CUDA_TREE = r"^/usr/local/cuda(?:-(\d+(?:\.\d+)*))?(?:/|$)"
+_ROCM_TREE = r"^/opt/rocm(?:-(\d+(?:\.\d+)*))?(?:/|$)"
 
 
 def real_path(facts: Facts, path: str) -> str:
@@ -476,7 +475,7 @@ def toolkit_of_path(facts: Facts, path: str) -> tuple[str, str] | None:
     else the version the directory name carries; None for other paths or unknown versions."""
     real = real_path(facts, path)
     for stack, pattern, tks in (("cuda", _CUDA_TREE, facts.toolkits.cuda), ("rocm", _ROCM_TREE, facts.toolkits.rocm)):
-        m = pattern.match(real)
+        m = re.match(pattern, real)
         if not m:
             continue
         for tk in tks:

@@ -14,7 +14,7 @@ _VENDORS = (
     ("developer.download.nvidia.com/compute", "nvidia"),
     ("nvidia.github.io", "nvidia"),
 )
-_NVIDIA_DISTRO = re.compile(r"/repos/([a-z]+)(\d+)/")  # …/compute/cuda/repos/ubuntu2404/x86_64/
+_NVIDIA_DISTRO = r"/repos/([a-z]+)(\d+)/"  # …/compute/cuda/repos/ubuntu2404/x86_64/
 # AMD builds for Ubuntu suites; Debian 12 uses AMD's jammy suite (installers.md row 3,
 # matrices/repos.json). No source names Debian 13's suite: it is not judged (silence, not a guess).
 _AMD_SUITE = {
@@ -74,7 +74,7 @@ def _expected_suite(facts: Facts, vendor: str, src: AptSource) -> tuple[str | No
         expected = _AMD_SUITE.get((os_id, ".".join(version.split(".")[:2])))
         seen = src.suites[0] if src.suites else None
         return (seen, expected) if expected and seen else (None, None)
-    m = _NVIDIA_DISTRO.search(src.uri)
+    m = re.search(_NVIDIA_DISTRO, src.uri)
     if not m or "/compute/cuda/repos/" not in src.uri:
         return None, None
     seen = m.group(1) + m.group(2)

@@ -12,9 +12,9 @@ from gpuenv.resolve.registry import check
 MIXED_REF = "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/"
 COMPAT_REF = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 
-_CANONICAL_DRIVER = re.compile(r"^nvidia-driver-\d+")  # Ubuntu archive: nvidia-driver-570(-server)(-open)
-_NVIDIA_REPO_DRIVER = re.compile(r"^(cuda-drivers(-\d+)?|nvidia-open(-\d+)?|nvidia-driver-cuda)$")
-_DEBIAN_DRIVER = re.compile(r"^nvidia-driver$")
+_CANONICAL_DRIVER = r"^nvidia-driver-\d+"  # Ubuntu archive: nvidia-driver-570(-server)(-open)
+_NVIDIA_REPO_DRIVER = r"^(cuda-drivers(-\d+)?|nvidia-open(-\d+)?|nvidia-driver-cuda)$"
+_DEBIAN_DRIVER = r"^nvidia-driver$"
 
 
 def _upstream(version: str) -> tuple[int, ...]:
@@ -36,7 +36,7 @@ def mixed_install(facts: Facts, matrices, target: Target):
         (_NVIDIA_REPO_DRIVER, "NVIDIA CUDA repository"),
         (_DEBIAN_DRIVER, "distribution archive"),
     ):
-        hits = [n for n in drivers if pattern.match(n)]
+        hits = [n for n in drivers if re.match(pattern, n)]
         if hits:
             owners.setdefault(owner, []).extend(hits)
     problems = []

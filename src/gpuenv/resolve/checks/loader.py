@@ -113,14 +113,14 @@ def _remove_dir_fix(lib: Library, directory: str) -> str:
     )
 
 
-_ROCM_TREE = re.compile(r"^/opt/rocm-(\d+\.\d+(?:\.\d+)?)/")
+_ROCM_TREE = r"^/opt/rocm-(\d+\.\d+(?:\.\d+)?)/"
 
 
 def _rocm_release_of(facts: Facts, lib: Library) -> str | None:
     found = inv.toolkit_of_path(facts, lib.path or "")
     if found and found[0] == "rocm":
         return ".".join(str(n) for n in inv.version_tuple(found[1])[:3])
-    m = _ROCM_TREE.match(inv.real_path(facts, lib.path or ""))
+    m = re.match(_ROCM_TREE, inv.real_path(facts, lib.path or ""))
     return m.group(1) if m else None
 
 

@@ -221,6 +221,8 @@ def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
 
 @check(code="nvidia.gpu-dropped", area="nvidia", needs=("matrices",))
 def gpu_dropped(facts: Facts, matrices, target: Target):
+    if not facts.gpus_of("nvidia"):
+        return  # nothing to judge: the toolkits' list (cuda.json) is not read
     branch = inv.nvidia_branch(facts)
     driver = inv.nvidia_driver_version(facts) or (str(branch) if branch else None)
     toolkits = judged_toolkits(facts, matrices, target)

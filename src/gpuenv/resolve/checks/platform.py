@@ -164,12 +164,12 @@ def arch_unsupported(facts: Facts, matrices, target: Target):
     )
 
 
-_POINT = re.compile(r"\b(\d+\.\d+\.\d+)\b")
+_POINT = r"\b(\d+\.\d+\.\d+)\b"
 
 
 def point_release(facts: Facts) -> str | None:
     """'24.04.3' from PRETTY_NAME 'Ubuntu 24.04.3 LTS' (Ubuntu keeps the point release there)."""
-    m = _POINT.search(facts.os.pretty_name or "")
+    m = re.search(_POINT, facts.os.pretty_name or "")
     return m.group(1) if m else None
 
 

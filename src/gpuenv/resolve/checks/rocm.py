@@ -9,8 +9,7 @@ from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
-_AMDGPU_REPO = re.compile(r"repo\.radeon\.com/amdgpu/([0-9.]+)")
-_ROCM_REPO = re.compile(r"repo\.radeon\.com/rocm/apt/([0-9.]+)")
+_AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
 
 
 def dkms_release(version: str | None) -> str | None:
@@ -36,7 +35,7 @@ def amdgpu_release(facts: Facts) -> str | None:
         if found:
             return found
     for src in facts.apt_sources or ():
-        m = _AMDGPU_REPO.search(src.uri)
+        m = re.search(_AMDGPU_REPO, src.uri)
         if m and src.enabled:
             return m.group(1)
     return None

@@ -12,7 +12,7 @@ from gpuenv.resolve.registry import check
 
 NVCC_REF = "https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#nvcc-environment-variables"
 HIPCC_REF = "https://rocm.docs.amd.com/projects/HIPCC/en/docs-6.4.0/env.html"
-_NAMED = re.compile(r"^(?:.*/)?(?:[\w.-]+-linux-gnu-)?(gcc|g\+\+|clang|clang\+\+)(?:-(\d+))?$")
+_NAMED = r"^(?:.*/)?(?:[\w.-]+-linux-gnu-)?(gcc|g\+\+|clang|clang\+\+)(?:-(\d+))?$"
 
 
 def cuda_in_use(facts: Facts, target: Target) -> tuple[str, str] | None:
@@ -51,7 +51,7 @@ def host_compiler(facts: Facts) -> tuple[str, str, str] | None:
     the default g++ (gcc when no g++ is known)."""
     ccbin = (facts.environment or {}).get("NVCC_CCBIN")
     if ccbin:
-        m = _NAMED.match(ccbin.strip())
+        m = re.match(_NAMED, ccbin.strip())
         if not m:
             return None  # a directory or another compiler: not judged
         name, major = m.group(1), m.group(2)

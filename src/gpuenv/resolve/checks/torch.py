@@ -366,8 +366,8 @@ def rocm_mismatch(facts: Facts, matrices, target: Target):
     )
 
 
-_CUDA_LIB = re.compile(r"^/usr/local/cuda(?:-(\d+\.\d+))?/(lib64|lib|targets/[^/]+/lib)$")
-_ROCM_LIB = re.compile(r"^/opt/rocm(?:-(\d+\.\d+)(?:\.\d+)?)?/(lib64|lib)$")
+_CUDA_LIB = r"^/usr/local/cuda(?:-(\d+\.\d+))?/(lib64|lib|targets/[^/]+/lib)$"
+_ROCM_LIB = r"^/opt/rocm(?:-(\d+\.\d+)(?:\.\d+)?)?/(lib64|lib)$"
 
 
 @check(code="torch.ld-library-path", area="torch", needs=("python.torch",))
@@ -382,7 +382,7 @@ def ld_library_path(facts: Facts, matrices, target: Target):
     installed = [t.version for t in (facts.toolkits.cuda if build == "cuda" else facts.toolkits.rocm)]
     clashes = []
     for path in entries:
-        m = pattern.match(path)
+        m = re.match(pattern, path)
         if not m:
             continue
         have = m.group(1) or (inv.series(installed[0]) if len(installed) == 1 else None)

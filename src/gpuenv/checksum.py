@@ -1,0 +1,24 @@
+"""sha256, the one digest gpuenv computes (facts, plans, matrix bundles).
+
+Through CPython's built-in implementation when there is one: ``hashlib`` loads OpenSSL first,
+which costs a doctor run (whose report carries the facts' digest) about 4% of its start-up. The
+algorithm and the digests are the same; ``hashlib`` is the fallback where the built-in module is
+missing (3.12 renamed it ``_sha2``; builds may leave it out).
+"""
+
+from __future__ import annotations
+
+try:
+    from _sha2 import sha256 as _sha256  # CPython 3.12 and later
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256  # CPython 3.10 and 3.11
+    except ImportError:  # a build without the built-in hashes
+        from hashlib import sha256 as _sha256
+
+__all__ = ["sha256_hex"]
+
+
+def sha256_hex(data: bytes) -> str:
+    """The sha256 of ``data`` in lower-case hex (what ``sha256sum`` prints)."""
+    return _sha256(data).hexdigest()
