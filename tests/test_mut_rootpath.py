@@ -82,6 +82,22 @@ def test_a_relative_root_is_made_absolute(tmp_path, monkeypatch):
 # -- read_regular
 
 
+@pytest.mark.parametrize("size", [65535, 65536, 65537, 300_001])
+@pytest.mark.parametrize("limit_delta", [-1, 0, 1])
+def test_large_files_read_whole_or_at_the_limit(tmp_path, size, limit_delta):
+    # A file stating its size is read in one go; the limit and truncation hold at every edge.
+    data = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    f = tmp_path / "big"
+    f.write_bytes(data)
+    limit = size + limit_delta
+    if limit < size:
+        with pytest.raises(TooLarge):
+            read_regular(f, limit)
+        assert read_regular(f, limit, truncate=True) == data[:limit]
+    else:
+        assert read_regular(f, limit) == data
+
+
 def test_a_file_of_exactly_the_limit_is_read_whole(tmp_path):
     f = tmp_path / "f"
     f.write_bytes(b"x" * 100)

@@ -465,3 +465,29 @@ def test_environment_selection():
 )  # fmt: skip
 def test_cgroup_container(text, want):
     assert plat.parse_cgroup_container(text) == want
+
+
+@pytest.mark.parametrize(
+    "data, stanzas",
+    [
+        (b"", []),
+        (b"Package: a\nVersion: 1", [{"Package": "a", "Version": "1"}]),  # no final newline
+        (  # CRLF lines, a CRLF blank line between stanzas
+            b"Package: a\r\nVersion: 1\r\n\r\nPackage: b\r\nVersion: 2\r\n",
+            [{"Package": "a", "Version": "1"}, {"Package": "b", "Version": "2"}],
+        ),
+        (  # a whitespace-only line ends a stanza where a second Package follows (a hand-made file)
+            b"Package: a\n \t\nPackage: b\nVersion: 3\n",
+            [{"Package": "a"}, {"Package": "b", "Version": "3"}],
+        ),
+        (  # the first of a field given twice; fields only at the start of a line
+            b"Package: a\nVersion: 1\nVersion: 2\nDescription: x\n Version: 9\nXVersion: 8\n",
+            [{"Package": "a", "Version": "1"}],
+        ),
+        (b"Package: caf\xc3\xa9\nVersion: \xff1\n", [{"Package": "café", "Version": "\ufffd1"}]),
+        (b"\n\n\nPackage: a\n\n\n\n", [{"Package": "a"}]),
+    ],
+)
+def test_dpkg_stanzas(data, stanzas):
+    assert dpkg.parse_status(data) == stanzas
+    assert dpkg.parse_status(data.decode("utf-8", "replace")) == stanzas  # text gives the same

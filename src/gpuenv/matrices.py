@@ -497,6 +497,10 @@ class Reader:
         value = self.get(obj, key, path, list, optional)
         if value is None:
             return ()
+        # The common case in one C-level pass each (every bundled list is well formed); the
+        # loop below runs only to name the first bad element.
+        if {*map(type, value)} <= {str} and (pattern is None or all(map(pattern.fullmatch, value))):
+            return tuple(value)
         for i, v in enumerate(value):
             if not isinstance(v, str):
                 raise self.fail(f"{path}.{key}[{i}]", "expected a string")

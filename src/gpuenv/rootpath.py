@@ -80,12 +80,16 @@ def read_regular(path: str | os.PathLike, limit: int, *, truncate: bool = False,
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
     fd = os.open(path, flags)
     with open(fd, "rb", buffering=0) as fh:
-        if _kind(os.fstat(fd), path) == "null":
+        info = os.fstat(fd)
+        if _kind(info, path) == "null":
             return b""
-        # Small reads: some sysctl files fail with ENOMEM when asked for megabytes at once.
+        # Small reads: some sysctl files fail with ENOMEM when asked for megabytes at once. A
+        # file that states a larger size (dpkg's status file, never a procfs or sysfs one: they
+        # state 0 or 4096) is asked for in one read, one byte past its size to see growth.
+        step = max(65536, info.st_size + 1)
         chunks, size = [], 0
         while size <= limit:
-            chunk = fh.read(min(65536, limit + 1 - size))
+            chunk = fh.read(min(step, limit + 1 - size))
             if not chunk:
                 break
             chunks.append(chunk)

@@ -18,24 +18,28 @@ _PRESENT = {"installed", "half-configured", "unpacked", "triggers-awaited", "tri
 _UNFINISHED = {"half-installed", "half-configured", "unpacked", "triggers-awaited"}
 
 
-# The fields gpuenv reads, each with how it starts a stanza and how it starts a later line.
-_FIELDS = tuple((name, f"{name}:", f"\n{name}:") for name in ("Package", "Status", "Version", "Architecture"))
+# The fields gpuenv reads: (how it starts a stanza, how it starts a later line, its name).
+_FIELDS = tuple(
+    (f"{name}:".encode(), f"\n{name}:".encode(), name) for name in ("Package", "Status", "Version", "Architecture")
+)
 
 
-def parse_status(text: str) -> list[dict[str, str]]:
+def parse_status(data: str | bytes) -> list[dict[str, str]]:
     """Stanzas of a dpkg status file, keeping the fields gpuenv reads (Package, Status, Version,
     Architecture); continuation lines and other fields are skipped.
 
     A real status file runs to tens of thousands of lines and this is on every probe's path, so
-    each field is found with str.find over the stanza (a continuation line starts with a space,
-    so "\nStatus:" never matches inside a description) rather than by looking at every line:
-    about 3x faster. Stanzas are separated by blank (or whitespace-only) lines; of a field given
+    it works on the bytes (only the values kept are decoded, as UTF-8 with undecodable bytes
+    replaced) and finds each field with find over the stanza rather than looking at every line
+    (a continuation line starts with a space, so "\nStatus:" never matches inside a
+    description). Stanzas are separated by blank (or whitespace-only) lines; of a field given
     twice, the first is kept.
     """
+    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     stanzas: list[dict[str, str]] = []
-    for stanza in _stanzas(text):
+    for stanza in _stanzas(raw):
         current: dict[str, str] = {}
-        for name, first, later in _FIELDS:
+        for first, later, name in _FIELDS:
             if stanza.startswith(first):
                 start = len(first)
             else:
@@ -43,31 +47,31 @@ def parse_status(text: str) -> list[dict[str, str]]:
                 if at < 0:
                     continue
                 start = at + len(later)
-            end = stanza.find("\n", start)
-            current[name] = stanza[start : end if end >= 0 else len(stanza)].strip()
+            end = stanza.find(b"\n", start)
+            current[name] = stanza[start : end if end >= 0 else len(stanza)].decode("utf-8", "replace").strip()
         if current:
             stanzas.append(current)
     return stanzas
 
 
-def _stanzas(text: str) -> list[str]:
-    """The stanzas' texts: split at empty lines (what dpkg writes), and a piece holding a second
+def _stanzas(raw: bytes) -> list[bytes]:
+    """The stanzas: split at empty lines (what dpkg writes), and a piece holding a second
     Package field split again at whitespace-only lines or CRLF ones (a hand-made file)."""
-    pieces = text.split("\n\n")
-    if not any(piece.find("\nPackage:") >= 0 for piece in pieces):
+    pieces = raw.split(b"\n\n")
+    if not any(piece.find(b"\nPackage:") >= 0 for piece in pieces):
         return pieces
     import re
 
-    out: list[str] = []
+    out: list[bytes] = []
     for piece in pieces:
-        out.extend(re.split(r"\n[ \t\r\f\v]*\n", piece) if piece.find("\nPackage:") >= 0 else (piece,))
+        out.extend(re.split(rb"\n[ \t\r\f\v]*\n", piece) if piece.find(b"\nPackage:") >= 0 else (piece,))
     return out
 
 
 def packages_from_status(
-    text: str,
+    text: str | bytes,
     native_arch: str | None = None,
-    updates: list[str] | tuple[str, ...] = (),
+    updates: list[str] | list[bytes] | tuple[str | bytes, ...] = (),
     fallback_arch: str | None = None,
 ) -> Packages:
     """Installed and unfinished packages; ``native_arch`` defaults to dpkg's own architecture
@@ -114,12 +118,11 @@ def probe(host: Host) -> Packages | None:
         return None
     if len(data) >= limit:
         raise ValueError(f"{STATUS} is larger than {limit >> 20} MiB: not read")
-    text = data.decode("utf-8", errors="replace")
     journal = [
-        host.read_text(f"{UPDATES}/{name}", limit=16 << 20)
+        host.read_bytes(f"{UPDATES}/{name}", limit=16 << 20)
         for name in sorted((n for n in host.listdir(UPDATES) if n.isascii() and n.isdigit()), key=int)
     ]
     # dpkg's own architecture is the native one; without a dpkg stanza, /var/lib/dpkg/arch
     # (written once a foreign architecture is added) names the native one first.
     arch_file = (host.read_optional("/var/lib/dpkg/arch") or "").split()
-    return packages_from_status(text, updates=journal, fallback_arch=arch_file[0] if arch_file else None)
+    return packages_from_status(data, updates=journal, fallback_arch=arch_file[0] if arch_file else None)
