@@ -437,6 +437,35 @@ def test_the_arch_list_of_a_rocm_build(matrices):
     assert "torch.arch-missing" not in judged(doc, matrices)
 
 
+RADEON_VII = {"pci_id": "1002:66af", "name": "AMD Radeon VII", "gfx_target": "gfx906", "architecture": "GCN5.1"}
+HOLLOW = "; the official rocm6.4 wheel lists gfx900, gfx906 but its bundled rocBLAS has no kernels for them (the first matmul aborts). "
+
+
+@pytest.mark.parametrize("arch_list", [None, ["gfx900", "gfx906", "gfx90a", "gfx1100"]], ids=["official", "reported"])
+def test_a_wheel_that_lists_a_target_without_its_kernels(matrices, arch_list):
+    # torch 2.9.0+rocm6.4 lists gfx906 (and torch reports it), but its rocBLAS has no gfx906
+    # kernels (ROCm/ROCm#4625): `gpuenv torch` refuses that wheel, and so does the doctor.
+    doc = rocm_box(tv("2.9.0+rocm6.4", hip="6.4.43482", arch_list=arch_list), gpu=RADEON_VII)
+    f = one(judged(doc, matrices), "torch.arch-missing")
+    assert f.title == "PyTorch 2.9.0+rocm6.4 has no kernels for gfx906"
+    assert HOLLOW in f.detail
+    assert f.gpus == (doc["gpus"][0]["pci_slot"],)
+    # gfx1201 on the same wheel: nothing hollow to say (gfx1201 is not in its list at all).
+    doc = rocm_box(tv("2.9.0+rocm6.4", hip="6.4.43482", arch_list=arch_list))
+    findings = judged(doc, matrices).get("torch.arch-missing", [])
+    assert all(HOLLOW not in f.detail for f in findings)
+
+
+def test_an_unnamed_build_is_not_fitted_by_a_wheel_without_the_kernels(matrices):
+    # 2.10.0 of unknown build on gfx906: both official ROCm wheels (rocm7.0, rocm7.1) list gfx906
+    # without its kernels.
+    f = one(judged(rocm_box({"version": "2.10.0"}, gpu=RADEON_VII), matrices), "torch.arch-missing")
+    assert f.title == "PyTorch 2.10.0 has no kernels for gfx906"
+    assert "no official 2.10.0 ROCm wheel has them" in f.detail
+    # 2.9.0 still has a rocm6.3 wheel with gfx906 kernels: no finding there.
+    assert "torch.arch-missing" not in judged(rocm_box({"version": "2.9.0"}, gpu=RADEON_VII), matrices)
+
+
 def test_a_cpu_build_is_missing_no_arch(matrices):
     assert "torch.arch-missing" not in judged(cuda_box(tv("2.7.0+cpu", arch_list=[]), gpu=GTX780), matrices)
 

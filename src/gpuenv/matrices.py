@@ -442,13 +442,10 @@ _CHIP = re.compile(r"[A-Z][A-Z0-9_]*")  # amdgpu's CHIP_* name: "PITCAIRN", "POL
 _KERNEL_DRIVERS = ("amdgpu", "radeon")
 _KFD = ("supported", "experimental", "unsupported")
 # The one host and scheme gpuenv hands to pip: no other host, no http, no userinfo or port, no
-# query, fragment, whitespace or "." / ".." path segments.
-_INDEX = re.compile(
-    r"https://download\.pytorch\.org/whl/[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*/?"
-)
-_FIND_LINKS = re.compile(
-    r"https://download\.pytorch\.org/whl/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-]+\.html"
-)
+# query, fragment, whitespace or "." / ".." path segments. Compiled when torch.json is first
+# read (re keeps them): most doctor runs never read it.
+_INDEX = r"https://download\.pytorch\.org/whl/[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*/?"
+_FIND_LINKS = r"https://download\.pytorch\.org/whl/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-]+\.html"
 _STACKS = ("cuda", "rocm", "cpu")
 
 
@@ -753,7 +750,7 @@ def _parse_variant(
     if stack not in _STACKS:
         raise r.fail(f"{pv}.stack", f"{_show(stack)} is not one of {_STACKS}")
     index_url = r.get(v, "index_url", pv, str)
-    if not _INDEX.fullmatch(index_url):
+    if not re.fullmatch(_INDEX, index_url):
         raise r.fail(
             f"{pv}.index_url", f"{_show(index_url)} is not an https://download.pytorch.org/whl/ index"
         )
@@ -773,7 +770,7 @@ def _parse_variant(
         notes=r.strs(v, "notes", pv, optional=True),
         archs_without_kernels=r.strs(v, "archs_without_kernels", pv, optional=True, pattern=_GFX),
         archs_without_kernels_source=r.get(v, "archs_without_kernels_source", pv, str, optional=True) or "",
-        find_links=r.text(v, "find_links", pv, _FIND_LINKS, optional=True),
+        find_links=r.text(v, "find_links", pv, re.compile(_FIND_LINKS), optional=True),
     )
 
 

@@ -47,6 +47,9 @@ NOTED = frozenset(
 )
 
 
+_JUDGED = tuple(sorted(BLOCKING | NOTED))
+
+
 @record(frozen=True)
 class Judgement:
     blockers: tuple[Finding, ...]
@@ -55,7 +58,10 @@ class Judgement:
 
 def judge(facts: Facts, matrices, target: Target) -> Judgement:
     """The blocking errors and the noteworthy warnings for installing ``target`` here."""
-    findings = run_checks(facts, matrices, effective_target(facts, matrices, target))
+    # Only the checks whose codes can block or be noted: each check yields findings of its own
+    # code alone (tests/test_checks_catalog.py holds every check to that), so the others could
+    # not change the judgement.
+    findings = run_checks(facts, matrices, effective_target(facts, matrices, target), only=_JUDGED)
     blocking = tuple(f for f in findings if f.severity is Severity.ERROR and f.code in BLOCKING)
     notes = tuple(f for f in findings if f.severity is not Severity.INFO and f.code in NOTED and f not in blocking)
     return Judgement(blocking, notes)

@@ -45,19 +45,32 @@ def gpu_fits(gpu: Gpu, matrices, archs) -> bool | None:
     return None if gfx is None else gfx.split(":")[0] in archs
 
 
+def _official_variant(torch, matrices):
+    """The bundled official variant of an installed '2.9.0+rocm6.4' build, or None."""
+    version, _, local = (torch.version or "").partition("+")
+    if matrices is None or not local:
+        return None
+    return next((v for v in matrices.torch_variants(version) if v.variant == local), None)
+
+
+def _hollow(gpus: list[Gpu], matrices, listed_only: tuple[str, ...]) -> list[Gpu]:
+    """The AMD GPUs whose target a wheel lists but ships no rocBLAS kernels for
+    (``archs_without_kernels``: the first matmul aborts)."""
+    return [
+        g
+        for g in gpus
+        if g.vendor == "amd" and (gfx := inv.gfx_target(g, matrices)) and gfx.split(":")[0] in listed_only
+    ]
+
+
 def installed_archs(facts: Facts, matrices) -> tuple[str, ...] | None:
     """The architectures the installed wheel was built for: as torch reported them, else the
     bundled arch list of its official variant ('2.7.0+cu128' -> cu128's list)."""
     torch = _torch(facts)
     if torch.arch_list:
         return tuple(torch.arch_list)
-    version, _, local = (torch.version or "").partition("+")
-    if matrices is None or not local:
-        return None
-    for v in matrices.torch_variants(version):
-        if v.variant == local:
-            return tuple(v.archs) + tuple(v.ptx or ())
-    return None
+    official = _official_variant(torch, matrices)
+    return tuple(official.archs) + tuple(official.ptx or ()) if official else None
 
 
 def _rocm_capable(facts: Facts, matrices) -> list[Gpu]:
@@ -202,7 +215,17 @@ def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | N
     archs = installed_archs(facts, matrices)
     if archs:
         how = "the arch list torch reports" if torch.arch_list else "the official wheel's arch list"
-        return [g for g in gpus if gpu_fits(g, matrices, archs) is False], f"{how}: {', '.join(archs)}"
+        missing = [g for g in gpus if gpu_fits(g, matrices, archs) is False]
+        official = _official_variant(torch, matrices)
+        listed_only = official.archs_without_kernels if official else ()
+        hollow = [g for g in _hollow(gpus, matrices, listed_only) if g not in missing]
+        how = f"{how}: {', '.join(archs)}"
+        if hollow:
+            how += (
+                f"; the official {official.variant} wheel lists {', '.join(official.archs_without_kernels)} but its "
+                "bundled rocBLAS has no kernels for them (the first matmul aborts)"
+            )
+        return missing + hollow, how
     if matrices is None:
         return [], ""
     if build == "cuda" and torch.cuda:
@@ -224,7 +247,15 @@ def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | N
     if build in (None, stack) and release and stack:
         variants = [v for v in matrices.torch_variants(release) if v.stack == stack]
         if variants:
-            fits = [g for g in gpus if any(gpu_fits(g, matrices, tuple(v.archs) + tuple(v.ptx or ())) for v in variants)]
+            fits = [
+                g
+                for g in gpus
+                if any(
+                    gpu_fits(g, matrices, tuple(v.archs) + tuple(v.ptx or ()))
+                    and not _hollow([g], matrices, v.archs_without_kernels)
+                    for v in variants
+                )
+            ]
             known = [g for g in gpus if gpu_fits(g, matrices, ()) is not None]
             return [g for g in known if g not in fits], (
                 f"no official {release} {stack.upper() if stack == 'cuda' else 'ROCm'} wheel has them: "
