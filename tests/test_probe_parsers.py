@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuenv.facts import User
 from gpuenv.probe import (
@@ -491,3 +493,38 @@ def test_cgroup_container(text, want):
 def test_dpkg_stanzas(data, stanzas):
     assert dpkg.parse_status(data) == stanzas
     assert dpkg.parse_status(data.decode("utf-8", "replace")) == stanzas  # text gives the same
+
+
+_LINES = st.sampled_from(
+    [
+        b"Package: a", b"Package: b", b"Status: install ok installed", b"Status: deinstall ok config-files",
+        b"Architecture: amd64", b"Architecture: i386", b"Version: 1.0", b"Version: 2:3.4-5",
+        b"Priority: optional", b"Multi-Arch: same", b" Version: 9 (a continuation line)", b" .",
+        b"Description: Status: inside", b"Version:7", b"Status:  install ok unpacked \r", b"XPackage: z",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=st.lists(_LINES, min_size=1, max_size=12))
+def test_dpkg_order_fast_path_reads_what_the_general_path_reads(lines):
+    # parse_status reads a stanza in dpkg's own field order with one regex match, and any other
+    # with dpkg.fields: both must give the same fields for every stanza.
+    stanza = b"\n".join(lines)
+    general = dpkg.fields(stanza)
+    assert dpkg.parse_status(stanza) == ([general] if general else [])
+
+
+def test_a_stanza_as_dpkg_writes_it_takes_the_one_match_path():
+    stanza = (
+        b"Package: adduser\nStatus: install ok installed\nPriority: important\nSection: admin\n"
+        b"Maintainer: Debian Adduser Developers <adduser@packages.debian.org>\nArchitecture: all\n"
+        b"Multi-Arch: foreign\nVersion: 3.134\nDepends: passwd\nDescription: add and remove users\n"
+        b" Version: 9 (a continuation line)\n"
+    )
+    m = dpkg._CANONICAL.match(stanza)
+    assert m is not None and m.groups() == (b"adduser", b"install ok installed", b"all", b"3.134")
+    # A second Version before Architecture (not dpkg's order) goes the general way, first kept.
+    odd = stanza.replace(b"Priority: important", b"Version: 1.0")
+    assert dpkg._CANONICAL.match(odd) is None
+    assert dpkg.parse_status(odd)[0]["Version"] == "1.0"

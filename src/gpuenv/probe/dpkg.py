@@ -3,6 +3,8 @@ faster than ``dpkg-query`` and works on a sysroot with no dpkg to run."""
 
 from __future__ import annotations
 
+import re
+
 from gpuenv.facts import Packages
 from gpuenv.probe.host import Host
 
@@ -22,6 +24,14 @@ _UNFINISHED = {"half-installed", "half-configured", "unpacked", "triggers-awaite
 _FIELDS = tuple(
     (f"{name}:".encode(), f"\n{name}:".encode(), name) for name in ("Package", "Status", "Version", "Architecture")
 )
+# The stanza as dpkg writes it: Package first, then Status, Architecture and Version in that
+# order, each the first of its name (the lines skipped between them start with none of the four
+# names). One match reads the four values; any other stanza takes the general path.
+_SKIP = rb"(?:(?!Package:|Status:|Architecture:|Version:)[^\n]*\n)*?"
+_CANONICAL = re.compile(
+    rb"Package: ([^\n]*)\n" + _SKIP + rb"Status: ([^\n]*)\n" + _SKIP + rb"Architecture: ([^\n]*)\n" + _SKIP
+    + rb"Version: ([^\n]*)"
+)  # fmt: skip
 
 
 def parse_status(data: str | bytes) -> list[dict[str, str]]:
@@ -30,28 +40,47 @@ def parse_status(data: str | bytes) -> list[dict[str, str]]:
 
     A real status file runs to tens of thousands of lines and this is on every probe's path, so
     it works on the bytes (only the values kept are decoded, as UTF-8 with undecodable bytes
-    replaced) and finds each field with find over the stanza rather than looking at every line
-    (a continuation line starts with a space, so "\nStatus:" never matches inside a
-    description). Stanzas are separated by blank (or whitespace-only) lines; of a field given
-    twice, the first is kept.
+    replaced), and a stanza in dpkg's own field order is read with one regex match. Stanzas are
+    separated by blank (or whitespace-only) lines; of a field given twice, the first is kept; a
+    field counts only at the start of a line (a continuation line starts with a space).
     """
     raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     stanzas: list[dict[str, str]] = []
+    canonical = _CANONICAL.match
     for stanza in _stanzas(raw):
-        current: dict[str, str] = {}
-        for first, later, name in _FIELDS:
-            if stanza.startswith(first):
-                start = len(first)
-            else:
-                at = stanza.find(later)
-                if at < 0:
-                    continue
-                start = at + len(later)
-            end = stanza.find(b"\n", start)
-            current[name] = stanza[start : end if end >= 0 else len(stanza)].decode("utf-8", "replace").strip()
+        m = canonical(stanza)
+        if m is not None:
+            package, status, arch, version = m.groups()
+            stanzas.append(
+                {
+                    "Package": package.decode("utf-8", "replace").strip(),
+                    "Status": status.decode("utf-8", "replace").strip(),
+                    "Version": version.decode("utf-8", "replace").strip(),
+                    "Architecture": arch.decode("utf-8", "replace").strip(),
+                }
+            )
+            continue
+        current = fields(stanza)
         if current:
             stanzas.append(current)
     return stanzas
+
+
+def fields(stanza: bytes) -> dict[str, str]:
+    """The fields gpuenv reads of one stanza, in any order: each found with find (a continuation
+    line starts with a space, so "\nStatus:" never matches inside a description)."""
+    current: dict[str, str] = {}
+    for first, later, name in _FIELDS:
+        if stanza.startswith(first):
+            start = len(first)
+        else:
+            at = stanza.find(later)
+            if at < 0:
+                continue
+            start = at + len(later)
+        end = stanza.find(b"\n", start)
+        current[name] = stanza[start : end if end >= 0 else len(stanza)].decode("utf-8", "replace").strip()
+    return current
 
 
 def _stanzas(raw: bytes) -> list[bytes]:
@@ -60,8 +89,6 @@ def _stanzas(raw: bytes) -> list[bytes]:
     pieces = raw.split(b"\n\n")
     if not any(piece.find(b"\nPackage:") >= 0 for piece in pieces):
         return pieces
-    import re
-
     out: list[bytes] = []
     for piece in pieces:
         out.extend(re.split(rb"\n[ \t\r\f\v]*\n", piece) if piece.find(b"\nPackage:") >= 0 else (piece,))
