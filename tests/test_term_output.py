@@ -140,3 +140,14 @@ def test_everything_buffered_is_written_before_a_read_only_command_exits(tmp_pat
     assert len(reports) == 40 and all(r["schema"] == "gpuenv.report/1" for r in reports)
     assert done.returncode == 1  # the facts hold errors
     assert "not redacted" in done.stderr.decode()
+
+
+def test_the_cli_exit_constants_are_the_exit_table():
+    # cli.py keeps its few statuses as ints (no enum class on every command's path); the
+    # table in gpuenv.exitcodes is the one users read.
+    from gpuenv import cli
+    from gpuenv.exitcodes import Exit
+
+    assert (cli.USAGE_EXIT, cli.PIPE_CLOSED_EXIT, cli.WRITE_FAILED_EXIT) == (
+        Exit.USAGE, Exit.PIPE_CLOSED, Exit.WRITE_FAILED,
+    )  # fmt: skip

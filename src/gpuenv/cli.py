@@ -29,6 +29,7 @@ USAGE_EXIT = 2  # gpuenv.exitcodes.Exit.USAGE, without importing enum on this pa
 # Commands that change nothing on the machine: the console script ends them without the
 # interpreter's teardown (see ``run``).
 READ_ONLY = frozenset({"probe", "doctor", "torch", "verify", "report", "advise"})
+# gpuenv.exitcodes.Exit.PIPE_CLOSED and WRITE_FAILED, as USAGE_EXIT is:
 PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by the pipe
 WRITE_FAILED_EXIT = 120  # what Python itself exits with when it cannot flush its output
 
@@ -54,7 +55,16 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, indent_increment, max_help_position, width)
 
 
+_WIDTH: list[int] = []  # found once per run: argparse builds a formatter for every add_argument
+
+
 def _columns() -> int:
+    if not _WIDTH:
+        _WIDTH.append(_terminal_columns())
+    return _WIDTH[0]
+
+
+def _terminal_columns() -> int:
     import os
 
     try:
@@ -104,13 +114,15 @@ def _top_help() -> str:
         "",
         "gpuenv COMMAND --help describes a command's options.",
         "Exit status: 0 fine, 1 problems found, 2 usage error or unreadable input,",
-        "3 plan refused before any change, 4 another apply or dpkg holds the lock.",
+        "3 plan refused before any change, 4 another apply or dpkg holds the lock,",
+        "120 the output could not be written, 141 the reader closed the pipe.",
     ]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    _WIDTH.clear()
     prog = f"gpuenv {args[0]}" if args and args[0] in COMMANDS else "gpuenv"
     try:
         return _dispatch(args)
