@@ -95,6 +95,10 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_torch_checks.py"],
         None,
     ),
+    # What the planner purges and installs is judged from the packages dpkg lists.
+    "src/gpuenv/probe/dpkg.py": (["tests/test_probe_parsers.py", "-k", "dpkg or one_match"], None),
+    # Every value at gpuenv's seams (facts, plans, findings) is a record.
+    "src/gpuenv/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
 }
 
 PYTEST = ["-x", "-q", "-p", "no:cacheprovider", "-m", "not chroot", "--no-header", "-o", "addopts="]

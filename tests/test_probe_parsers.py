@@ -482,6 +482,14 @@ def test_cgroup_container(text, want):
             b"Package: a\n \t\nPackage: b\nVersion: 3\n",
             [{"Package": "a"}, {"Package": "b", "Version": "3"}],
         ),
+        (  # without a second Package, a whitespace-only line does not split the stanza
+            b"Package: a\n \nStatus: install ok installed\n",
+            [{"Package": "a", "Status": "install ok installed"}],
+        ),
+        (  # ... also where another piece of the same file is split
+            b"Package: a\n \nStatus: install ok installed\n\nPackage: b\n \nPackage: c\n",
+            [{"Package": "a", "Status": "install ok installed"}, {"Package": "b"}, {"Package": "c"}],
+        ),
         (  # the first of a field given twice; fields only at the start of a line
             b"Package: a\nVersion: 1\nVersion: 2\nDescription: x\n Version: 9\nXVersion: 8\n",
             [{"Package": "a", "Version": "1"}],
@@ -528,3 +536,68 @@ def test_a_stanza_as_dpkg_writes_it_takes_the_one_match_path():
     odd = stanza.replace(b"Priority: important", b"Version: 1.0")
     assert dpkg._CANONICAL.match(odd) is None
     assert dpkg.parse_status(odd)[0]["Version"] == "1.0"
+
+
+def test_dpkg_stanzas_a_piece_that_starts_with_a_newline_is_split_too():
+    # Three newlines leave a piece starting "\nPackage:"; a whitespace-only line inside it
+    # still separates its stanzas.
+    raw = b"Package: a\n\n\nPackage: b\n \nPackage: c\nVersion: 3"
+    assert dpkg.parse_status(raw) == [{"Package": "a"}, {"Package": "b"}, {"Package": "c", "Version": "3"}]
+
+
+def test_dpkg_stanzas_without_a_package_or_a_three_word_status_are_not_packages():
+    status = (
+        b"Status: install ok installed\nVersion: 1\n\n"  # no Package
+        b"Package: two-words\nStatus: install ok\nVersion: 2\n\n"  # a malformed Status
+        b"Package: fine\nStatus: install ok installed\nVersion: 3\n"
+    )
+    pk = dpkg.packages_from_status(status)
+    assert pk.installed == {"fine": "3"} and pk.unconfigured == ()
+
+
+def _dpkg_root(tmp_path, status: bytes | None, journal: dict[str, bytes] | None = None, arch: str | None = None):
+    from gpuenv.probe.host import Host
+
+    base = tmp_path / "var/lib/dpkg"
+    base.mkdir(parents=True)
+    if status is not None:
+        (base / "status").write_bytes(status)
+    if journal is not None:
+        (base / "updates").mkdir()
+        for name, text in journal.items():
+            (base / "updates" / name).write_bytes(text)
+    if arch is not None:
+        (base / "arch").write_text(arch)
+    return Host.at(str(tmp_path))
+
+
+def test_dpkg_probe_without_a_status_file_is_unknown(tmp_path):
+    assert dpkg.probe(_dpkg_root(tmp_path, None)) is None
+
+
+def test_dpkg_probe_reads_the_journal_in_numeric_order_and_skips_other_names(tmp_path):
+    stanza = "Package: amdgpu-dkms\nStatus: {}\nArchitecture: amd64\nVersion: {}\n".format
+    host = _dpkg_root(
+        tmp_path,
+        b"Package: dpkg\nStatus: install ok installed\nArchitecture: amd64\nVersion: 1.22\n\n"
+        + stanza("install ok installed", "1").encode(),
+        {
+            "9": stanza("install ok half-configured", "9").encode(),
+            "10": stanza("install ok installed", "10").encode(),  # after 9: dpkg numbers them
+            "tmp.i": stanza("install ok installed", "99").encode(),  # dpkg's temporary, not a record
+        },
+    )
+    pk = dpkg.probe(host)
+    assert pk.installed["amdgpu-dkms"] == "10" and pk.unconfigured == ()
+
+
+def test_dpkg_probe_takes_the_native_architecture_from_the_arch_file_without_a_dpkg_stanza(tmp_path):
+    host = _dpkg_root(
+        tmp_path,
+        b"Package: libc6\nStatus: install ok installed\nArchitecture: i386\nVersion: 2.36\n\n"
+        b"Package: libc6\nStatus: install ok installed\nArchitecture: amd64\nVersion: 2.36\n",
+        arch="amd64\ni386\n",
+    )
+    assert dpkg.probe(host).installed == {"libc6": "2.36", "libc6:i386": "2.36"}
+    host = _dpkg_root(tmp_path / "none", b"Package: libc6\nStatus: install ok installed\nArchitecture: i386\nVersion: 2.36\n")
+    assert dpkg.probe(host).installed == {"libc6": "2.36"}  # nothing says i386 is foreign

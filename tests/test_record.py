@@ -135,3 +135,29 @@ def test_copy_and_pickle_keep_the_value():
     p = Point(1, 2, ("t",), ["k"])
     assert copy.deepcopy(p) == p and copy.copy(p) == p
     assert pickle.loads(pickle.dumps(p)) == p
+
+
+def test_classvars_are_not_fields_and_field_defaults_are_class_attributes():
+    from typing import ClassVar
+
+    @record
+    class Kind:
+        LIMIT: ClassVar[int] = 3
+        c: str = field()  # a required field spelled with field()
+        a: int = field(default=5)
+        b: list = field(default_factory=list)
+
+    assert [f.name for f in fields(Kind)] == ["c", "a", "b"]
+    assert Kind.LIMIT == 3 and Kind.a == 5  # a field's plain default stays a class attribute
+    assert not hasattr(Kind, "b") and not hasattr(Kind, "c")  # no Field object posing as a default
+    k = Kind(c="x")
+    assert (k.a, k.b, k.c) == (5, [], "x") and "c='x'" in repr(k) and "b=[]" in repr(k)
+
+
+def test_field_refuses_a_default_and_a_factory_and_shows_its_name():
+    with pytest.raises(ValueError, match="a default or a default_factory, not both"):
+        field(default=1, default_factory=list)
+    assert repr(fields(Point)[0]) == "Field('x')"
+    from gpuenv.record import MISSING
+
+    assert repr(MISSING) == "MISSING"
