@@ -585,3 +585,26 @@ def test_build_py_reproduces_the_committed_files():
     for name, fn in (("rocm", build.build_rocm), ("amd_gpus", build.build_amd), ("cuda", build.build_cuda)):
         assert json.loads(json.dumps(fn(ref))) == doc(name), name
     assert json.loads(json.dumps(build.build_torch(ref))) == doc("torch")
+
+
+def test_the_shipped_torch_releases_are_read_one_at_a_time_and_read_as_a_whole_parse_reads_them(m):
+    lazy = M.parse_dir(DATA, "bundled", lazy=True)
+    newest = lazy.torch_versions()[-1]
+    assert lazy.torch_variants(newest) == m.torch_variants(newest)
+    unread = [v for v in lazy.torch_versions() if type(lazy._torch[v]) is M._Unread]
+    assert unread and newest not in unread  # `gpuenv torch` on a fitting box stops at the newest
+    assert all(lazy.torch_variants(v) == m.torch_variants(v) for v in m.torch_versions())
+    assert not [v for v in lazy.torch_versions() if type(lazy._torch[v]) is M._Unread]
+    assert lazy.torch_variants("2.7") == m.torch_variants("2.7") != []  # a series: its newest patch
+
+
+def test_a_bad_old_torch_release_is_refused_whole_at_once_and_lazily_when_read(tmp_path):
+    bundle = copy_bundle(tmp_path)
+    edit(bundle / "torch.json", lambda d: d["releases"][0]["variants"][0].update(index_url="http://evil"))
+    with pytest.raises(M.MatrixError, match=r"torch.json: \$.releases\[0\].variants\[0\].index_url"):
+        M.parse_dir(bundle, "test")  # an installed bundle: every release checked before use
+    lazy = M.parse_dir(bundle, "test", lazy=True)
+    oldest = json.loads((bundle / "torch.json").read_text())["releases"][0]["versions"][0]
+    assert lazy.torch_variants(lazy.torch_versions()[-1])  # the other releases still read
+    with pytest.raises(M.MatrixError, match="index_url"):
+        lazy.torch_variants(oldest)

@@ -261,7 +261,8 @@ class Matrices:
     _minor_compat: dict[str, str] = field(default_factory=dict)
     _branches: list[DriverBranch] = field(default_factory=list)
     _archs: list[NvidiaArch] = field(default_factory=list)
-    _torch: dict[str, list[TorchVariant]] = field(default_factory=dict)  # full version -> variants
+    # Full version -> variants (a release still _Unread until first asked for, shipped data only).
+    _torch: dict[str, list[TorchVariant] | _Unread] = field(default_factory=dict)
     _torch_notes: dict[str, TorchArchNote] = field(default_factory=dict)
     _gfx_overrides: dict[str, GfxOverride] = field(default_factory=dict)
     # Subjects still to be read from _dir: a doctor run on an NVIDIA box never pays for rocm.json.
@@ -271,7 +272,7 @@ class Matrices:
     def _need(self, subject: str) -> None:
         if subject in self._pending:
             assert self._dir is not None
-            _fill(self, subject, self._dir)
+            _fill(self, subject, self._dir, whole=False)
             self._pending.discard(subject)
 
     # -- GPUs ------------------------------------------------------------------------------
@@ -398,10 +399,16 @@ class Matrices:
     def torch_variants(self, version: str) -> list[TorchVariant]:
         """Official wheels of one torch release; "2.7" means its newest patch release."""
         self._need("torch")
-        if version in self._torch:
-            return list(self._torch[version])
-        series = [v for v in self.torch_versions() if v.startswith(version + ".")]
-        return list(self._torch[series[-1]]) if series else []
+        if version not in self._torch:
+            series = [v for v in self.torch_versions() if v.startswith(version + ".")]
+            if not series:
+                return []
+            version = series[-1]
+        variants = self._torch[version]
+        if type(variants) is _Unread:
+            _read_release(self._torch, variants)
+            variants = self._torch[version]
+        return list(variants)
 
     def torch_arch_note(self, arch: str) -> TorchArchNote | None:
         """What the data says about wheels for one target ("gfx906", "sm_35"), e.g. the last that ran."""
@@ -774,24 +781,28 @@ def _parse_variant(
     )
 
 
+class _Unread(tuple):
+    """A torch release not parsed yet: [reader, path, release, versions] (see _parse_torch)."""
+
+
 def _parse_torch(
-    doc: object,
-) -> tuple[dict[str, list[TorchVariant]], dict[str, TorchArchNote], dict[str, GfxOverride]]:
+    doc: object, whole: bool = True
+) -> tuple[dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride]]:
+    """torch.json's releases, notes and overrides. With ``whole`` false (the shipped data, which
+    the tests validate whole), a release's variants are parsed when it is first asked for:
+    `gpuenv torch` reads the newest release and stops there, a doctor run the installed one."""
     r = Reader("torch.json")
-    out: dict[str, list[TorchVariant]] = {}
+    out: dict[str, list[TorchVariant] | _Unread] = {}
     for p, rel in r.items(doc, "releases", "$"):
-        python = r.strs(rel, "python", p, pattern=_PY)
-        source = r.get(rel, "source", p, str)
-        confirmed = r.get(rel, "confirmed", p, bool)
         versions = r.strs(rel, "versions", p)
         for i, version in enumerate(versions):
             if not _TORCH_VERSION.fullmatch(version):
                 raise r.fail(f"{p}.versions[{i}]", f"{_show(version)} is not a torch release version")
-        variants = r.items(rel, "variants", p)
-        # One parse per variant; each patch release gets its own (frozen) TorchVariant.
-        fields = [_parse_variant(r, v, pv, python, source, confirmed) for pv, v in variants]
+        unread = _Unread((r, p, rel, versions))
         for version in versions:
-            out[version] = [TorchVariant(torch=version, **f) for f in fields]
+            out[version] = unread
+        if whole:
+            _read_release(out, unread)
     notes: dict[str, TorchArchNote] = {}
     for p, n in r.items(doc, "arch_notes", "$", optional=True):
         arch = r.get(n, "arch", p, str)
@@ -820,10 +831,22 @@ def _parse_torch(
     return out, notes, overrides
 
 
+def _read_release(out: dict, unread: _Unread) -> None:
+    """Parse one torch release in place: each of its versions gets its own (frozen) variants."""
+    r, p, rel, versions = unread
+    python = r.strs(rel, "python", p, pattern=_PY)
+    source = r.get(rel, "source", p, str)
+    confirmed = r.get(rel, "confirmed", p, bool)
+    variants = r.items(rel, "variants", p)
+    fields = [_parse_variant(r, v, pv, python, source, confirmed) for pv, v in variants]
+    for version in versions:
+        out[version] = [TorchVariant(torch=version, **f) for f in fields]
+
+
 SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
 
 
-def _fill(m: Matrices, subject: str, directory: str) -> None:
+def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None:
     if subject == "amd":
         m._amd = _parse_amd(_read(directory, "amd_gpus.json"))
     elif subject == "nvidia":
@@ -833,7 +856,7 @@ def _fill(m: Matrices, subject: str, directory: str) -> None:
     elif subject == "cuda":
         m._cuda, m._minor_compat, m._branches, m._archs = _parse_cuda(_read(directory, "cuda.json"))
     elif subject == "torch":
-        m._torch, m._torch_notes, m._gfx_overrides = _parse_torch(_read(directory, "torch.json"))
+        m._torch, m._torch_notes, m._gfx_overrides = _parse_torch(_read(directory, "torch.json"), whole)
     else:  # pragma: no cover - a typo in this module
         raise ValueError(subject)
 
