@@ -608,3 +608,23 @@ def test_a_bad_old_torch_release_is_refused_whole_at_once_and_lazily_when_read(t
     assert lazy.torch_variants(lazy.torch_versions()[-1])  # the other releases still read
     with pytest.raises(M.MatrixError, match="index_url"):
         lazy.torch_variants(oldest)
+
+
+def test_the_shipped_amd_gpus_are_built_when_looked_up_and_as_a_whole_parse_builds_them(m):
+    lazy = M.parse_dir(DATA, "bundled", lazy=True)
+    assert lazy.amd_gpu("1002:7550") == m.amd_gpu("1002:7550") is not None  # RX 9070 XT
+    assert lazy.amd_gpu("1002:FFFF") is None and lazy.amd_gpu("1002:7550".upper()) == m.amd_gpu("1002:7550")
+    assert sum(type(e) is M._Unread for e in lazy._amd.values()) == len(lazy._amd) - 1
+    assert lazy.amd_gpus() == m.amd_gpus()
+
+
+def test_a_bad_amd_entry_is_refused_whole_at_once_and_lazily_when_looked_up(tmp_path):
+    bundle = copy_bundle(tmp_path)
+    edit(bundle / "amd_gpus.json", lambda d: d["gpus"][0].update(kfd="maybe"))
+    with pytest.raises(M.MatrixError, match=r"amd_gpus.json: \$.gpus\[0\].kfd"):
+        M.parse_dir(bundle, "test")
+    lazy = M.parse_dir(bundle, "test", lazy=True)
+    first = json.loads((bundle / "amd_gpus.json").read_text())["gpus"][0]["pci_id"]
+    assert lazy.amd_gpu("1002:7550") is not None or first == "1002:7550"
+    with pytest.raises(M.MatrixError, match="kfd"):
+        lazy.amd_gpu(first)

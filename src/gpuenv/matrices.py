@@ -252,7 +252,7 @@ class Matrices:
     """Everything bundled, parsed once. Build with ``load()``."""
 
     bundle: BundleInfo
-    _amd: dict[str, AmdGpu] = field(default_factory=dict)
+    _amd: dict[str, AmdGpu | _Unread] = field(default_factory=dict)  # _Unread: shipped, not looked up yet
     # Validated at parse time; each entry becomes an NvidiaGpu on first lookup (1000+ entries).
     _nvidia: dict[str, NvidiaGpu | tuple] = field(default_factory=dict)
     _rocm: list[RocmRelease] = field(default_factory=list)
@@ -278,7 +278,11 @@ class Matrices:
     # -- GPUs ------------------------------------------------------------------------------
     def amd_gpu(self, pci_id: str) -> AmdGpu | None:
         self._need("amd")
-        return self._amd.get(pci_id.lower())
+        key = pci_id.lower()
+        entry = self._amd.get(key)
+        if type(entry) is _Unread:
+            entry = self._amd[key] = _amd_gpu(*entry)
+        return entry
 
     def nvidia_gpu(self, pci_id: str) -> NvidiaGpu | None:
         self._need("nvidia")
@@ -290,7 +294,7 @@ class Matrices:
 
     def amd_gpus(self) -> list[AmdGpu]:
         self._need("amd")
-        return list(self._amd.values())
+        return [self.amd_gpu(pci) for pci in self._amd]  # type: ignore[misc]
 
     def nvidia_gpus(self) -> list[NvidiaGpu]:
         self._need("nvidia")
@@ -560,37 +564,44 @@ def _read(directory: str, name: str) -> object:
         raise MatrixError(f"{path}: not valid JSON: nested too deeply") from exc
 
 
-def _parse_amd(doc: object) -> dict[str, AmdGpu]:
+def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
+    """amd_gpus.json by PCI id. With ``whole`` false (the shipped data, which the tests validate
+    whole), an entry is checked and built when its id is first looked up: a doctor run asks
+    about one or two GPUs of the 250."""
     r = Reader("amd_gpus.json")
-    out: dict[str, AmdGpu] = {}
+    out: dict[str, AmdGpu | _Unread] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
         if not _PCI.fullmatch(pci):
             raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
-        revisions = r.str_map(g, "revisions", p, optional=True)
-        drivers = r.strs(g, "kernel_drivers", p, optional=True)
-        for i, d in enumerate(drivers):
-            if d not in _KERNEL_DRIVERS:
-                raise r.fail(f"{p}.kernel_drivers[{i}]", f"{_show(d)} is not one of {_KERNEL_DRIVERS}")
-        kfd = r.get(g, "kfd", p, str, optional=True)
-        if kfd is not None and kfd not in _KFD:
-            raise r.fail(f"{p}.kfd", f"{_show(kfd)} is not one of {_KFD}")
-        out[pci] = AmdGpu(
-            pci_id=pci,
-            name=r.get(g, "name", p, str),
-            gfx_target=r.text(g, "gfx_target", p, _GFX, optional=True),
-            architecture=r.get(g, "architecture", p, str, optional=True),
-            integrated=r.get(g, "integrated", p, bool),
-            source=r.get(g, "source", p, str),
-            codename=r.get(g, "codename", p, str, optional=True),
-            revisions=revisions or None,
-            confirmed=r.get(g, "confirmed", p, bool),
-            notes=r.strs(g, "notes", p, optional=True),
-            chip=r.text(g, "chip", p, _CHIP, optional=True),
-            kernel_drivers=drivers,
-            kfd=kfd,
-        )
+        out[pci] = _amd_gpu(r, p, g, pci) if whole else _Unread((r, p, g, pci))
     return out
+
+
+def _amd_gpu(r: Reader, p: str, g: dict, pci: str) -> AmdGpu:
+    revisions = r.str_map(g, "revisions", p, optional=True)
+    drivers = r.strs(g, "kernel_drivers", p, optional=True)
+    for i, d in enumerate(drivers):
+        if d not in _KERNEL_DRIVERS:
+            raise r.fail(f"{p}.kernel_drivers[{i}]", f"{_show(d)} is not one of {_KERNEL_DRIVERS}")
+    kfd = r.get(g, "kfd", p, str, optional=True)
+    if kfd is not None and kfd not in _KFD:
+        raise r.fail(f"{p}.kfd", f"{_show(kfd)} is not one of {_KFD}")
+    return AmdGpu(
+        pci_id=pci,
+        name=r.get(g, "name", p, str),
+        gfx_target=r.text(g, "gfx_target", p, _GFX, optional=True),
+        architecture=r.get(g, "architecture", p, str, optional=True),
+        integrated=r.get(g, "integrated", p, bool),
+        source=r.get(g, "source", p, str),
+        codename=r.get(g, "codename", p, str, optional=True),
+        revisions=revisions or None,
+        confirmed=r.get(g, "confirmed", p, bool),
+        notes=r.strs(g, "notes", p, optional=True),
+        chip=r.text(g, "chip", p, _CHIP, optional=True),
+        kernel_drivers=drivers,
+        kfd=kfd,
+    )
 
 
 def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple]:
@@ -782,7 +793,8 @@ def _parse_variant(
 
 
 class _Unread(tuple):
-    """A torch release not parsed yet: [reader, path, release, versions] (see _parse_torch)."""
+    """Shipped data not parsed yet, with what parsing it needs: a torch release (reader, path,
+    release, versions; see _parse_torch) or an AMD GPU entry (reader, path, entry, PCI id)."""
 
 
 def _parse_torch(
@@ -848,7 +860,7 @@ SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
 
 def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None:
     if subject == "amd":
-        m._amd = _parse_amd(_read(directory, "amd_gpus.json"))
+        m._amd = _parse_amd(_read(directory, "amd_gpus.json"), whole)
     elif subject == "nvidia":
         m._nvidia = _parse_nvidia(_read(directory, "nvidia_gpus.json"))
     elif subject == "rocm":
