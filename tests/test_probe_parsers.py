@@ -601,3 +601,7 @@ def test_dpkg_probe_takes_the_native_architecture_from_the_arch_file_without_a_d
     assert dpkg.probe(host).installed == {"libc6": "2.36", "libc6:i386": "2.36"}
     host = _dpkg_root(tmp_path / "none", b"Package: libc6\nStatus: install ok installed\nArchitecture: i386\nVersion: 2.36\n")
     assert dpkg.probe(host).installed == {"libc6": "2.36"}  # nothing says i386 is foreign
+
+
+def test_dpkg_text_with_lone_surrogates_is_read_not_refused():
+    assert dpkg.parse_status("Package: a\ud800b\nVersion: 1\n") == [{"Package": "a\ufffd\ufffd\ufffdb", "Version": "1"}]

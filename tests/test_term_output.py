@@ -151,3 +151,14 @@ def test_the_cli_exit_constants_are_the_exit_table():
     assert (cli.USAGE_EXIT, cli.PIPE_CLOSED_EXIT, cli.WRITE_FAILED_EXIT) == (
         Exit.USAGE, Exit.PIPE_CLOSED, Exit.WRITE_FAILED,
     )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "errno_name, is_output", [("ENOSPC", True), ("EDQUOT", True), ("EFBIG", True), ("EIO", False), ("EACCES", False)]
+)
+def test_only_errors_a_write_alone_raises_are_called_output_failures(errno_name, is_output):
+    import errno
+
+    from gpuenv import cli
+
+    assert cli._output_failed(OSError(getattr(errno, errno_name), "x")) is is_output

@@ -123,7 +123,7 @@ def _top_help() -> str:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     _WIDTH.clear()
-    prog = f"gpuenv {args[0]}" if args and args[0] in COMMANDS else "gpuenv"
+    prog = _prog(args)
     try:
         return _dispatch(args)
     except KeyboardInterrupt:
@@ -135,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
         if not _output_failed(exc):
             raise
         return _write_failed(prog, exc)
+
+
+def _prog(args: list[str]) -> str:
+    return f"gpuenv {args[0]}" if args and args[0] in COMMANDS else "gpuenv"
 
 
 def _dispatch(args: list[str]) -> int:
@@ -183,7 +187,7 @@ def run() -> None:
     except BrokenPipeError:
         code = _pipe_closed()
     except OSError as exc:
-        code = _write_failed("gpuenv", exc)
+        code = _write_failed(_prog(args), exc)
     try:
         sys.stderr.flush()
     except OSError:
@@ -192,10 +196,12 @@ def run() -> None:
 
 
 def _output_failed(exc: OSError) -> bool:
-    """A full disk or a failing device under the output (one line then, not a traceback)."""
+    """A full disk or quota under the output (one line then, not a traceback). Only errors a
+    write alone raises: an EIO could come from a file being read, and must not be called a
+    failure to write."""
     import errno
 
-    return exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT, errno.EIO)
+    return exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
 
 
 def _pipe_closed() -> int:

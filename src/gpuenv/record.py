@@ -110,7 +110,7 @@ def _collect(cls: type) -> dict[str, Field]:
     return found
 
 
-def _make_init(cls: type, found: dict[str, Field], frozen: bool):
+def _make_init(cls: type, found: dict[str, Field]):
     """``__init__`` writing the instance's ``__dict__`` in bulk, in field order: every field's
     plain default (or MISSING) first, then what was given, then the factories of what is still
     missing. Records are built by the thousand on a doctor run (facts, matrices, findings), so
@@ -127,7 +127,6 @@ def _make_init(cls: type, found: dict[str, Field], frozen: bool):
     )
     post_init = getattr(cls, "__post_init__", None)
     title = cls.__name__
-    del frozen  # the same writes for both
 
     def __init__(self, *args, **kwargs):
         if kwargs and not known.issuperset(kwargs):
@@ -182,7 +181,7 @@ def record(cls: type | None = None, /, *, frozen: bool = False):
         found = _collect(cls)
         cls.__record_fields__ = found
         cls.__match_args__ = tuple(found)
-        cls.__init__ = _make_init(cls, found, frozen)
+        cls.__init__ = _make_init(cls, found)
         rep, eq, hsh = _make_methods(found)
         if "__repr__" not in cls.__dict__:
             cls.__repr__ = rep

@@ -44,7 +44,7 @@ def parse_status(data: str | bytes) -> list[dict[str, str]]:
     separated by blank (or whitespace-only) lines; of a field given twice, the first is kept; a
     field counts only at the start of a line (a continuation line starts with a space).
     """
-    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data  # never raises
     stanzas: list[dict[str, str]] = []
     canonical = _CANONICAL.match
     for stanza in _stanzas(raw):
