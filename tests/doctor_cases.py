@@ -581,6 +581,13 @@ def judged_one(doc: dict, matrices, code: str, target: str | None = None):
     return got[0]
 
 
+def no_nvidia_packages(doc: dict) -> None:
+    """A box whose package list holds no NVIDIA package (driver, libraries, DKMS)."""
+    pk = doc["packages"]["installed"]
+    for name in [n for n in pk if "nvidia" in n]:
+        del pk[name]
+
+
 def no_rocm(doc: dict) -> None:
     """A box without ROCm: no toolkit, no DKMS entry, no rocm/hip/amdgpu package."""
     doc["toolkits"]["rocm"] = []

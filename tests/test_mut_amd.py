@@ -50,8 +50,6 @@ def _box(*edits, gpus=None):
     return edited("doctor-healthy-rocm", *edits, gpus=gpus, first_slot=3)
 
 
-
-
 def _driver_left_out(doc):
     for g in doc["gpus"]:
         del g["kernel_driver"]
@@ -68,8 +66,6 @@ def _nodes(**nodes):
 
 def _user(name="alice", groups=("alice",), uid=1000):
     return ("user", {"name": name, "uid": uid, "groups": list(groups)})
-
-
 
 
 AMD_CODES = [

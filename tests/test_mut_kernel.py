@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import edited, judged, judged_one, no_rocm, setp
+from tests.doctor_cases import edited, judged, judged_one, no_nvidia_packages, no_rocm, setp
 
 RUNNING = "6.8.0-79-generic"
 DEBIAN = {
@@ -419,12 +419,6 @@ def test_nvmls_mismatch_says_reboot_and_names_both_versions(matrices):
     assert f.fix == "sudo reboot"
 
 
-def _no_nvidia_packages(doc):
-    pk = doc["packages"]["installed"]
-    for name in [n for n in pk if "nvidia" in n]:
-        del pk[name]
-
-
 @pytest.mark.parametrize(
     "edits, detail",
     [
@@ -433,15 +427,15 @@ def _no_nvidia_packages(doc):
             "NVML: Driver/library version mismatch; installed driver 570.133.07.",
         ),
         (
-            [_no_nvidia_packages],
+            [no_nvidia_packages],
             "NVML: Driver/library version mismatch; loaded module 570.133.07; installed driver 570.133.07.",
         ),
         (
-            [_no_nvidia_packages, ("nvidia.driver_version", "570.172.08")],
+            [no_nvidia_packages, ("nvidia.driver_version", "570.172.08")],
             "NVML: Driver/library version mismatch; loaded module 570.133.07; installed driver 570.172.08.",
         ),
         (
-            [_no_nvidia_packages, ("nvidia.driver_version", None), ("nvidia.module_version", None)],
+            [no_nvidia_packages, ("nvidia.driver_version", None), ("nvidia.module_version", None)],
             "NVML: Driver/library version mismatch.",
         ),
     ],
@@ -461,7 +455,7 @@ def test_a_loaded_module_other_than_the_installed_packages_says_reboot(matrices)
     "edits",
     [
         [("nvidia.module_version", None)],
-        [("nvidia.module_version", "565.57.01"), _no_nvidia_packages],
+        [("nvidia.module_version", "565.57.01"), no_nvidia_packages],
         [("nvidia.nvml", "version_mismatch"), ("platform.container", "docker")],  # the host's module
     ],
 )

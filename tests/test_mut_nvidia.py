@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import _nvidia_driver, edited, judged, judged_one
+from tests.doctor_cases import _nvidia_driver, edited, judged, judged_one, no_nvidia_packages
 
 
 def _gpu(pci_id, name, cc, architecture):
@@ -44,14 +44,6 @@ def _cuda(*versions):
         "toolkits.cuda",
         [{"version": v, "path": f"/usr/local/cuda-{v}", "source": "package"} for v in versions],
     )
-
-
-def _no_driver_packages(doc):
-    pk = doc["packages"]["installed"]
-    for name in [n for n in pk if "nvidia" in n]:
-        del pk[name]
-
-
 
 
 # -- the healthy box says nothing
@@ -132,7 +124,7 @@ def _driverless(*edits, gpus=None):
         ("kernel.modules_loaded", []),
         ("kernel.dkms", []),
         ("nvidia", {"nvml": "not_installed"}),
-        _no_driver_packages,
+        no_nvidia_packages,
         *edits,
         gpus=gpus,
     )
@@ -194,7 +186,7 @@ def test_driver_not_loaded_on_nvmls_word_alone_when_proc_modules_is_not_known(ma
 
 
 def test_driver_not_loaded_without_driver_packages_says_only_what_nvml_saw(matrices):
-    f = judged_one(_unloaded(_no_driver_packages, ("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
+    f = judged_one(_unloaded(no_nvidia_packages, ("kernel.dkms", [])), matrices, "nvidia.driver-not-loaded")
     assert f.detail.startswith("NVML: driver not loaded; nvidia not in /proc/modules")
     assert "installed:" not in f.detail
 
@@ -275,7 +267,7 @@ def test_a_loaded_module_older_than_the_driver_is_a_mismatch(matrices):
 
 def test_a_mismatch_without_driver_packages_names_none(matrices):
     f = judged_one(
-        _box(("nvidia.nvml", "version_mismatch"), _no_driver_packages), matrices, "nvidia.version-mismatch"
+        _box(("nvidia.nvml", "version_mismatch"), no_nvidia_packages), matrices, "nvidia.version-mismatch"
     )
     assert f.detail == "NVML: Driver/library version mismatch. nvidia-smi and CUDA fail until they match."
 
@@ -367,7 +359,7 @@ def test_no_target_toolkit_is_judged_without_an_explicit_target(matrices):
 @pytest.mark.parametrize(
     "edits",
     [
-        [("nvidia", None), _no_driver_packages],  # no driver version known at all
+        [("nvidia", None), no_nvidia_packages],  # no driver version known at all
         [_driver("560.35.03"), ("gpus", [])],  # no NVIDIA GPU to run it
     ],
 )
@@ -487,7 +479,7 @@ def test_a_gpu_on_exactly_its_last_driver_branch_is_still_supported(matrices, dr
 def test_a_branch_known_only_from_a_package_name_is_judged(matrices):
     def branch_only(d):
         d["nvidia"] = None
-        _no_driver_packages(d)
+        no_nvidia_packages(d)
         d["packages"]["installed"]["nvidia-driver-590"] = "590"
 
     f = judged_one(_box(branch_only, gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")
@@ -495,7 +487,7 @@ def test_a_branch_known_only_from_a_package_name_is_judged(matrices):
 
 
 def test_no_branch_is_judged_when_no_driver_is_known(matrices):
-    doc = _box(("nvidia", None), _no_driver_packages, gpus=[PASCAL])
+    doc = _box(("nvidia", None), no_nvidia_packages, gpus=[PASCAL])
     assert not judged(doc, matrices, "nvidia.gpu-dropped")
 
 

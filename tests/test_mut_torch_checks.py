@@ -71,24 +71,23 @@ def matrices():
     return load()
 
 
-def cuda_box(torch: dict | None = "keep", gpu: dict | None = None) -> dict:
-    """doctor-healthy-cuda (RTX 4090, driver 570.133.07, torch 2.7.0+cu128), edited."""
-    doc = base("doctor-healthy-cuda")
+def _healthy(name: str, torch: dict | None, gpu: dict | None) -> dict:
+    doc = base(name)
     if torch != "keep":
         doc["python"]["torch"] = torch
     if gpu:
         doc["gpus"][0].update(gpu)
     return doc
+
+
+def cuda_box(torch: dict | None = "keep", gpu: dict | None = None) -> dict:
+    """doctor-healthy-cuda (RTX 4090, driver 570.133.07, torch 2.7.0+cu128), edited."""
+    return _healthy("doctor-healthy-cuda", torch, gpu)
 
 
 def rocm_box(torch: dict | None = "keep", gpu: dict | None = None) -> dict:
     """doctor-healthy-rocm (RX 9070 XT gfx1201, amdgpu 30.30.4, ROCm 7.2.4, torch 2.11.0+rocm7.2), edited."""
-    doc = base("doctor-healthy-rocm")
-    if torch != "keep":
-        doc["python"]["torch"] = torch
-    if gpu:
-        doc["gpus"][0].update(gpu)
-    return doc
+    return _healthy("doctor-healthy-rocm", torch, gpu)
 
 
 def add_gpu(doc: dict, like: str, slot: str, **kw) -> None:
