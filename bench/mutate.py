@@ -97,6 +97,15 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     ),
     # What the planner purges and installs is judged from the packages dpkg lists.
     "src/gpuenv/probe/dpkg.py": (["tests/test_probe_parsers.py", "-k", "dpkg or one_match"], None),
+    # Which GPUs a probe reports (the doctor and the planner act on them).
+    "src/gpuenv/probe/pci.py": (["tests/test_probe_parsers.py", "-k", "pci or hex or is_gpu or test_probe_roots", "tests/test_probe_roots.py"],
+                                None),
+    # Which installed packages are a driver, a toolkit or ROCm: what the planner purges.
+    "src/gpuenv/resolve/inventory.py": (
+        ["tests/test_resolve_core.py", "tests/test_plan.py", "-k", "not test_cli", "tests/test_cases.py",
+         "tests/test_mut_inventory.py"],
+        None,
+    ),
     # Every value at gpuenv's seams (facts, plans, findings) is a record.
     "src/gpuenv/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
 }

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuenv.rootpath import NotRegular, PathEscape, TooLarge, in_root, read_file, read_regular
+from gpuenv.rootpath import NotRegular, PathEscape, TooLarge, in_root, read_file, read_regular, resolve
 
 
 def _chain(root: Path, n: int) -> None:
@@ -72,6 +72,8 @@ def test_the_last_link_is_followed_only_when_asked(tmp_path):
     assert in_root(root, "/etc/last", follow_last=False) == tmp_path / "etc/last"
     # a link before the last component is always followed
     assert in_root(root, "/etc/d/x", follow_last=False) == tmp_path / "srv/x"
+    # resolve, what a probe's Host reads through, follows the last link too unless told not to
+    assert resolve(root, "/etc/last") == str(tmp_path / "real")
 
 
 def test_a_relative_root_is_made_absolute(tmp_path, monkeypatch):
@@ -134,6 +136,31 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
         read_regular(fifo, 10)
 
 
+def test_a_fifo_swapped_in_after_the_check_is_refused_on_the_open_descriptor(tmp_path, monkeypatch):
+    # The race read_regular guards against: a regular file at stat time, a FIFO at open time.
+    # The descriptor is checked again, refused without blocking, and closed.
+    fifo, plain = tmp_path / "fifo", tmp_path / "plain"
+    os.mkfifo(fifo)
+    plain.write_text("x")
+    real_stat = os.stat
+    monkeypatch.setattr(os, "stat", lambda p, *a, **k: real_stat(plain if str(p) == str(fifo) else p, *a, **k))
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(NotRegular, match="not a regular file"):
+        read_regular(fifo, 10)
+    assert set(os.listdir("/proc/self/fd")) <= before
+
+
+def test_reads_and_refusals_leave_no_descriptor_open(tmp_path):
+    (tmp_path / "f").write_bytes(b"y" * 100)
+    before = set(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        assert read_regular(tmp_path / "f", 200) == b"y" * 100
+        assert read_regular("/dev/null", 10) == b""
+        with pytest.raises(TooLarge):
+            read_regular(tmp_path / "f", 10)
+    assert set(os.listdir("/proc/self/fd")) <= before
+
+
 def test_a_directory_is_refused(tmp_path):
     with pytest.raises(IsADirectoryError, match="a directory"):
         read_regular(tmp_path, 10)
@@ -181,3 +208,37 @@ def test_a_last_link_to_a_host_path_is_refused_not_read_on_the_host(tmp_path):
     os.symlink(str(host), root / "etc/link")  # in a chroot: ROOT/<host path>, which is not there
     with pytest.raises(OSError):
         read_file(str(root), "/etc/link", 100, follow_last=False)
+
+
+def test_make_dirs_gives_every_directory_it_makes_exactly_the_mode_under_any_umask(tmp_path):
+    from gpuenv.rootpath import make_dirs
+
+    old = os.umask(0o077)
+    try:
+        made = make_dirs(tmp_path / "a" / "b" / "c", tmp_path)
+    finally:
+        os.umask(old)
+    assert made == [tmp_path / "a", tmp_path / "a" / "b", tmp_path / "a" / "b" / "c"]  # outermost first
+    assert [d.stat().st_mode & 0o7777 for d in made] == [0o755] * 3
+    assert make_dirs(tmp_path / "a" / "b", tmp_path) == []  # nothing made, nothing claimed
+
+
+def test_make_dirs_leaves_a_directory_made_meanwhile_by_someone_else(tmp_path, monkeypatch):
+    # The race the FileExistsError branch is for: between the look and the mkdir another process
+    # makes the directory. It is theirs: its mode is kept and it is not returned (a journal's
+    # rollback removes what make_dirs returns).
+    from gpuenv.rootpath import make_dirs
+
+    theirs = tmp_path / "a"
+    real_mkdir = Path.mkdir
+
+    def racing_mkdir(self, *args, **kwargs):
+        if self == theirs:
+            real_mkdir(self, mode=0o700)
+            os.chmod(self, 0o700)
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", racing_mkdir)
+    made = make_dirs(theirs / "b", tmp_path)
+    assert made == [theirs / "b"]
+    assert theirs.stat().st_mode & 0o7777 == 0o700

@@ -51,6 +51,42 @@ def test_parse_os_release(text, key, want):
     assert osinfo.parse_os_release(text)[key] == want
 
 
+def _os_release_as_a_shell_reads_it(text: str) -> dict[str, str]:
+    # The grammar parse_os_release implements, written as regexes: the oracle it is held to.
+    import re
+
+    out = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        m = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", line) if line and not line.startswith("#") else None
+        if not m:
+            continue
+        value = m.group(2).strip()
+        if len(value) >= 2 and value[0] in "\"'" and value[-1] == value[0]:
+            value = re.sub(r'\\([\\$"`])', r"\1", value[1:-1]) if value[0] == '"' else value[1:-1]
+        else:
+            value = re.sub(r"\\(.)", r"\1", value)
+        out[m.group(1)] = value
+    return out
+
+
+_OS_RELEASE_LINES = st.lists(
+    st.one_of(
+        st.text(max_size=30),
+        st.from_regex(r"[ \t]*[A-Za-z_é0-9 -]{0,8}=[\"']?[^\n]{0,16}[\"']?[ \t]*", fullmatch=True),
+        st.from_regex(r'[A-Z_]{1,8}="?([^"\\\n]|\\[\\$"`a ]){0,10}"?', fullmatch=True),
+        st.sampled_from(["#ID=x", "ID", "=x", "ID==x", "_=1", "1D=x", "ID=x\\", "ID=\"x\\\"\"", "NAME=Fedora\\ Linux"]),
+    ),
+    max_size=12,
+).map("\n".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=_OS_RELEASE_LINES)
+def test_os_release_fields_are_what_the_shell_grammar_gives(text):
+    assert osinfo.parse_os_release(text) == _os_release_as_a_shell_reads_it(text)
+
+
 def test_os_from_release():
     os_ = osinfo.os_from_release(osinfo.parse_os_release(NOBLE))
     assert (os_.id, os_.version_id, os_.codename, os_.id_like) == ("ubuntu", "24.04", "noble", ("debian",))
@@ -109,6 +145,32 @@ def test_is_gpu(vendor, cls, gpu):
     assert pci.is_gpu(pci.PciDevice("0000:01:00.0", vendor, "0001", cls)) is gpu
 
 
+def test_pci_scan_reads_only_the_vendor_and_class_of_a_device_that_is_no_gpu(tmp_path):
+    import os
+
+    from gpuenv.probe.host import Host
+
+    def device(slot, files):
+        d = tmp_path / "sys/bus/pci/devices" / slot
+        d.mkdir(parents=True)
+        for name, text in files.items():
+            (d / name).write_text(text)
+        return d
+
+    # An Intel bridge and an AMD audio function whose other files would fail or block if read.
+    bridge = device("0000:00:1f.0", {"vendor": "0x8086\n", "class": "0x060100\n", "subsystem_vendor": "junk"})
+    os.mkfifo(bridge / "device")
+    audio = device("0000:03:00.1", {"vendor": "0x1002\n", "class": "0x040300\n", "device": "junk"})
+    os.mkfifo(audio / "revision")
+    device("0000:04:00.0", {"vendor": "0x15b3\n", "device": "junk"})  # a NIC: no class read either
+    device("0000:03:00.0", {"vendor": "0x1002\n", "class": "0x030000\n", "device": "0x7550\n",
+                            "subsystem_vendor": "0x1da2\n", "subsystem_device": "0xe490\n", "revision": "0xc0\n"})  # fmt: skip
+    errors: list = []
+    found = pci.scan(Host.at(str(tmp_path)), errors)
+    assert errors == []
+    assert found == [pci.PciDevice("0000:03:00.0", "1002", "7550", "0300", "1da2:e490", "c0", None)]
+
+
 PCI_IDS = """# header
 1002  Advanced Micro Devices, Inc. [AMD/ATI]
 \t7550  Navi 48 [Radeon RX 9070/9070 XT/9070 GRE]
@@ -128,6 +190,41 @@ def test_parse_pci_ids_reads_only_wanted_vendors():
         ("1002", "7550"): "Navi 48 [Radeon RX 9070/9070 XT/9070 GRE]",
         ("10de", "2b85"): "GB202 [GeForce RTX 5090]",
     }
+
+
+def test_parse_pci_ids_skips_comments_blank_lines_unwanted_and_unnamed_devices():
+    text = (
+        "10de  NVIDIA Corporation\n"
+        "# a comment between a vendor and its devices\n"
+        "\n"
+        "\t2b85  GB202 [GeForce RTX 5090]\n"
+        "\t2b87  GB202 (not asked for)\n"
+        "\t2bff  \n"  # no name
+        "#\t2b86  commented out\n"
+    )
+    wanted = {("10de", "2b85"), ("10de", "2bff"), ("10de", "2b86")}
+    assert pci.parse_pci_ids(text, wanted) == {("10de", "2b85"): "GB202 [GeForce RTX 5090]"}
+
+
+def _sysfs_device(root, slot, **files):
+    d = root / "sys/bus/pci/devices" / slot
+    d.mkdir(parents=True)
+    for name, text in files.items():
+        (d / name).write_text(text)
+
+
+def test_pci_scan_records_a_malformed_gpu_and_goes_on(tmp_path):
+    from gpuenv.probe.host import Host
+
+    _sysfs_device(tmp_path, "0000:01:00.0", vendor="0x10de\n", **{"class": "0x030000\n"}, device="0xzzzz\n")
+    _sysfs_device(tmp_path, "0000:02:00.0", vendor="0x10de\n", **{"class": "0x030200\n"}, device="0x2b85\n",
+                  subsystem_vendor="0x10de\n")  # fmt: skip
+    errors: list = []
+    found = pci.scan(Host.at(str(tmp_path)), errors)
+    assert [e.probe for e in errors] == ["pci"] and errors[0].message.startswith("0000:01:00.0: not a hex id")
+    # A subsystem vendor without its device is no subsystem; no revision file, no driver link.
+    assert found == [pci.PciDevice("0000:02:00.0", "10de", "2b85", "0302", None, None, None)]
+    assert pci.pci_names(Host.at(str(tmp_path)), found) == {}  # no pci.ids on the machine
 
 
 @pytest.mark.parametrize(

@@ -4,10 +4,12 @@ blockers, and the conditional severities of findings.md."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from gpuenv.facts import from_dict
 from gpuenv.matrices import load
-from gpuenv.resolve import registry
+from gpuenv.resolve import inventory, registry
 from gpuenv.resolve.blockers import judge
 from gpuenv.resolve.checks.torch import cuda_arch_ok
 from gpuenv.resolve.finding import Severity, Target
@@ -602,3 +604,30 @@ def test_an_unknown_kernel_is_not_an_unlisted_series(matrices):
     doc = base("doctor-healthy-rocm")
     doc["kernel"]["release"] = "unknown"
     assert "kernel.unsupported" not in codes(diagnose(facts_of(doc), matrices, Target.parse("rocm")))
+
+
+@pytest.mark.parametrize("family", inventory.FAMILIES, ids=lambda f: f.prefixes[0])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_name_a_package_family_matches_starts_with_its_prefixes(family, data):
+    # The prefixes decide whether the pattern is tried at all: a name it matches that none of
+    # them starts would go uncounted (an installed driver called missing).
+    name = data.draw(st.from_regex(family.pattern, fullmatch=True))
+    assert name.startswith(family.prefixes)
+    assert name.startswith(inventory._PREFIXES)
+
+
+def test_a_package_family_is_judged_from_its_candidates_only():
+    doc = base("doctor-cpu-laptop")
+    doc["packages"] = {"manager": "dpkg", "installed": {
+        "linux-libc-dev": "6.1", "nvidia-driver-570": "570.133.07-0ubuntu1", "nvidia-settings": "570",
+        "libnvidia-compute-570": "570.133.07", "cuda-toolkit-12-8": "12.8.1-1", "rocm-core": "7.2.4.70204-1",
+        "hipcc": "1.1", "amdgpu-dkms": "6.16", "gdm3": "46"}}  # fmt: skip
+    facts = from_dict(doc)
+    assert inventory.nvidia_driver_packages(facts) == {
+        "libnvidia-compute-570": "570.133.07", "nvidia-driver-570": "570.133.07-0ubuntu1"}  # fmt: skip
+    assert inventory.cuda_toolkit_packages(facts) == {"cuda-toolkit-12-8": "12.8.1-1"}
+    assert inventory.rocm_packages(facts) == {"hipcc": "1.1", "rocm-core": "7.2.4.70204-1"}
+    assert inventory.amd_driver_packages(facts) == {"amdgpu-dkms": "6.16"}
+    assert inventory.display_packages(facts) == {"gdm3": "46"}
+    assert inventory.nvidia_dkms_packages(facts) == {}

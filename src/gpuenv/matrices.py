@@ -435,21 +435,22 @@ class Matrices:
 # (the JSON schemas in gpuenv/schemas validate the shipped data in the tests): every field it
 # reads must be there with the right type, versions and targets must be well formed, and torch
 # index URLs must be https://download.pytorch.org/whl/... exactly, since root later pip-installs
-# from them. Any slip is one MatrixError line naming the file and the path.
+# from them. Any slip is one MatrixError line naming the file and the path. Patterns are kept as
+# text: re compiles each when first used and keeps it, so a run pays only for the files it reads.
 
-_VERSION = re.compile(r"\d+(?:\.\d+)*")  # "7.2.4", "570.133.07", "13.5"
-_TORCH_VERSION = re.compile(r"\d+\.\d+\.\d+")
-_SERIES = re.compile(r"\d+\.(?:\d+|x)")  # "12.9", "12.x"
-_CC = re.compile(r"\d+\.\d")
-_PY = re.compile(r"3\.\d+t?")
-_GFX = re.compile(r"gfx[0-9a-f]{3,4}")
-_CUDA_CODE = re.compile(r"sm_\d{2,3}[a-z]?")
-_PTX_CODE = re.compile(r"compute_\d{2,3}")
-_VARIANT = re.compile(r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?")
-_BRANCH = re.compile(r"R\d{3}")
-_BUNDLE_VERSION = re.compile(r"\d{4}\.\d{2}\.\d{2}(?:\.\d+)?")
-_PCI = re.compile(r"[0-9a-f]{4}:[0-9a-f]{4}")
-_CHIP = re.compile(r"[A-Z][A-Z0-9_]*")  # amdgpu's CHIP_* name: "PITCAIRN", "POLARIS10"
+_VERSION = r"\d+(?:\.\d+)*"  # "7.2.4", "570.133.07", "13.5"
+_TORCH_VERSION = r"\d+\.\d+\.\d+"
+_SERIES = r"\d+\.(?:\d+|x)"  # "12.9", "12.x"
+_CC = r"\d+\.\d"
+_PY = r"3\.\d+t?"
+_GFX = r"gfx[0-9a-f]{3,4}"
+_CUDA_CODE = r"sm_\d{2,3}[a-z]?"
+_PTX_CODE = r"compute_\d{2,3}"
+_VARIANT = r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?"
+_BRANCH = r"R\d{3}"
+_BUNDLE_VERSION = r"\d{4}\.\d{2}\.\d{2}(?:\.\d+)?"
+_PCI = r"[0-9a-f]{4}:[0-9a-f]{4}"
+_CHIP = r"[A-Z][A-Z0-9_]*"  # amdgpu's CHIP_* name: "PITCAIRN", "POLARIS10"
 _KERNEL_DRIVERS = ("amdgpu", "radeon")
 _KFD = ("supported", "experimental", "unsupported")
 # The one host and scheme gpuenv hands to pip: no other host, no http, no userinfo or port, no
@@ -492,27 +493,28 @@ class Reader:
             raise self.fail(f"{path}.{key}", f"expected {want}, got {type(value).__name__}")
         return value
 
-    def text(self, obj: object, key: str, path: str, pattern: re.Pattern[str], optional: bool = False) -> object:
+    def text(self, obj: object, key: str, path: str, pattern: str, optional: bool = False) -> object:
         """A string field that must match ``pattern`` in full."""
         value = self.get(obj, key, path, str, optional)
-        if value is not None and not pattern.fullmatch(value):
+        if value is not None and not re.fullmatch(pattern, value):
             raise self.fail(f"{path}.{key}", f"{_show(value)} is not well formed")
         return value
 
     def strs(
-        self, obj: object, key: str, path: str, optional: bool = False, pattern: re.Pattern[str] | None = None
+        self, obj: object, key: str, path: str, optional: bool = False, pattern: str | None = None
     ) -> tuple[str, ...]:
         value = self.get(obj, key, path, list, optional)
         if value is None:
             return ()
+        full = None if pattern is None else re.compile(pattern).fullmatch
         # The common case in one C-level pass each (every bundled list is well formed); the
         # loop below runs only to name the first bad element.
-        if {*map(type, value)} <= {str} and (pattern is None or all(map(pattern.fullmatch, value))):
+        if {*map(type, value)} <= {str} and (full is None or all(map(full, value))):
             return tuple(value)
         for i, v in enumerate(value):
             if not isinstance(v, str):
                 raise self.fail(f"{path}.{key}[{i}]", "expected a string")
-            if pattern is not None and not pattern.fullmatch(v):
+            if full is not None and not full(v):
                 raise self.fail(f"{path}.{key}[{i}]", f"{_show(v)} is not well formed")
         return tuple(value)
 
@@ -522,8 +524,8 @@ class Reader:
         key: str,
         path: str,
         optional: bool = False,
-        keys: re.Pattern[str] | None = None,
-        values: re.Pattern[str] | None = None,
+        keys: str | None = None,
+        values: str | None = None,
     ) -> dict[str, str]:
         value = self.get(obj, key, path, dict, optional)
         if value is None:
@@ -531,9 +533,9 @@ class Reader:
         for k, v in value.items():
             if not isinstance(v, str):
                 raise self.fail(f"{path}.{key}.{k}", f"expected str, got {type(v).__name__}")
-            if keys is not None and not keys.fullmatch(k):
+            if keys is not None and not re.fullmatch(keys, k):
                 raise self.fail(f"{path}.{key}", f"key {_show(k)} is not well formed")
-            if values is not None and not values.fullmatch(v):
+            if values is not None and not re.fullmatch(values, v):
                 raise self.fail(f"{path}.{key}.{k}", f"{_show(v)} is not well formed")
         return dict(value)
 
@@ -572,7 +574,7 @@ def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
     out: dict[str, AmdGpu | _Unread] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
-        if not _PCI.fullmatch(pci):
+        if not re.fullmatch(_PCI, pci):
             raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
         out[pci] = _amd_gpu(r, p, g, pci) if whole else _Unread((r, p, g, pci))
     return out
@@ -610,7 +612,7 @@ def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple]:
     gpus = doc.get("gpus") if isinstance(doc, dict) else None
     if type(gpus) is list:
         out: dict[str, NvidiaGpu | tuple] = {}
-        pci_ok, cc_ok = _PCI.fullmatch, _CC.fullmatch
+        pci_ok, cc_ok = re.compile(_PCI).fullmatch, re.compile(_CC).fullmatch
         for g in gpus:
             if type(g) is not dict:
                 break
@@ -640,7 +642,7 @@ def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple]:
     out: dict[str, NvidiaGpu | tuple] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
-        if not _PCI.fullmatch(pci):
+        if not re.fullmatch(_PCI, pci):
             raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
         out[pci] = NvidiaGpu(
             pci_id=pci,
@@ -705,7 +707,7 @@ def _parse_cuda(doc: object) -> tuple[list[CudaToolkit], dict[str, str], list[Dr
     r = Reader("cuda.json")
     mvc = r.get(doc, "minor_version_compatibility", "$", dict)
     floors = r.str_map(
-        mvc, "drivers", "$.minor_version_compatibility", keys=re.compile(r"\d+"), values=_VERSION
+        mvc, "drivers", "$.minor_version_compatibility", keys=r"\d+", values=_VERSION
     )
     toolkits = []
     for p, t in r.items(doc, "toolkits", "$"):
@@ -788,7 +790,7 @@ def _parse_variant(
         notes=r.strs(v, "notes", pv, optional=True),
         archs_without_kernels=r.strs(v, "archs_without_kernels", pv, optional=True, pattern=_GFX),
         archs_without_kernels_source=r.get(v, "archs_without_kernels_source", pv, str, optional=True) or "",
-        find_links=r.text(v, "find_links", pv, re.compile(_FIND_LINKS), optional=True),
+        find_links=r.text(v, "find_links", pv, _FIND_LINKS, optional=True),
     )
 
 
@@ -808,7 +810,7 @@ def _parse_torch(
     for p, rel in r.items(doc, "releases", "$"):
         versions = r.strs(rel, "versions", p)
         for i, version in enumerate(versions):
-            if not _TORCH_VERSION.fullmatch(version):
+            if not re.fullmatch(_TORCH_VERSION, version):
                 raise r.fail(f"{p}.versions[{i}]", f"{_show(version)} is not a torch release version")
         unread = _Unread((r, p, rel, versions))
         for version in versions:
@@ -818,7 +820,7 @@ def _parse_torch(
     notes: dict[str, TorchArchNote] = {}
     for p, n in r.items(doc, "arch_notes", "$", optional=True):
         arch = r.get(n, "arch", p, str)
-        if not (_GFX.fullmatch(arch) or _CUDA_CODE.fullmatch(arch)):
+        if not (re.fullmatch(_GFX, arch) or re.fullmatch(_CUDA_CODE, arch)):
             raise r.fail(f"{p}.arch", f"{_show(arch)} is not well formed")
         notes[arch] = TorchArchNote(
             arch=arch,
@@ -834,7 +836,7 @@ def _parse_torch(
         gfx = r.text(o, "gfx", p, _GFX)
         overrides[gfx] = GfxOverride(
             gfx=gfx,
-            value=r.text(o, "value", p, re.compile(r"\d+\.\d+\.\d+")),
+            value=r.text(o, "value", p, r"\d+\.\d+\.\d+"),  # "11.0.0"
             runs_as=r.text(o, "runs_as", p, _GFX),
             risk=r.get(o, "risk", p, str),
             source=r.get(o, "source", p, str),
@@ -981,7 +983,7 @@ def _parse_host_compilers(doc: object) -> dict[str, HostCompilers]:
     rule = r.get(doc, "rule", "$", str)
     out: dict[str, HostCompilers] = {}
     for p, row in r.items(doc, "releases", "$"):
-        cuda = r.text(row, "cuda", p, re.compile(r"\d+\.\d+"))
+        cuda = r.text(row, "cuda", p, r"\d+\.\d+")
         ranges = []
         for compiler in ("gcc", "clang"):
             span = r.get(row, compiler, p, dict)

@@ -19,11 +19,11 @@ from gpuenv.advise.model import CLASS_LEVEL, Level
 from gpuenv.matrices import MatrixError, Reader
 
 SCHEMA = "gpuenv.matrices.advise/1"
-_ID = re.compile(r"[a-z0-9][a-z0-9-]*")
-_CLASS = re.compile(r"official|via|cuda-only")
-_LEVEL = re.compile(r"portable|work|blocker")
-_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*")
-_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+_ID = r"[a-z0-9][a-z0-9-]*"
+_CLASS = r"official|via|cuda-only"
+_LEVEL = r"portable|work|blocker"
+_NAME = r"[a-z0-9][a-z0-9._-]*"
+_MODULE = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
 
 
 @dataclass(frozen=True)

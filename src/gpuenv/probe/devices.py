@@ -15,7 +15,7 @@ from gpuenv.facts import DeviceNode, User
 from gpuenv.probe.host import Host
 
 ALWAYS = ("/dev/kfd", "/dev/nvidiactl", "/dev/dxg")
-_NVIDIA = re.compile(r"nvidia([0-9]+|-uvm|-uvm-tools|-modeset)$")
+_NVIDIA = r"nvidia([0-9]+|-uvm|-uvm-tools|-modeset)$"
 _LS_MODE = r"^[cb-]([r-][w-][xsS-]){2}[r-][w-][xtT-]$"
 
 
@@ -36,7 +36,8 @@ def parse_ls_mode(text: str) -> tuple[int, str | None, str | None]:
 def node_paths(host: Host) -> list[str]:
     paths = list(ALWAYS)
     paths += [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]
-    paths += [f"/dev/{n}" for n in host.listdir("/dev") if _NVIDIA.match(n)]
+    # Hundreds of names in /dev: a C-level test first, the pattern only on a box with NVIDIA nodes.
+    paths += [f"/dev/{n}" for n in host.listdir("/dev") if n.startswith("nvidia") and re.match(_NVIDIA, n)]
     return list(dict.fromkeys(paths))
 
 

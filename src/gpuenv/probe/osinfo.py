@@ -13,9 +13,8 @@ from gpuenv.facts import OS
 from gpuenv.facts import Host as HostFacts
 from gpuenv.probe.host import Host
 
-_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_ESCAPES = re.compile(r'\\([\\$"`])')
-_ANY_ESCAPE = re.compile(r"\\(.)")
+_ESCAPES = r'\\([\\$"`])'
+_ANY_ESCAPE = r"\\(.)"
 
 # dpkg architecture names to uname -m names, for reading a sysroot's arch from dpkg.
 _DPKG_ARCH = {
@@ -36,18 +35,18 @@ def parse_os_release(text: str) -> dict[str, str]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        m = _ASSIGN.match(line)
-        if not m:
+        key, assign, value = line.partition("=")
+        if not assign or not (key.isascii() and key.isidentifier()):  # a shell variable name
             continue
-        key, value = m.group(1), m.group(2).strip()
+        value = value.strip()
         quote = value[:1]
         if len(value) >= 2 and quote in "\"'" and value[-1] == quote:
             value = value[1:-1]
-            if quote == '"':
-                value = _ESCAPES.sub(r"\1", value)
-        else:
+            if quote == '"' and "\\" in value:
+                value = re.sub(_ESCAPES, r"\1", value)
+        elif "\\" in value:
             # Unquoted shell word: a backslash escapes the next character (NAME=Fedora\ Linux).
-            value = _ANY_ESCAPE.sub(r"\1", value)
+            value = re.sub(_ANY_ESCAPE, r"\1", value)
         out[key] = value
     return out
 

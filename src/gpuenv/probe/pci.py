@@ -37,11 +37,17 @@ def parse_hex_id(text: str, digits: int = 4) -> str:
     return value.zfill(digits)
 
 
-def read_device(host: Host, slot: str) -> PciDevice:
+def read_device(host: Host, slot: str) -> PciDevice | None:
+    """The device in ``slot``, or None for one that is no GPU (its vendor and class tell, so the
+    other files of the dozens of bridges, disks and NICs a server has are never read)."""
     base = f"{SYSFS_PCI}/{slot}"
     vendor = parse_hex_id(host.read_text(f"{base}/vendor"))
-    device = parse_hex_id(host.read_text(f"{base}/device"))
+    if vendor not in VENDORS:
+        return None
     pci_class = parse_hex_id(host.read_text(f"{base}/class"), 6)[:4]
+    if not is_gpu_class(vendor, pci_class):
+        return None
+    device = parse_hex_id(host.read_text(f"{base}/device"))
     subsystem = revision = None
     sv, sd = host.read_optional(f"{base}/subsystem_vendor"), host.read_optional(f"{base}/subsystem_device")
     if sv and sd:
@@ -55,11 +61,12 @@ def read_device(host: Host, slot: str) -> PciDevice:
 
 
 def is_gpu(dev: PciDevice) -> bool:
-    return (
-        dev.vendor in VENDORS
-        and dev.pci_class in GPU_CLASSES
-        and not (dev.vendor == "8086" and dev.pci_class == "1200")
-    )
+    return is_gpu_class(dev.vendor, dev.pci_class)
+
+
+def is_gpu_class(vendor: str, pci_class: str) -> bool:
+    """A display or accelerator function of a GPU vendor (Intel's accelerators are no GPUs)."""
+    return vendor in VENDORS and pci_class in GPU_CLASSES and not (vendor == "8086" and pci_class == "1200")
 
 
 def scan(host: Host, errors: list) -> list[PciDevice]:
@@ -73,7 +80,7 @@ def scan(host: Host, errors: list) -> list[PciDevice]:
         except Exception as exc:  # a malformed or vanished sysfs entry
             errors.append(ProbeError("pci", f"{slot}: {exc}"))
             continue
-        if is_gpu(dev):
+        if dev is not None:
             out.append(dev)
     return out
 

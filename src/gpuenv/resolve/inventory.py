@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from gpuenv.facts import Facts, Gpu
+from gpuenv.record import record
 
 # -- versions ----------------------------------------------------------------------------------
 
@@ -47,80 +48,104 @@ def older(a: str | None, b: str | None) -> bool:
 # Names as Ubuntu, Debian, NVIDIA's CUDA repository and AMD's repositories ship them
 # (shared/reference/installers.md B1-B6).
 
+
+@record(frozen=True)
+class Family:
+    """The names of one kind of package: a pattern, and the prefixes every name it matches starts
+    with (a C-level test first: the pattern is compiled only on a box with a candidate)."""
+
+    pattern: str
+    prefixes: tuple[str, ...]
+
+
 # Debian/Ubuntu, NVIDIA's repositories, and the names other distributions give the same driver:
 # Arch (nvidia, nvidia-dkms, nvidia-open-dkms, nvidia-580xx-dkms), Fedora/RPM Fusion
 # (akmod-nvidia, kmod-nvidia, xorg-x11-drv-nvidia), openSUSE (nvidia-open-driver-G06-signed-kmp).
-_NVIDIA_DRIVER = (
+NVIDIA_DRIVER = Family(
     r"^(nvidia-driver(-\d+)?(-server)?(-open)?|nvidia-headless(-no-dkms)?-\d+(-server)?(-open)?"
     r"|nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open(-\d+)?"
     r"|nvidia-open-kernel-dkms|cuda-drivers(-\d+)?|nvidia-driver-cuda|libnvidia-compute-\d+(-server)?"
     r"|linux-modules-nvidia-.*"
     r"|nvidia(-\d+xx)?(-open)?(-dkms|-lts)?|akmod-nvidia|kmod-nvidia.*|xorg-x11-drv-nvidia(-\d+xx)?"
-    r"|nvidia-open-driver-g\d+.*|nvidia-driver-g\d+.*)$"
-)
-_NVIDIA_DKMS = (
+    r"|nvidia-open-driver-g\d+.*|nvidia-driver-g\d+.*)$",
+    ("nvidia", "cuda-drivers", "libnvidia-compute-", "linux-modules-nvidia-", "akmod-nvidia", "kmod-nvidia",
+     "xorg-x11-drv-nvidia"),
+)  # fmt: skip
+NVIDIA_DKMS = Family(
     r"^(nvidia-dkms-\d+(-server)?(-open)?|nvidia-kernel-(open-)?dkms|nvidia-open-kernel-dkms"
-    r"|nvidia(-\d+xx)?(-open)?-dkms|akmod-nvidia)$"
+    r"|nvidia(-\d+xx)?(-open)?-dkms|akmod-nvidia)$",
+    ("nvidia", "akmod-nvidia"),
 )
-_CUDA_TOOLKIT = r"^(cuda(-toolkit)?(-\d+-\d+)?|cuda-nvcc-\d+-\d+|cuda-runtime-\d+-\d+|nvidia-cuda-toolkit)$"
-_CUDA_COMPAT = r"^cuda-compat-\d+-\d+$"
-_AMD_DRIVER = r"^amdgpu-dkms$"
-_ROCM = r"^(rocm(\d[\d.]*)?|rocm-core(\d[\d.]*)?|rocm-hip-runtime|rocm-dev|hip-runtime-amd|hipcc|rocminfo|libamdhip64-\d+)$"
-_DISPLAY = r"^(xserver-xorg-core|xwayland|gdm3|sddm|lightdm|gnome-shell|plasma-desktop)$"
+CUDA_TOOLKIT = Family(
+    r"^(cuda(-toolkit)?(-\d+-\d+)?|cuda-nvcc-\d+-\d+|cuda-runtime-\d+-\d+|nvidia-cuda-toolkit)$",
+    ("cuda", "nvidia-cuda-toolkit"),
+)
+CUDA_COMPAT = Family(r"^cuda-compat-\d+-\d+$", ("cuda-compat-",))
+AMD_DRIVER = Family(r"^amdgpu-dkms$", ("amdgpu-dkms",))
+ROCM = Family(
+    r"^(rocm(\d[\d.]*)?|rocm-core(\d[\d.]*)?|rocm-hip-runtime|rocm-dev|hip-runtime-amd|hipcc|rocminfo|libamdhip64-\d+)$",
+    ("rocm", "hip", "libamdhip64-"),
+)
+DISPLAY = Family(
+    r"^(xserver-xorg-core|xwayland|gdm3|sddm|lightdm|gnome-shell|plasma-desktop)$",
+    ("xserver-xorg-core", "xwayland", "gdm3", "sddm", "lightdm", "gnome-shell", "plasma-desktop"),
+)
+# The kernels a machine can boot (linux-image-6.8.0-51-generic, Debian's linux-image-6.1.0-28-amd64).
+KERNEL_IMAGE = Family(r"^linux-image-(?:unsigned-)?(\d+\.\d+\.\d+[-.\w]*)$", ("linux-image-",))
+FAMILIES = (NVIDIA_DRIVER, NVIDIA_DKMS, CUDA_TOOLKIT, CUDA_COMPAT, AMD_DRIVER, ROCM, DISPLAY, KERNEL_IMAGE)
 
 
 # Many checks ask the same package questions of one facts document; answers are kept for the
 # packages object last asked about (facts are frozen, so the answers cannot go stale). Callers
 # must not mutate the dicts returned.
 _asked: list = [None, {}, ()]
-# Any GPU-stack or kernel package starts with one of these: one cheap pass keeps the regexes off
-# the hundreds of other packages a full dpkg list holds.
-_PREFIXES = ("nvidia", "libnvidia", "cuda", "linux-", "amdgpu", "rocm", "hip", "libamdhip", "xserver", "xwayland",
-             "gdm3", "sddm", "lightdm", "gnome-shell", "plasma-desktop", "akmod-", "kmod-", "xorg-x11-drv-nvidia")  # fmt: skip
+# One cheap pass keeps the families off the hundreds of other packages a full dpkg list holds.
+_PREFIXES = tuple(dict.fromkeys(p for family in FAMILIES for p in family.prefixes))
 
 
-def _matching(facts: Facts, pattern: str) -> dict[str, str]:
+def _matching(facts: Facts, family: Family) -> dict[str, str]:
     packages = facts.packages
     if packages is None:
         return {}
     if _asked[0] is not packages:
         gpu_related = sorted((n, v) for n, v in packages.installed.items() if n.startswith(_PREFIXES))
         _asked[0], _asked[1], _asked[2] = packages, {}, gpu_related
-    found = _asked[1].get(pattern)
+    found = _asked[1].get(family.pattern)
     if found is None:
-        # Compiled on first use (re keeps it): a box without a package of a kind never pays for
+        candidates = [(n, v) for n, v in _asked[2] if n.startswith(family.prefixes)]
+        # Compiled on first use (re keeps it): a box without a candidate of a kind never pays for
         # that kind's pattern.
-        match = re.compile(pattern).match if _asked[2] else None
-        found = _asked[1][pattern] = {n: v for n, v in _asked[2] if match(n)}
+        match = re.compile(family.pattern).match if candidates else None
+        found = _asked[1][family.pattern] = {n: v for n, v in candidates if match(n)}
     return found
 
 
 def nvidia_driver_packages(facts: Facts) -> dict[str, str]:
-    return _matching(facts, _NVIDIA_DRIVER)
+    return _matching(facts, NVIDIA_DRIVER)
 
 
 def nvidia_dkms_packages(facts: Facts) -> dict[str, str]:
-    return _matching(facts, _NVIDIA_DKMS)
+    return _matching(facts, NVIDIA_DKMS)
 
 
 def cuda_toolkit_packages(facts: Facts) -> dict[str, str]:
-    return _matching(facts, _CUDA_TOOLKIT)
+    return _matching(facts, CUDA_TOOLKIT)
 
 
 def cuda_compat_packages(facts: Facts) -> dict[str, str]:
-    return _matching(facts, _CUDA_COMPAT)
+    return _matching(facts, CUDA_COMPAT)
 
 
 def amd_driver_packages(facts: Facts) -> dict[str, str]:
-    return _matching(facts, _AMD_DRIVER)
+    return _matching(facts, AMD_DRIVER)
 
 
 def rocm_packages(facts: Facts) -> dict[str, str]:
-    return _matching(facts, _ROCM)
+    return _matching(facts, ROCM)
 
 
 def display_packages(facts: Facts) -> dict[str, str]:
-    return _matching(facts, _DISPLAY)
+    return _matching(facts, DISPLAY)
 
 
 def kernel_driver_packages(facts: Facts) -> dict[str, str]:
@@ -367,12 +392,9 @@ def cpu_arch(facts: Facts) -> str | None:
 
 # -- kernel ------------------------------------------------------------------------------------
 
-_IMAGE = r"^linux-image-(?:unsigned-)?(\d+\.\d+\.\d+[-.\w]*)$"
-
-
 def installed_kernels(facts: Facts) -> list[str]:
     """Kernel releases with an installed linux-image package, oldest first."""
-    found = {m.group(1) for n in _matching(facts, _IMAGE) if (m := re.match(_IMAGE, n))}
+    found = {m.group(1) for n in _matching(facts, KERNEL_IMAGE) if (m := re.match(KERNEL_IMAGE.pattern, n))}
     return sorted(found, key=kernel_key)
 
 
