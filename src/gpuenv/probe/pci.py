@@ -45,7 +45,7 @@ def read_device(host: Host, slot: str) -> PciDevice | None:
     if vendor not in VENDORS:
         return None
     pci_class = parse_hex_id(host.read_text(f"{base}/class"), 6)[:4]
-    if not is_gpu_class(vendor, pci_class):
+    if not is_gpu(vendor, pci_class):
         return None
     device = parse_hex_id(host.read_text(f"{base}/device"))
     subsystem = revision = None
@@ -60,11 +60,7 @@ def read_device(host: Host, slot: str) -> PciDevice | None:
     return PciDevice(slot, vendor, device, pci_class, subsystem, revision, driver or None)
 
 
-def is_gpu(dev: PciDevice) -> bool:
-    return is_gpu_class(dev.vendor, dev.pci_class)
-
-
-def is_gpu_class(vendor: str, pci_class: str) -> bool:
+def is_gpu(vendor: str, pci_class: str) -> bool:
     """A display or accelerator function of a GPU vendor (Intel's accelerators are no GPUs)."""
     return vendor in VENDORS and pci_class in GPU_CLASSES and not (vendor == "8086" and pci_class == "1200")
 
