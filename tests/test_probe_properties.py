@@ -7,7 +7,7 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from gpuenv.probe import apt_sources, collect, dpkg, kfd, osinfo
@@ -110,6 +110,10 @@ def test_malformed_apt_sources(root, list_text, sources_text):
 
 @SETTINGS
 @given(vendor=BYTES, device=BYTES, klass=BYTES)
+@example(vendor=b"0", device=b"", klass=b"")  # no GPU vendor: its junk device and class unread
+@example(vendor=b"0x1002\n", device=b"", klass=b"0x0403")  # AMD audio: its device unread
+@example(vendor=b"0x1002\n", device=b"0x75", klass=b"junk")  # an AMD function: the class is read
+@example(vendor=b"0x1002\n", device=b"zz", klass=b"0x030000")  # an AMD GPU: its device id is read
 def test_malformed_sysfs_pci_files(root, vendor, device, klass):
     base = "sys/bus/pci/devices/0000:03:00.0/"
     write(root, base + "vendor", vendor)
@@ -118,14 +122,25 @@ def test_malformed_sysfs_pci_files(root, vendor, device, klass):
     facts = run(root)
     # The other GPU (the iGPU) is always still there.
     assert "0000:10:00.0" in {g.pci_slot for g in facts.gpus}
-    from gpuenv.probe.pci import parse_hex_id
+    # An error for the device exactly when a file the scan had to read is malformed: the vendor;
+    # the class of a GPU vendor's function; the device id of a GPU (the files of a function that
+    # is no GPU are not read).
+    from gpuenv.probe.pci import VENDORS, is_gpu, parse_hex_id
 
-    try:
-        parse_hex_id(vendor.decode("utf-8", "replace"))
-        parse_hex_id(device.decode("utf-8", "replace"))
-        parse_hex_id(klass.decode("utf-8", "replace"), 6)
-    except ValueError:
-        assert any(e.probe == "pci" and "0000:03:00.0" in e.message for e in facts.errors)
+    def malformed() -> bool:
+        try:
+            vid = parse_hex_id(vendor.decode("utf-8", "replace"))
+            if vid not in VENDORS:
+                return False
+            if not is_gpu(vid, parse_hex_id(klass.decode("utf-8", "replace"), 6)[:4]):
+                return False
+            parse_hex_id(device.decode("utf-8", "replace"))
+        except ValueError:
+            return True
+        return False
+
+    errored = any(e.probe == "pci" and "0000:03:00.0" in e.message for e in facts.errors)
+    assert errored is malformed()
 
 
 @SETTINGS
