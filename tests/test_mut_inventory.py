@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from gpuenv.facts import Gpu, Tool, Toolkit, Torch, from_dict
+from gpuenv.facts import Gpu, Tool, Torch, from_dict
 from gpuenv.matrices import load
 from gpuenv.record import replace
 from gpuenv.resolve import inventory as inv
@@ -163,10 +163,9 @@ def test_gpu_names(matrices):
 
 
 def test_toolkit_for_a_series_is_its_first_release_and_is_kept_per_tables(matrices):
-    from gpuenv.matrices import clear_cache
+    from gpuenv.matrices import bundled_dir, parse_dir
 
-    clear_cache()
-    other = load()  # tables read again: another object, whose answers are kept apart
+    other = parse_dir(bundled_dir(), "bundled")  # the tables read again: answers kept apart
     assert other is not matrices
     assert inv.toolkit_for(other, "12.8") is other.cuda_toolkit("12.8")
     assert inv.toolkit_for(matrices, "12.8") is matrices.cuda_toolkit("12.8")
@@ -218,9 +217,3 @@ def test_nvcc_on_path_prefers_what_nvcc_said():
         assert inv.nvcc_on_path(replace(facts_with(environment=path), toolchain=(tool,))) == (
             "13.0", "/usr/local/cuda-13.0/bin/nvcc")  # fmt: skip
     assert inv.nvcc_on_path(facts_with(environment={"PATH": "/usr/bin"})) is None
-
-
-def test_toolkit_record_is_what_the_facts_hold():
-    # The helpers above build toolkits from dicts; they read back as Toolkit records.
-    f = facts_with(toolkits__cuda=[{"version": "12.8.1", "path": "/usr/local/cuda-12.8"}])
-    assert f.toolkits.cuda == (Toolkit(version="12.8.1", path="/usr/local/cuda-12.8"),)

@@ -145,26 +145,27 @@ def test_is_gpu(vendor, cls, gpu):
     assert pci.is_gpu(vendor, cls) is gpu
 
 
+def _sysfs_device(root, slot, **files):
+    d = root / "sys/bus/pci/devices" / slot
+    d.mkdir(parents=True)
+    for name, text in files.items():
+        (d / name).write_text(text)
+    return d
+
+
 def test_pci_scan_reads_only_the_vendor_and_class_of_a_device_that_is_no_gpu(tmp_path):
     import os
 
     from gpuenv.probe.host import Host
 
-    def device(slot, files):
-        d = tmp_path / "sys/bus/pci/devices" / slot
-        d.mkdir(parents=True)
-        for name, text in files.items():
-            (d / name).write_text(text)
-        return d
-
     # An Intel bridge and an AMD audio function whose other files would fail or block if read.
-    bridge = device("0000:00:1f.0", {"vendor": "0x8086\n", "class": "0x060100\n", "subsystem_vendor": "junk"})
+    bridge = _sysfs_device(tmp_path, "0000:00:1f.0", vendor="0x8086\n", subsystem_vendor="junk", **{"class": "0x060100\n"})
     os.mkfifo(bridge / "device")
-    audio = device("0000:03:00.1", {"vendor": "0x1002\n", "class": "0x040300\n", "device": "junk"})
+    audio = _sysfs_device(tmp_path, "0000:03:00.1", vendor="0x1002\n", device="junk", **{"class": "0x040300\n"})
     os.mkfifo(audio / "revision")
-    device("0000:04:00.0", {"vendor": "0x15b3\n", "device": "junk"})  # a NIC: no class read either
-    device("0000:03:00.0", {"vendor": "0x1002\n", "class": "0x030000\n", "device": "0x7550\n",
-                            "subsystem_vendor": "0x1da2\n", "subsystem_device": "0xe490\n", "revision": "0xc0\n"})  # fmt: skip
+    _sysfs_device(tmp_path, "0000:04:00.0", vendor="0x15b3\n", device="junk")  # a NIC: no class read either
+    _sysfs_device(tmp_path, "0000:03:00.0", vendor="0x1002\n", device="0x7550\n", subsystem_vendor="0x1da2\n",
+                  subsystem_device="0xe490\n", revision="0xc0\n", **{"class": "0x030000\n"})  # fmt: skip
     errors: list = []
     found = pci.scan(Host.at(str(tmp_path)), errors)
     assert errors == []
@@ -204,13 +205,6 @@ def test_parse_pci_ids_skips_comments_blank_lines_unwanted_and_unnamed_devices()
     )
     wanted = {("10de", "2b85"), ("10de", "2bff"), ("10de", "2b86")}
     assert pci.parse_pci_ids(text, wanted) == {("10de", "2b85"): "GB202 [GeForce RTX 5090]"}
-
-
-def _sysfs_device(root, slot, **files):
-    d = root / "sys/bus/pci/devices" / slot
-    d.mkdir(parents=True)
-    for name, text in files.items():
-        (d / name).write_text(text)
 
 
 def test_pci_scan_records_a_malformed_gpu_and_goes_on(tmp_path):
