@@ -7,11 +7,14 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from gpuenv.matrices import load
 from gpuenv.probe import collect
@@ -168,6 +171,69 @@ def test_library_names_and_versions_from_file_names():
     assert L.library_of("libhipblaslt.so.0") == ("hipblaslt", "0")
     assert L.library_of("libcublas.so") == ("cublas", None)
     assert L.library_of("libcublasLt.so.12") is None and L.library_of("libcudnn_ops.so.9") is None
+
+
+# The names and versions these string tests read were regexes once; the patterns stay here as the
+# oracle the tests compare against, over the characters that names and versions are made of.
+_NAME_CHARS = st.text(alphabet="libcudartMIOpenhpgc+-.:0123456789so_x", max_size=24)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NAME_CHARS)
+@example("libcudart.so.12.8.90")
+@example("libcudart.so.")
+@example("libcudart.so2")
+@example("libcudart.so.12..8")
+@example("libcudart.so.so.1")
+def test_library_of_reads_what_the_pattern_read(name):
+    m = re.match(r"^(lib[A-Za-z]+)\.so((?:\.\d+)*)$", name)
+    stems = {stem: lib for lib, stem in L.LIBRARIES.items()}
+    want = (stems[m.group(1)], m.group(2)[1:] or None) if m and m.group(1) in stems else None
+    assert L.library_of(name) == want
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NAME_CHARS)
+@example("4:13.2.0-7ubuntu1")
+@example("13:x")
+@example("12.")
+@example("1..2")
+@example(".5")
+@example(" 1:18.1.3-1 ")
+def test_upstream_version_reads_what_the_pattern_read(version):
+    m = re.match(r"^(?:\d+:)?(\d+(?:\.\d+)*)", version.strip())
+    assert T.upstream(version) == (m.group(1) if m else None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NAME_CHARS)
+@example("gcc-13")
+@example("g++-13")
+@example("clang-18")
+@example("gcc-13-base")
+@example("gcc-")
+@example("cpp-13")
+def test_versioned_compiler_package_names_read_what_the_pattern_read(name):
+    m = re.match(r"^(gcc|g\+\+|clang)-(\d+)$", name)
+    assert T._versioned(name) == (m.groups() if m else None)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_NAME_CHARS, min_size=1, max_size=4))
+@example(["usr", "lib", "llvm-18", "bin", "clang"])
+@example(["usr", "bin", "a-1..2"])
+@example(["usr", "bin", "a-1.2-3"])
+@example(["usr", "bin", "gcc-"])
+def test_version_of_a_path_reads_what_the_pattern_read(parts):
+    real = "/" + "/".join(parts)
+    want = None
+    pieces = real.rstrip("/").split("/")
+    for part in (pieces[-1], *reversed(pieces[:-1])):
+        m = re.search(r"-(\d+(?:\.\d+)*)$", part)
+        if m:
+            want = m.group(1)
+            break
+    assert T.version_of_path(real) == want
 
 
 def test_cudnn_version_header():

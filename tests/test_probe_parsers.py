@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gpuenv.facts import User
@@ -301,6 +301,48 @@ def test_nvidia_proc_version(text, want):
     assert nvidia.parse_proc_version(text) == want
 
 
+def _nvidia_libs(tmp_path, layout: dict[str, list[str]]):
+    """A sysroot with these names in these library directories; "NAME -> TARGET" is a link."""
+    from gpuenv.probe.host import Host
+
+    for directory, names in layout.items():
+        d = tmp_path / directory.lstrip("/")
+        d.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            link, _, target = name.partition(" -> ")
+            if target:
+                (d / link).symlink_to(target)
+            else:
+                (d / link).write_bytes(b"")
+    return Host.at(str(tmp_path))
+
+
+LIB = "/usr/lib/x86_64-linux-gnu"
+
+
+@pytest.mark.parametrize(
+    "layout, want",
+    [
+        ({LIB: ["libnvidia-ml.so.1 -> libnvidia-ml.so.570.133.07", "libnvidia-ml.so.570.133.07"]}, "570.133.07"),
+        ({LIB: ["libnvidia-ml.so.1", "libnvidia-ml.so.535.230.02"]}, "535.230.02"),  # a copied soname
+        # The soname link dangles (a half-removed driver): the directory is still read.
+        ({LIB: ["libnvidia-ml.so.1 -> libnvidia-ml.so.535.1", "libnvidia-ml.so.570.133.07"]}, "570.133.07"),
+        # A versioned file with no soname beside it is not what NVML loads.
+        ({LIB: ["libnvidia-ml.so.570.133.07"]}, None),
+        ({LIB: ["libnvidia-ml.so.1 -> x", "libnvidia-ml.so.570.133.07", "libnvidia-ml.so.535.230.02"]}, None),
+        ({LIB: ["libnvidia-ml.so.1 -> libnvidia-ml.so.570.133.07", "libnvidia-ml.so.570.133.07"],
+          "/usr/lib64": ["libnvidia-ml.so.1 -> libnvidia-ml.so.535.230.02", "libnvidia-ml.so.535.230.02"]}, None),
+        ({LIB: ["libnvidia-ml.so.1 -> libnvidia-ml.so.570.133.07", "libnvidia-ml.so.570.133.07"],
+          "/usr/lib64": ["libnvidia-ml.so.535.230.02"]}, "570.133.07"),
+        ({"/usr/lib/wsl/lib": ["libnvidia-ml.so.1"]}, None),  # WSL: the soname only
+        ({LIB: ["libnvidia-ml.so.1", "libnvidia-ml.so.x1", "libnvidia-ml.so.5.1"]}, None),  # not versions
+        ({}, None),
+    ],
+)  # fmt: skip
+def test_nvidia_library_version_is_read_where_the_soname_is(tmp_path, layout, want):
+    assert nvidia.library_version(_nvidia_libs(tmp_path, layout)) == want
+
+
 @pytest.mark.parametrize(
     "code, want",
     [
@@ -527,6 +569,16 @@ def test_torch_from_local_version(version, cuda, hip):
 )
 def test_relevant_distributions(name, want):
     assert python_env.relevant(name) is want
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(alphabet="-_.aZ9\u00e9", max_size=12))
+@example(name="-_.Flash__Attn..-")
+@example(name="")
+def test_normalize_is_pep_503s_substitution(name):
+    import re
+
+    assert python_env.normalize(name) == re.sub(r"[-_.]+", "-", name).lower()
 
 
 def test_cuda_and_rocm_version_files():

@@ -137,6 +137,25 @@ def test_container_with_devices_mapped_is_info(matrices):
     assert codes(diagnose(facts_of(doc), matrices, Target()))["platform.container"] == "info"
 
 
+@pytest.mark.parametrize(
+    "nodes, missing",
+    [
+        (("/dev/nvidiactl", "/dev/nvidia1"), None),  # `--gpus device=1`: any numbered node will do
+        (("/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-modeset"), "/dev/nvidia[0-9]*"),
+        (("/dev/nvidiactl", "/dev/nvidia0x"), "/dev/nvidia[0-9]*"),
+        (("/dev/nvidia0",), "/dev/nvidiactl"),
+    ],
+)
+def test_a_container_needs_nvidiactl_and_a_numbered_nvidia_node(matrices, nodes, missing):
+    doc = base("plan-ubuntu2204-gtx1080-container")
+    doc["device_nodes"] = {n: {"exists": True} for n in nodes}
+    report = diagnose(facts_of(doc), matrices, Target())
+    finding = next(f for f in report.findings if f.code == "platform.container")
+    assert finding.severity.value == ("info" if missing is None else "error")
+    if missing is not None:
+        assert f"NVIDIA: {missing} missing" in finding.detail
+
+
 def test_newer_point_release_is_a_warning(matrices):
     doc = base("doctor-healthy-rocm")
     doc["os"]["pretty_name"] = "Ubuntu 24.04.9 LTS"

@@ -21,10 +21,12 @@ PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 
 # rich: ~40 ms; pathlib pulls urllib.parse and ipaddress; shutil pulls zlib, bz2 and lzma;
 # typing, dataclasses, importlib.util: kept off since the first speed pass; hashlib loads
-# OpenSSL (gpuenv.checksum uses the built-in sha256); fnmatch compiles a regex per pattern.
+# OpenSSL (gpuenv.checksum uses the built-in sha256); fnmatch compiles a regex per pattern;
+# importlib (gpuenv.import_module does its one job) and collections.abc (annotations only) cost
+# half a millisecond each.
 HEAVY = (
-    "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib.util", "subprocess", "tempfile",
-    "hashlib", "_hashlib", "fnmatch",
+    "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib", "importlib.util", "subprocess",
+    "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc",
 )  # fmt: skip
 
 _LOADED = """

@@ -1,3 +1,15 @@
 """gpuenv: GPU environment doctor and installer for Linux."""
 
 __version__ = "0.1.0"
+
+
+def import_module(name: str):
+    """The module ``name`` (absolute), imported if it is not yet: ``importlib.import_module``
+    without importing importlib, which costs a command half a millisecond of start-up."""
+    import sys
+
+    module = sys.modules.get(name)
+    if module is None:
+        __import__(name)
+        module = sys.modules[name]
+    return module

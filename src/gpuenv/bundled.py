@@ -19,9 +19,9 @@ _PACKAGES = {"matrices": "gpuenv._matrices", "schemas": "gpuenv.schemas"}
 @cache
 def directory(kind: str) -> str:
     """The directory of the bundled ``kind`` ("matrices" or "schemas")."""
-    import importlib
+    from gpuenv import import_module
 
-    package = importlib.import_module(_PACKAGES[kind])
+    package = import_module(_PACKAGES[kind])
     where = getattr(package, "__file__", None)
     path = os.path.dirname(where) if where else None
     if path is None or not os.path.isdir(path):  # a zip import or a namespace package: not what gpuenv ships

@@ -288,7 +288,12 @@ _LEFT_OUT: dict[type, dict[str, str]] = {
 }
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def to_dict(obj: object) -> object:
+    if type(obj) in _SCALARS:  # most values (a package list's versions): tested first, and cheaply
+        return obj
     if hasattr(type(obj), "__record_fields__"):
         out: dict[str, object] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
         for f in _fields(type(obj)):

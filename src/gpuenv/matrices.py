@@ -436,7 +436,8 @@ class Matrices:
 # reads must be there with the right type, versions and targets must be well formed, and torch
 # index URLs must be https://download.pytorch.org/whl/... exactly, since root later pip-installs
 # from them. Any slip is one MatrixError line naming the file and the path. Patterns are kept as
-# text: re compiles each when first used and keeps it, so a run pays only for the files it reads.
+# text: _fullmatch compiles each when first used and keeps it, so a run pays only for the files it
+# reads.
 
 _VERSION = r"\d+(?:\.\d+)*"  # "7.2.4", "570.133.07", "13.5"
 _TORCH_VERSION = r"\d+\.\d+\.\d+"
@@ -464,6 +465,18 @@ _STACKS = ("cuda", "rocm", "cpu")
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+_FULLMATCH: dict[str, object] = {}
+
+
+def _fullmatch(pattern: str):
+    """The compiled ``fullmatch`` of a pattern, compiled once: a matrix file checks thousands
+    of values against a dozen patterns, and ``re``'s own cache costs a look-up each time."""
+    found = _FULLMATCH.get(pattern)
+    if found is None:
+        found = _FULLMATCH[pattern] = re.compile(pattern).fullmatch
+    return found
 
 
 class Reader:
@@ -496,7 +509,7 @@ class Reader:
     def text(self, obj: object, key: str, path: str, pattern: str, optional: bool = False) -> object:
         """A string field that must match ``pattern`` in full."""
         value = self.get(obj, key, path, str, optional)
-        if value is not None and not re.fullmatch(pattern, value):
+        if value is not None and not _fullmatch(pattern)(value):
             raise self.fail(f"{path}.{key}", f"{_show(value)} is not well formed")
         return value
 
@@ -506,7 +519,7 @@ class Reader:
         value = self.get(obj, key, path, list, optional)
         if value is None:
             return ()
-        full = None if pattern is None else re.compile(pattern).fullmatch
+        full = None if pattern is None else _fullmatch(pattern)
         # The common case in one C-level pass each (every bundled list is well formed); the
         # loop below runs only to name the first bad element.
         if {*map(type, value)} <= {str} and (full is None or all(map(full, value))):
@@ -530,12 +543,14 @@ class Reader:
         value = self.get(obj, key, path, dict, optional)
         if value is None:
             return {}
+        key_ok = None if keys is None else _fullmatch(keys)
+        value_ok = None if values is None else _fullmatch(values)
         for k, v in value.items():
             if not isinstance(v, str):
                 raise self.fail(f"{path}.{key}.{k}", f"expected str, got {type(v).__name__}")
-            if keys is not None and not re.fullmatch(keys, k):
+            if key_ok is not None and not key_ok(k):
                 raise self.fail(f"{path}.{key}", f"key {_show(k)} is not well formed")
-            if values is not None and not re.fullmatch(values, v):
+            if value_ok is not None and not value_ok(v):
                 raise self.fail(f"{path}.{key}.{k}", f"{_show(v)} is not well formed")
         return dict(value)
 
@@ -574,7 +589,7 @@ def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
     out: dict[str, AmdGpu | _Unread] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
-        if not re.fullmatch(_PCI, pci):
+        if not _fullmatch(_PCI)(pci):
             raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
         out[pci] = _amd_gpu(r, p, g, pci) if whole else _Unread((r, p, g, pci))
     return out
@@ -612,7 +627,7 @@ def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple]:
     gpus = doc.get("gpus") if isinstance(doc, dict) else None
     if type(gpus) is list:
         out: dict[str, NvidiaGpu | tuple] = {}
-        pci_ok, cc_ok = re.compile(_PCI).fullmatch, re.compile(_CC).fullmatch
+        pci_ok, cc_ok = _fullmatch(_PCI), _fullmatch(_CC)
         for g in gpus:
             if type(g) is not dict:
                 break
@@ -642,7 +657,7 @@ def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple]:
     out: dict[str, NvidiaGpu | tuple] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
-        if not re.fullmatch(_PCI, pci):
+        if not _fullmatch(_PCI)(pci):
             raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
         out[pci] = NvidiaGpu(
             pci_id=pci,
@@ -770,7 +785,7 @@ def _parse_variant(
     if stack not in _STACKS:
         raise r.fail(f"{pv}.stack", f"{_show(stack)} is not one of {_STACKS}")
     index_url = r.get(v, "index_url", pv, str)
-    if not re.fullmatch(_INDEX, index_url):
+    if not _fullmatch(_INDEX)(index_url):
         raise r.fail(
             f"{pv}.index_url", f"{_show(index_url)} is not an https://download.pytorch.org/whl/ index"
         )
@@ -810,7 +825,7 @@ def _parse_torch(
     for p, rel in r.items(doc, "releases", "$"):
         versions = r.strs(rel, "versions", p)
         for i, version in enumerate(versions):
-            if not re.fullmatch(_TORCH_VERSION, version):
+            if not _fullmatch(_TORCH_VERSION)(version):
                 raise r.fail(f"{p}.versions[{i}]", f"{_show(version)} is not a torch release version")
         unread = _Unread((r, p, rel, versions))
         for version in versions:
@@ -820,7 +835,7 @@ def _parse_torch(
     notes: dict[str, TorchArchNote] = {}
     for p, n in r.items(doc, "arch_notes", "$", optional=True):
         arch = r.get(n, "arch", p, str)
-        if not (re.fullmatch(_GFX, arch) or re.fullmatch(_CUDA_CODE, arch)):
+        if not (_fullmatch(_GFX)(arch) or _fullmatch(_CUDA_CODE)(arch)):
             raise r.fail(f"{p}.arch", f"{_show(arch)} is not well formed")
         notes[arch] = TorchArchNote(
             arch=arch,

@@ -37,7 +37,7 @@ class Field:
         self.default = default
         self.default_factory = default_factory
         self.repr = repr
-        self.metadata = dict(metadata or {})
+        self.metadata = dict(metadata) if metadata else {}
         self.name = ""
         self.type: object = None
 
@@ -80,26 +80,32 @@ def _frozen_delattr(self, name):
     raise FrozenError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")
 
 
+_CLASSVAR = ("ClassVar", "typing.ClassVar")
+
+
 def _is_classvar(annotation: object) -> bool:
     text = annotation if isinstance(annotation, str) else repr(annotation)
-    return text.startswith(("ClassVar", "typing.ClassVar"))
+    return text.startswith(_CLASSVAR)
 
 
 def _collect(cls: type) -> dict[str, Field]:
     found: dict[str, Field] = {}
     for base in reversed(cls.__mro__[1:]):
-        found.update(getattr(base, "__record_fields__", {}))
-    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        found.update(base.__dict__.get("__record_fields__", {}))  # each base's own, in MRO order
+    namespace = cls.__dict__
+    for name, annotation in namespace.get("__annotations__", {}).items():
         if _is_classvar(annotation):
             continue
-        value = cls.__dict__.get(name, MISSING)
-        f = value if isinstance(value, Field) else Field(default=value)
-        f.name, f.type = name, annotation
+        value = namespace.get(name, MISSING)
         if isinstance(value, Field):
+            f = value
             if f.default is MISSING:
                 delattr(cls, name)  # no class attribute posing as a default
             else:
                 setattr(cls, name, f.default)
+        else:
+            f = Field(value)
+        f.name, f.type = name, annotation
         found[name] = f
     seen_default = False
     for f in found.values():

@@ -9,9 +9,12 @@ function, renders and returns: no logic lives here.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 
 from gpuenv.record import record
+
+TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @record(frozen=True)

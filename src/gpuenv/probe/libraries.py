@@ -30,7 +30,6 @@ LIBRARIES = {
     "rccl": "librccl",
     "hipblaslt": "libhipblaslt",
 }
-_FILE = re.compile(r"^(lib[A-Za-z]+)\.so((?:\.\d+)*)$")
 _STEMS = {stem: name for name, stem in LIBRARIES.items()}
 _STEM_PREFIXES = tuple(f"{stem}." for stem in _STEMS)  # what a file library_of knows starts with
 _WANTED = tuple(f"{stem}.so".encode() for stem in _STEMS)  # the sonames the scan reads
@@ -46,10 +45,16 @@ DEFAULT_DIRS = ("/lib", "/usr/lib", "/lib64", "/usr/lib64")
 def library_of(filename: str) -> tuple[str, str | None] | None:
     """'libcudart.so.12.8.90' -> ('cudart', '12.8.90'); 'libcudart.so' -> ('cudart', None);
     'libcudnn_ops.so.9' and other files -> None."""
-    m = _FILE.match(filename)
-    if not m or m.group(1) not in _STEMS:
+    # String tests, not a regex: a probe pays for each pattern it compiles, and this is one test.
+    stem, so, version = filename.partition(".so")
+    if not so or stem not in _STEMS:
         return None
-    return _STEMS[m.group(1)], (m.group(2)[1:] or None)
+    if not version:
+        return _STEMS[stem], None
+    numbers = version.removeprefix(".")
+    if numbers != version and all(n.isascii() and n.isdigit() for n in numbers.split(".")):
+        return _STEMS[stem], numbers
+    return None
 
 
 # -- /etc/ld.so.cache --------------------------------------------------------------------------

@@ -30,9 +30,17 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
 
 
 def library_version(host: Host) -> str | None:
-    """Version in the name of the installed libnvidia-ml.so.VERSION, if there is exactly one."""
+    """Version in the name of the installed libnvidia-ml.so.VERSION, if there is exactly one.
+
+    Only a directory holding libnvidia-ml.so.1 (link or file) is listed: that soname is what
+    NVML is loaded by, so a versioned file beside none is not a library anything uses, and a
+    distribution's library directory is a thousand names to list on every machine without an
+    NVIDIA driver."""
     found = set()
     for d in LIB_DIRS:
+        soname = f"{d}/libnvidia-ml.so.1"
+        if not (host.exists(soname) or host.is_link(soname)):
+            continue
         # thousands of names in a distribution's library directory: a C-level test before the regex
         for name in host.listdir(d):
             m = re.match(_LIB, name) if name.startswith("libnvidia-ml.so.") else None

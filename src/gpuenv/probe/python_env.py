@@ -28,7 +28,12 @@ _LOCAL_ROCM = r"\+rocm([0-9][0-9.]*)$"
 
 
 def normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503's name: each run of "-", "_" and "." one "-", lower case. String operations, not
+    ``re.sub``: a probe would compile the pattern for a few dozen short names."""
+    text = name.replace("_", "-").replace(".", "-")
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text.lower()
 
 
 def relevant(name: str) -> bool:

@@ -10,22 +10,46 @@ executed.
 
 from __future__ import annotations
 
-import re
-
 from gpuenv.facts import Tool, Toolkits
 from gpuenv.probe.host import Host
 
-_VERSIONED = re.compile(r"^(gcc|g\+\+|clang)-(\d+)$")
-_PREFIXES = ("gcc-", "g++-", "clang-")  # what _VERSIONED can match
-_UPSTREAM = re.compile(r"^(?:\d+:)?(\d+(?:\.\d+)*)")
+# Names and versions are read with string tests, not regexes: compiling a pattern costs more
+# than a probe's every use of it.
+_TOOLS = ("gcc", "g++", "clang")  # versioned as gcc-13, g++-13, clang-18
+_PREFIXES = tuple(f"{tool}-" for tool in _TOOLS)
 _PLAIN = {"cmake": "cmake", "ninja-build": "ninja"}
 _METAPACKAGES = {"gcc": "gcc", "g++": "g++", "clang": "clang"}
 
 
 def upstream(version: str) -> str | None:
     """'4:13.2.0-7ubuntu1' -> '13.2.0'; '1:18.1.3-1ubuntu1' -> '18.1.3'."""
-    m = _UPSTREAM.match(version.strip())
-    return m.group(1) if m else None
+    text = version.strip()
+    epoch, colon, rest = text.partition(":")
+    if colon and _digits(epoch) and (number := _leading_number(rest)):
+        return number
+    return _leading_number(text)
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _leading_number(text: str) -> str | None:
+    """The dotted number ``text`` starts with: '13.2.0-7ubuntu1' -> '13.2.0'; '12.x' -> '12'."""
+    parts = []
+    for part in text.split("."):
+        n = len(part) - len(part.lstrip("0123456789"))
+        if n:
+            parts.append(part[:n])
+        if n == 0 or n < len(part):
+            break
+    return ".".join(parts) or None
+
+
+def _versioned(package: str) -> tuple[str, str] | None:
+    """'gcc-13' -> ('gcc', '13'), and g++-N, clang-N alike; any other name -> None."""
+    tool, dash, major = package.partition("-")
+    return (tool, major) if dash and tool in _TOOLS and _digits(major) else None
 
 
 def from_packages(installed: dict[str, str]) -> list[Tool]:
@@ -39,9 +63,9 @@ def from_packages(installed: dict[str, str]) -> list[Tool]:
     # A few names of a list of thousands: picked with one C-level test before any regex.
     candidates = [p for p in installed if p.startswith(_PREFIXES) or p in _PLAIN]
     for package in sorted(candidates, key=_package_key):
-        m = _VERSIONED.match(package)
-        if m:
-            tool, major = m.group(1), m.group(2)
+        versioned = _versioned(package)
+        if versioned:
+            tool, major = versioned
             out.append(
                 Tool(
                     name=tool,
@@ -66,8 +90,8 @@ def from_packages(installed: dict[str, str]) -> list[Tool]:
 
 
 def _package_key(name: str) -> tuple:
-    m = _VERSIONED.match(name)
-    return (m.group(1), int(m.group(2))) if m else (name, 0)
+    versioned = _versioned(name)
+    return (versioned[0], int(versioned[1])) if versioned else (name, 0)
 
 
 def from_files(host: Host, toolkits: Toolkits, installed: dict[str, str]) -> list[Tool]:
@@ -97,7 +121,6 @@ def from_files(host: Host, toolkits: Toolkits, installed: dict[str, str]) -> lis
 
 # The version a compiler's installed name carries: x86_64-linux-gnu-gcc-12, clang-18, or a
 # directory such as /usr/lib/llvm-18/bin/clang and /usr/local/cuda-12.8/bin/nvcc.
-_NAME_VERSION = re.compile(r"-(\d+(?:\.\d+)*)$")
 COMMANDS = ("gcc", "g++", "clang", "nvcc")
 
 
@@ -106,9 +129,9 @@ def version_of_path(real: str) -> str | None:
     '/usr/local/cuda-12.8/bin/nvcc' -> '12.8'; '/usr/bin/gcc' -> None."""
     parts = real.rstrip("/").split("/")
     for part in (parts[-1], *reversed(parts[:-1])):
-        m = _NAME_VERSION.search(part)
-        if m:
-            return m.group(1)
+        _, dash, version = part.rpartition("-")
+        if dash and all(_digits(n) for n in version.split(".")):
+            return version
     return None
 
 

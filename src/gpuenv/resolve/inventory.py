@@ -8,11 +8,14 @@ answered here once so that a check and the plan that fixes it agree on what they
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from functools import lru_cache
 
 from gpuenv.facts import Facts, Gpu
 from gpuenv.record import record
+
+TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # -- versions ----------------------------------------------------------------------------------
 

@@ -10,12 +10,16 @@ needs are unknown is skipped rather than guessing.
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Iterable, Sequence
-
+from gpuenv import import_module
 from gpuenv.facts import Facts
 from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity, Target
+
+TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    CheckFunc = Callable[[Facts, object, Target], Iterable[Finding]]
 
 CHECK_MODULES = (
     "platform",
@@ -39,8 +43,6 @@ CHECK_MODULES = (
 AREAS = ("platform", "gpus", "nvidia", "amd", "stacks", "torch", "doctor")
 
 CRASHED = "doctor.check-crashed"
-
-CheckFunc = Callable[[Facts, object, Target], Iterable[Finding]]
 
 
 @record(frozen=True)
@@ -75,7 +77,7 @@ def all_checks() -> tuple[Check, ...]:
     global _loaded
     if not _loaded:
         for name in CHECK_MODULES:
-            importlib.import_module(f"gpuenv.resolve.checks.{name}")
+            import_module(f"gpuenv.resolve.checks.{name}")
         _loaded = True
     return tuple(_REGISTERED)
 

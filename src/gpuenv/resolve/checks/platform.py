@@ -55,7 +55,7 @@ def _target_vendor_nodes(facts: Facts, target: Target) -> list[tuple[str, list[s
         else:
             # `--gpus device=1` maps /dev/nvidia1 only: any numbered node will do.
             missing = [] if nodes.get("/dev/nvidiactl", _ABSENT).exists else ["/dev/nvidiactl"]
-            if not any(re.fullmatch(r"/dev/nvidia\d+", p) and n.exists for p, n in nodes.items()):
+            if not any(_numbered_nvidia(p) and n.exists for p, n in nodes.items()):
                 missing.append("/dev/nvidia[0-9]*")
         out.append((vendor, missing))
     return out
@@ -66,6 +66,13 @@ class _Absent:
 
 
 _ABSENT = _Absent()
+
+
+def _numbered_nvidia(path: str) -> bool:
+    """/dev/nvidia0, /dev/nvidia1, ... (not nvidiactl or nvidia-uvm)."""
+    prefix = "/dev/nvidia"
+    number = path[len(prefix) :]
+    return path.startswith(prefix) and number.isascii() and number.isdigit()
 
 
 @check(code="platform.wsl", area="platform")
