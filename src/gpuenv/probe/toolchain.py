@@ -60,7 +60,7 @@ def from_packages(installed: dict[str, str]) -> list[Tool]:
         if version:
             defaults[tool] = version.split(".")[0]
     out: list[Tool] = []
-    # A few names of a list of thousands: picked with one C-level test before any regex.
+    # A few names of a list of thousands: picked with one C-level test before the closer look.
     candidates = [p for p in installed if p.startswith(_PREFIXES) or p in _PLAIN]
     for package in sorted(candidates, key=_package_key):
         versioned = _versioned(package)
