@@ -652,33 +652,123 @@ _LINES = st.sampled_from(
         b"Architecture: amd64", b"Architecture: i386", b"Version: 1.0", b"Version: 2:3.4-5",
         b"Priority: optional", b"Multi-Arch: same", b" Version: 9 (a continuation line)", b" .",
         b"Description: Status: inside", b"Version:7", b"Status:  install ok unpacked \r", b"XPackage: z",
+        b"Version: 3\r", b"Package: a\x1c", b"Architecture: all ", b"Status: install ok  installed",
+        b"Package: caf\xc3\xa9", b"Version: 1\xc2\xa0",
     ]
 )  # fmt: skip
 
 
+def _general(raw: bytes) -> list:
+    out = []
+    for st_ in dpkg.parse_status(raw):
+        if "Package" in st_:
+            words = st_.get("Status", "").split()
+            status = tuple(words) if len(words) == 3 else (None, None, None)
+            out.append((st_["Package"], *status, st_.get("Architecture"), st_.get("Version")))
+    return out
+
+
+_DPKG_WRITES = (  # a stanza in dpkg's own order and shape (Essential sits before Status)
+    b"Package: {name}\nEssential: yes\nStatus: install ok installed\nPriority: required\n"
+    b"Maintainer: Debian <x@debian.org>\nArchitecture: amd64\nMulti-Arch: foreign\nVersion: 1.{n}\n"
+    b"Depends: libc6\nDescription: a package\n Version: 9 (a continuation line)\n .\n"
+)
+_VALUES = st.sampled_from(
+    [b"a", b"2:1.0-1~b+c", b"amd64", b"all", b"caf\xc3\xa9", b"a\x1c", b"3\r", b"x ", b" y", b"", b"\xff"]
+)
+_STATUSES = st.sampled_from(
+    [b"install ok installed", b"deinstall ok config-files", b"install reinstreq half-installed", b"install ok",
+     b"install  ok installed", b"install ok installed ", b"hold ok unpacked\r", b"install ok triggers-awaited",
+     b"install ok "]
+)  # fmt: skip
+# A stanza in dpkg's order with any values in its four fields, some not what dpkg writes.
+_ORDERED = st.builds(
+    lambda name, status, arch, version: b"Package: %s\nStatus: %s\nPriority: optional\nArchitecture: %s\n"
+    b"Version: %s\nDescription: d\n more" % (name, status, arch, version),
+    _VALUES, _STATUSES, _VALUES, _VALUES,
+)  # fmt: skip
+_SEPARATORS = st.sampled_from([b"\n", b"\n\n", b"\n\n\n", b"\n \t\n", b"\n\t\n", b"\r\n\r\n", b"\n\r\n", b""])
+
+
 @settings(max_examples=400, deadline=None)
-@given(lines=st.lists(_LINES, min_size=1, max_size=12))
-def test_dpkg_order_fast_path_reads_what_the_general_path_reads(lines):
-    # parse_status reads a stanza in dpkg's own field order with one regex match, and any other
-    # with dpkg.fields: both must give the same fields for every stanza.
-    stanza = b"\n".join(lines)
-    general = dpkg.fields(stanza)
-    assert dpkg.parse_status(stanza) == ([general] if general else [])
+@given(
+    stanzas=st.lists(
+        st.one_of(
+            st.lists(_LINES, min_size=1, max_size=12).map(b"\n".join),
+            st.sampled_from([b"a", b"b", b"dpkg"]).map(lambda n: _DPKG_WRITES.replace(b"{name}", n)),
+            _ORDERED,
+        ),
+        min_size=1,
+        max_size=5,
+    ),
+    separators=st.lists(_SEPARATORS, min_size=5, max_size=5),
+)
+def test_dpkg_one_pass_reads_what_the_general_path_reads(stanzas, separators):
+    # records reads a file dpkg wrote with one findall (dpkg_order), any other with
+    # parse_status: where the one pass answers, it must give the general path's records.
+    raw = b"".join(stanza + sep for stanza, sep in zip(stanzas, separators, strict=False))
+    fast = dpkg.dpkg_order(raw)
+    assert fast is None or fast == _general(raw)
+    assert dpkg.records(raw) == _general(raw)
 
 
-def test_a_stanza_as_dpkg_writes_it_takes_the_one_match_path():
+@settings(max_examples=400, deadline=None)
+@given(stanza=_ORDERED)
+def test_dpkg_one_pass_takes_only_the_values_dpkg_writes(stanza):
+    # One stanza in dpkg's order, its values odd or not: the one pass reads it as the general
+    # path does, or leaves it to that path.
+    fast = dpkg.dpkg_order(stanza)
+    assert fast is None or fast == _general(stanza)
+
+
+def test_a_file_as_dpkg_writes_it_takes_the_one_pass_path():
     stanza = (
         b"Package: adduser\nStatus: install ok installed\nPriority: important\nSection: admin\n"
         b"Maintainer: Debian Adduser Developers <adduser@packages.debian.org>\nArchitecture: all\n"
         b"Multi-Arch: foreign\nVersion: 3.134\nDepends: passwd\nDescription: add and remove users\n"
         b" Version: 9 (a continuation line)\n"
     )
-    m = dpkg._CANONICAL.match(stanza)
-    assert m is not None and m.groups() == (b"adduser", b"install ok installed", b"all", b"3.134")
-    # A second Version before Architecture (not dpkg's order) goes the general way, first kept.
-    odd = stanza.replace(b"Priority: important", b"Version: 1.0")
-    assert dpkg._CANONICAL.match(odd) is None
-    assert dpkg.parse_status(odd)[0]["Version"] == "1.0"
+    two = stanza + b"\n" + stanza.replace(b"adduser", b"bash").replace(b"Priority", b"Essential: yes\nPriority")
+    assert dpkg.dpkg_order(two) == [
+        ("adduser", "install", "ok", "installed", "all", "3.134"),
+        ("bash", "install", "ok", "installed", "all", "3.134"),
+    ]
+    # A second Version before Architecture (not dpkg's order) sends the file the general way,
+    # where the first is kept.
+    odd = two.replace(b"Priority: important", b"Version: 1.0", 1)
+    assert dpkg.dpkg_order(odd) is None
+    assert [r[5] for r in dpkg.records(odd)] == ["1.0", "3.134"]
+    # So does a Package line no match begins: a stanza without a Status, ...
+    assert dpkg.dpkg_order(two + b"\nPackage: c\nVersion: 1\n") is None
+    # ... (a "Package: " inside a line is no Package line, and is no match either) ...
+    inside = b"\nDescription: Package: d\nStatus: install ok installed\nArchitecture: all\nVersion: 2\n"
+    assert dpkg.dpkg_order(two + inside + b"\nPackage: c\nVersion: 1\n") is None
+    assert [r[0] for r in dpkg.records(two + inside + b"\nPackage: c\nVersion: 1\n")] == ["adduser", "bash", "c"]
+    # ... a continuation line before the Version, or a whitespace-only line parting stanzas.
+    assert dpkg.dpkg_order(two.replace(b"Section: admin", b" continued", 1)) is None
+    assert dpkg.dpkg_order(two.replace(b"\n\nPackage: bash", b"\n \nPackage: bash")) is None
+    # A whitespace-only line inside a stanza after three newlines ends it (parse_status splits
+    # such a piece again), so the Status below it is not adduser's, on either path.
+    for blank in (b" ", b"\t", b"\r", b"\f", b"\v"):
+        split = b"\n\n\n" + stanza.replace(b"\nStatus:", b"\n" + blank + b"\nStatus:")
+        assert dpkg.dpkg_order(split) is None
+        assert dpkg.records(split) == [("adduser", None, None, None, None, None)]
+
+
+def test_a_file_as_dpkg_writes_it_never_reaches_the_general_reader(monkeypatch):
+    status = _DPKG_WRITES.replace(b"{name}", b"dpkg") + b"\n" + _DPKG_WRITES.replace(b"{name}", b"bash")
+
+    def general(data):
+        raise AssertionError("parse_status was asked")
+
+    monkeypatch.setattr(dpkg, "parse_status", general)
+    assert dpkg.packages_from_status(status).installed == {"bash": "1.{n}", "dpkg": "1.{n}"}
+
+
+def test_dpkg_a_stanza_with_an_empty_package_name_is_no_package():
+    status = b"Package: \nStatus: install ok installed\nVersion: 1\n\nPackage: a\nStatus: install ok installed\nVersion: 2\n"
+    pk = dpkg.packages_from_status(status)
+    assert pk.installed == {"a": "2"} and pk.unconfigured == ()
 
 
 def test_dpkg_stanzas_a_piece_that_starts_with_a_newline_is_split_too():

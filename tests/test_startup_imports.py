@@ -23,10 +23,11 @@ PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 # typing, dataclasses, importlib.util: kept off since the first speed pass; hashlib loads
 # OpenSSL (gpuenv.checksum uses the built-in sha256); fnmatch compiles a regex per pattern;
 # importlib (gpuenv.import_module does its one job) and collections.abc (annotations only) cost
-# half a millisecond each.
+# half a millisecond each; struct is a shared library to load on a pyenv or conda Python (the
+# ld.so.cache reader casts a memoryview instead).
 HEAVY = (
     "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib", "importlib.util", "subprocess",
-    "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc",
+    "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc", "struct", "_struct",
 )  # fmt: skip
 
 _LOADED = """

@@ -24,42 +24,75 @@ _UNFINISHED = {"half-installed", "half-configured", "unpacked", "triggers-awaite
 _FIELDS = tuple(
     (f"{name}:".encode(), f"\n{name}:".encode(), name) for name in ("Package", "Status", "Version", "Architecture")
 )
-# The stanza as dpkg writes it: Package first, then Status, Architecture and Version in that
-# order, each the first of its name (the lines skipped between them start with none of the four
-# names). One match reads the four values; any other stanza takes the general path.
-_SKIP = rb"(?:(?!Package:|Status:|Architecture:|Version:)[^\n]*\n)*?"
-_CANONICAL = re.compile(
-    rb"Package: ([^\n]*)\n" + _SKIP + rb"Status: ([^\n]*)\n" + _SKIP + rb"Architecture: ([^\n]*)\n" + _SKIP
-    + rb"Version: ([^\n]*)"
+# A stanza as dpkg writes it: Package first, then Status, Architecture and Version in that
+# order, each the first of its name, each value one printable ASCII word (three for Status).
+# That is what dpkg writes (Debian policy allows nothing else in these four), and the words are
+# what the general path's strip and split would leave. The Package line starts the file or
+# follows a blank line (the two lookbehinds; the search itself looks for the literal
+# "Package: ", which is what makes one pass over a file fast). The lines skipped between the
+# four are field lines (neither blank nor whitespace-only nor continuation lines: \S is ASCII
+# non-space in a bytes pattern) that start with none of the three later names, so a match never
+# leaves its stanza, and none is given back (possessive: there is nothing to retry). A Package
+# line skipped starts no match, so the count in ``dpkg_order`` sends that file the general way.
+_SKIP = rb"(?:(?!Status:|Architecture:|Version:)\S[^\n]*\n)*+"
+_WORD = rb"([!-~]+)"
+_DPKG_ORDER = re.compile(
+    rb"Package: (?<![^\n]Package: )(?<![^\n]\nPackage: )" + _WORD + rb"\n" + _SKIP
+    + rb"Status: " + _WORD + rb" " + _WORD + rb" " + _WORD + rb"\n" + _SKIP
+    + rb"Architecture: " + _WORD + rb"\n" + _SKIP + rb"Version: " + _WORD + rb"(?![^\n])"
 )  # fmt: skip
+
+# One stanza that names a package: (Package, want, flag, state, Architecture, Version), the
+# three Status words None unless there are exactly three, a missing field None.
+Record = tuple[str, str | None, str | None, str | None, str | None, str | None]
+
+
+def records(data: str | bytes) -> list[Record]:
+    """The stanzas of a dpkg status file that name a package, in file order.
+
+    A real status file runs to tens of thousands of lines and this is on every probe's path:
+    a file dpkg wrote is read with one regex pass (``dpkg_order``), any other by
+    ``parse_status``. Both give the same records.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data  # never raises
+    fast = dpkg_order(raw)
+    if fast is not None:
+        return fast
+    found: list[Record] = []
+    for st in parse_status(raw):
+        if "Package" in st:
+            words = st.get("Status", "").split()
+            want, flag, state = words if len(words) == 3 else (None, None, None)
+            found.append((st["Package"], want, flag, state, st.get("Architecture"), st.get("Version")))
+    return found
+
+
+def dpkg_order(raw: bytes) -> list[Record] | None:
+    """The records when every stanza has dpkg's own shape (see ``_DPKG_ORDER``), else None.
+
+    Every line starting "Package:" must begin a match: a stanza in another order or shape, a
+    second Package in one stanza, or stanzas parted by a whitespace-only or CRLF line leave a
+    Package line unmatched, and the whole file goes to ``parse_status``.
+    """
+    found = _DPKG_ORDER.findall(raw)
+    if len(found) != raw.count(b"\nPackage:") + raw.startswith(b"Package:"):
+        return None
+    # Printable ASCII: nothing to replace, and nothing a strip would take.
+    return [(n.decode(), w.decode(), f.decode(), s.decode(), a.decode(), v.decode()) for n, w, f, s, a, v in found]
 
 
 def parse_status(data: str | bytes) -> list[dict[str, str]]:
     """Stanzas of a dpkg status file, keeping the fields gpuenv reads (Package, Status, Version,
     Architecture); continuation lines and other fields are skipped.
 
-    A real status file runs to tens of thousands of lines and this is on every probe's path, so
-    it works on the bytes (only the values kept are decoded, as UTF-8 with undecodable bytes
-    replaced), and a stanza in dpkg's own field order is read with one regex match. Stanzas are
-    separated by blank (or whitespace-only) lines; of a field given twice, the first is kept; a
-    field counts only at the start of a line (a continuation line starts with a space).
+    The general reader, for any file: it works on the bytes (only the values kept are decoded,
+    as UTF-8 with undecodable bytes replaced). Stanzas are separated by blank (or
+    whitespace-only) lines; of a field given twice, the first is kept; a field counts only at
+    the start of a line (a continuation line starts with a space).
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data  # never raises
     stanzas: list[dict[str, str]] = []
-    canonical = _CANONICAL.match
     for stanza in _stanzas(raw):
-        m = canonical(stanza)
-        if m is not None:
-            package, status, arch, version = m.groups()
-            stanzas.append(
-                {
-                    "Package": package.decode("utf-8", "replace").strip(),
-                    "Status": status.decode("utf-8", "replace").strip(),
-                    "Version": version.decode("utf-8", "replace").strip(),
-                    "Architecture": arch.decode("utf-8", "replace").strip(),
-                }
-            )
-            continue
         current = fields(stanza)
         if current:
             stanzas.append(current)
@@ -107,32 +140,21 @@ def packages_from_status(
     ``updates`` are the texts of dpkg's journal files, in order: a stanza there replaces the
     status file's stanza of the same package and architecture.
     """
-    installed: dict[str, str] = {}
-    unfinished: list[str] = []
-    stanzas = parse_status(text)
+    found = records(text)
     if updates:
-        merged = {(st.get("Package"), st.get("Architecture")): st for st in stanzas}
+        merged = {(rec[0], rec[4]): rec for rec in found}
         for update in updates:
-            for st in parse_status(update):
-                merged[(st.get("Package"), st.get("Architecture"))] = st
-        stanzas = list(merged.values())
+            merged.update(((rec[0], rec[4]), rec) for rec in records(update))
+        found = list(merged.values())
     if native_arch is None:
-        native_arch = next(
-            (st.get("Architecture") for st in stanzas if st.get("Package") == "dpkg"), fallback_arch
-        )
-    for st in stanzas:
-        name, status = st.get("Package"), st.get("Status", "").split()
-        if not name or len(status) != 3:
-            continue
-        want, flag, state = status
-        arch = st.get("Architecture")
-        key = name
-        if native_arch and arch and arch not in ("all", native_arch):
-            key = f"{name}:{arch}"
-        if state in _PRESENT and "Version" in st:
-            installed[key] = st["Version"]
-        if state in _UNFINISHED or flag == "reinstreq":
-            unfinished.append(key)
+        native_arch = next((rec[4] for rec in found if rec[0] == "dpkg"), fallback_arch)
+    keyed = [
+        (name if not native_arch or not arch or arch in ("all", native_arch) else f"{name}:{arch}", flag, state, version)
+        for name, _, flag, state, arch, version in found
+        if name and state is not None
+    ]
+    installed = {key: version for key, _, state, version in keyed if state in _PRESENT and version is not None}
+    unfinished = [key for key, flag, state, _ in keyed if state in _UNFINISHED or flag == "reinstreq"]
     return Packages(manager="dpkg", installed=dict(sorted(installed.items())), unconfigured=tuple(unfinished))
 
 
