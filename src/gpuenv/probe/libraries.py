@@ -110,7 +110,7 @@ def _parse_new(data: bytes, base: int, wanted: tuple[bytes, ...] | None) -> list
 def _words(data: bytes, at: int, count: int, order: str) -> list[int]:
     """``count`` unsigned 32-bit words of ``data`` from ``at`` (within bounds: the callers check),
     in byte order ``order``. Not ``struct``: a pyenv or conda Python loads it as a shared
-    library, a quarter of a millisecond on every probe; a cache in this machine's own byte
+    library, 0.4 ms of every probe on this machine; a cache in the machine's own byte
     order, the usual case, is one memoryview cast."""
     if order == sys.byteorder:
         return memoryview(data)[at : at + 4 * count].cast("I").tolist()
