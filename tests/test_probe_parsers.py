@@ -658,19 +658,9 @@ _LINES = st.sampled_from(
 )  # fmt: skip
 
 
-def _general(raw: bytes) -> list:
-    out = []
-    for st_ in dpkg.parse_status(raw):
-        if "Package" in st_:
-            words = st_.get("Status", "").split()
-            status = tuple(words) if len(words) == 3 else (None, None, None)
-            out.append((st_["Package"], *status, st_.get("Architecture"), st_.get("Version")))
-    return out
-
-
 _DPKG_WRITES = (  # a stanza in dpkg's own order and shape (Essential sits before Status)
     b"Package: {name}\nEssential: yes\nStatus: install ok installed\nPriority: required\n"
-    b"Maintainer: Debian <x@debian.org>\nArchitecture: amd64\nMulti-Arch: foreign\nVersion: 1.{n}\n"
+    b"Maintainer: Debian <x@debian.org>\nArchitecture: amd64\nMulti-Arch: foreign\nVersion: 1.0\n"
     b"Depends: libc6\nDescription: a package\n Version: 9 (a continuation line)\n .\n"
 )
 _VALUES = st.sampled_from(
@@ -708,8 +698,7 @@ def test_dpkg_one_pass_reads_what_the_general_path_reads(stanzas, separators):
     # parse_status: where the one pass answers, it must give the general path's records.
     raw = b"".join(stanza + sep for stanza, sep in zip(stanzas, separators, strict=False))
     fast = dpkg.dpkg_order(raw)
-    assert fast is None or fast == _general(raw)
-    assert dpkg.records(raw) == _general(raw)
+    assert fast is None or fast == dpkg.general_records(raw)
 
 
 @settings(max_examples=400, deadline=None)
@@ -718,7 +707,7 @@ def test_dpkg_one_pass_takes_only_the_values_dpkg_writes(stanza):
     # One stanza in dpkg's order, its values odd or not: the one pass reads it as the general
     # path does, or leaves it to that path.
     fast = dpkg.dpkg_order(stanza)
-    assert fast is None or fast == _general(stanza)
+    assert fast is None or fast == dpkg.general_records(stanza)
 
 
 def test_a_file_as_dpkg_writes_it_takes_the_one_pass_path():
@@ -762,7 +751,7 @@ def test_a_file_as_dpkg_writes_it_never_reaches_the_general_reader(monkeypatch):
         raise AssertionError("parse_status was asked")
 
     monkeypatch.setattr(dpkg, "parse_status", general)
-    assert dpkg.packages_from_status(status).installed == {"bash": "1.{n}", "dpkg": "1.{n}"}
+    assert dpkg.packages_from_status(status).installed == {"bash": "1.0", "dpkg": "1.0"}
 
 
 def test_dpkg_a_stanza_with_an_empty_package_name_is_no_package():

@@ -56,8 +56,11 @@ def records(data: str | bytes) -> list[Record]:
     """
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data  # never raises
     fast = dpkg_order(raw)
-    if fast is not None:
-        return fast
+    return fast if fast is not None else general_records(raw)
+
+
+def general_records(raw: bytes) -> list[Record]:
+    """The records of any file, from ``parse_status``."""
     found: list[Record] = []
     for st in parse_status(raw):
         if "Package" in st:
