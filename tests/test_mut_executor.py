@@ -167,6 +167,79 @@ def test_a_step_that_fails_keeps_the_journal_for_resume(tmp_path):
     assert sorted(p.name for p in (tmp_path / "etc/x").iterdir()) == ["keep"]  # no temporary left
 
 
+ARABIC_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")  # digits to str.isdigit and int, not to shadow
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def _interrupted_run(root: Path) -> Step:
+    """A run that died at its step w (a directory in the way); the cause is then cleared, so that
+    --resume can go on."""
+    step = _blocked_write(root)
+    assert _apply(root, step).exit is Exit.PROBLEMS
+    for p in (root / "etc/x").iterdir():
+        p.unlink()
+    (root / "etc/x").rmdir()
+    return step
+
+
+@AS_ROOT
+def test_resume_removes_the_lock_files_a_killed_usermod_left_and_nothing_else(tmp_path):
+    step = _interrupted_run(tmp_path)
+    etc = tmp_path / "etc"
+    dead, live = _dead_pid(), os.getpid()
+    gone = {f"group.{dead}": str(dead), f"gshadow.{dead}": str(dead), f"passwd.{dead}": str(dead)}
+    kept = {
+        f"subuid.{dead + 3}": f"{dead + 3}\n",  # shadow writes no newline
+        f"group.{live}": str(live),  # a usermod running now
+        f"shadow.{dead}": "1",  # not the pid its name says
+        f"hosts.{dead}": str(dead),  # not a user database
+        "group.0": "0",
+        f"group.{dead}x": str(dead),
+        "group.lock": str(dead),  # shadow clears a stale .lock itself
+        "shadow.lock": "lock",  # no pid at all
+        "group.99999999999": "99999999999",  # beyond any pid
+        "group." + str(dead).translate(ARABIC_DIGITS): str(dead).translate(ARABIC_DIGITS),
+        f"shadow.{dead + 2}": f"{dead + 2}0",  # more than the pid its name says
+    }
+    for name, text in {**gone, **kept}.items():
+        (etc / name).write_text(text)
+    (etc / "elsewhere").write_text(str(dead))
+    (etc / "target").write_text(str(dead))
+    (etc / f"subuid.{dead}").symlink_to(etc / "target")
+    os.mkfifo(etc / f"passwd.{dead + 4}")  # opened, it would block an open without O_NONBLOCK
+    os.link(etc / "elsewhere", etc / f"subgid.{dead}")  # two links: not a lock shadow left
+    owned = etc / f"gshadow.{dead + 1}"
+    owned.write_text(str(dead + 1))
+    os.chown(owned, 1000, 1000)
+    fds = len(os.listdir("/proc/self/fd"))
+    out = _apply(tmp_path, step, resume=True)
+    assert out.exit is Exit.OK, out.message
+    assert len(os.listdir("/proc/self/fd")) == fds  # every file it opened, closed
+    left = sorted(p.name for p in etc.iterdir())
+    special = [f"subuid.{dead}", f"subgid.{dead}", f"passwd.{dead + 4}", "elsewhere", "target", owned.name, "x"]
+    assert left == sorted([*kept, *special])
+    log = (tmp_path / "var/log/gpuenv/apply.log").read_text()
+    for name in gone:
+        assert (
+            f"removed /etc/{name}: the lock file of a user-database command the interrupted run "
+            f"started (pid {dead}, gone)"
+        ) in log
+
+
+@AS_ROOT
+def test_a_first_run_leaves_lock_files_alone(tmp_path):
+    (tmp_path / "etc").mkdir()
+    dead = _dead_pid()
+    (tmp_path / f"etc/group.{dead}").write_text(str(dead))
+    assert _apply(tmp_path, _write()).exit is Exit.OK
+    assert (tmp_path / f"etc/group.{dead}").read_text() == str(dead)
+
+
 # --------------------------------------------------------------------------------------------
 # Programs: refused before the first step when another account could have written them
 

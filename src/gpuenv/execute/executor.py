@@ -8,7 +8,8 @@ built with a ``SimulatingRunner`` and ``ReadOnlyFiles``: the one place that deci
 Apply: lock and journal, refuse (before any change) a stale plan, blockers without --force, a
 locked or interrupted dpkg, a key whose fingerprint differs from the pinned one, and apt removals
 the plan did not name; then run the steps in order, skipping those already done, so that a
-second run changes nothing and --resume continues after a crash.
+second run changes nothing and --resume continues after a crash (first clearing the lock files a
+killed usermod or groupadd leaves in /etc).
 
 Every path is resolved inside the root (``rootpath.in_root``): a symlink in a chroot, absolute
 or climbing with "..", is followed as the chroot would see it and never reaches the host.
@@ -570,6 +571,62 @@ def _dpkg_interrupted(root: str) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
+# shadow's lock leftovers
+
+_SHADOW_DBS = ("passwd", "shadow", "group", "gshadow", "subuid", "subgid")
+
+
+def _clear_shadow_leftovers(root: str, log: Callable[[str], None]) -> None:
+    """Remove what a killed usermod or groupadd (ours, or a maintainer script's) left in /etc.
+
+    shadow locks /etc/group by writing its pid to /etc/group.PID, linking that to /etc/group.lock
+    and unlinking it; a kill -9 or power cut in between leaves /etc/group.PID for good (a stale
+    .lock shadow itself clears on its next run). Called only when resuming our own interrupted
+    run. Removed: a regular root-owned file of one link named DB.PID, holding exactly PID, whose
+    process is gone. Anything else of such a name (a live process's lock, other content, a
+    symlink, a FIFO) is left alone."""
+    etc = in_root(root, "/etc")
+    try:
+        names = os.listdir(etc)
+    except OSError:
+        return
+    for name in names:
+        db, _, pid = name.rpartition(".")
+        if db not in _SHADOW_DBS or not (pid.isascii() and pid.isdigit()):
+            continue
+        path = os.path.join(etc, name)
+        try:  # never through a symlink, never blocking on a FIFO
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            mine = stat.S_ISREG(st.st_mode) and st.st_uid == 0 and st.st_nlink == 1
+            content = os.read(fd, len(pid) + 1) if mine else b""
+        finally:
+            os.close(fd)
+        # shadow writes the pid alone, without a newline
+        if content != pid.encode() or _alive(int(pid)):
+            continue
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            continue  # removed meanwhile (by whom, not ours to say)
+        log(f"removed /etc/{name}: the lock file of a user-database command the interrupted run started (pid {pid}, gone)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        pass  # another account's process is alive; a pid beyond any is not ours to judge
+    # 0 names our own process group: never a lock shadow made, and kept.
+    return True
+
+
+# --------------------------------------------------------------------------------------------
 # The two entry points
 
 
@@ -740,6 +797,8 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
     changed = False
     step: Step | None = None  # None: the dpkg --configure -a that comes before the steps
     try:
+        if resuming:
+            _clear_shadow_leftovers(root, log)
         if interrupted:  # our own run died inside dpkg: finish its configuration first
             ctx.emit("step-start", None, "dpkg --configure -a (the interrupted run)")
             runner.run(["dpkg", "--configure", "-a"])
