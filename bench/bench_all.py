@@ -44,12 +44,13 @@ ROWS = [
     ("matrix --help", [SCRIPT, "matrix", "--help"], 8),
 ]
 # What every command pays before gpuenv's own code runs, shown for reference (no target): the
-# console script pip writes (it imports re), argparse with one parser (whose gettext lookups
-# import locale; no help option, whose default formatter imports shutil, which gpuenv's does
-# not) and json.
+# console script pip writes (it imports re), argparse with one parser (its gettext lookups
+# skipped, as gpuenv.cli skips them; no help option, whose default formatter imports shutil,
+# which gpuenv's does not) and json.
 FLOOR = ("(floor: script + re, argparse, json)", [
     sys.executable, "-c",
-    "import re, argparse, json; re.sub(r'(-script\\.pyw|\\.exe)?$', '', 'gpuenv'); argparse.ArgumentParser(add_help=False)",
+    "import re, argparse, json; re.sub(r'(-script\\.pyw|\\.exe)?$', '', 'gpuenv'); argparse._ = str; "
+    "argparse.ArgumentParser(add_help=False)",
 ], None)  # fmt: skip
 
 

@@ -24,10 +24,11 @@ PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 # OpenSSL (gpuenv.checksum uses the built-in sha256); fnmatch compiles a regex per pattern;
 # importlib (gpuenv.import_module does its one job) and collections.abc (annotations only) cost
 # half a millisecond each; struct is a shared library to load on a pyenv or conda Python (the
-# ld.so.cache reader casts a memoryview instead).
+# ld.so.cache reader casts a memoryview instead); locale, a millisecond of alias tables, is what
+# argparse's gettext lookups of its own words imported (gpuenv.cli skips those lookups).
 HEAVY = (
     "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib", "importlib.util", "subprocess",
-    "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc", "struct", "_struct",
+    "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc", "struct", "_struct", "locale",
 )  # fmt: skip
 
 _LOADED = """

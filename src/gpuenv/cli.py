@@ -20,6 +20,14 @@ gc.set_threshold(70_000, 20, 20)
 import argparse  # noqa: E402 - after the collector's setting, on purpose
 import sys  # noqa: E402
 
+# argparse looks each of its own words ("usage: ", "options", ...) up through gettext, three
+# lookups for every parser built, and every lookup imports locale (its alias tables make it the
+# largest module on a probe's path, about a millisecond) and stats a catalog in gettext's default
+# domain for the user's language. No Python ships one for argparse's words, and gpuenv's own
+# words are English: the lookups always give back what they were given, so gpuenv skips them.
+argparse._ = str
+argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
 # Command name -> the module under gpuenv.commands that defines it (the one registration place).
 COMMANDS = {
     "probe": "probe",
