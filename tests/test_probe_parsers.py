@@ -23,6 +23,7 @@ from gpuenv.probe import (
     users,
 )
 from gpuenv.probe import platform as plat
+from gpuenv.probe.host import Host
 
 NOBLE = """PRETTY_NAME="Ubuntu 24.04.3 LTS"
 NAME="Ubuntu"
@@ -109,6 +110,40 @@ def test_os_from_release():
 )
 def test_parse_cpu_model(text, want):
     assert osinfo.parse_cpu_model(text) == want
+
+
+def _cpu_block(i: int, model: str = "AMD EPYC 9654 96-Core Processor", flags: str = "fpu sse2") -> str:
+    return f"processor\t: {i}\nvendor_id\t: AuthenticAMD\nmodel name\t: {model}\nflags\t\t: {flags}\n\n"
+
+
+def _cpuinfo_host(tmp_path, text: str) -> Host:
+    (tmp_path / "proc").mkdir(parents=True)
+    (tmp_path / "proc/cpuinfo").write_text(text)
+    return Host.at(str(tmp_path))
+
+
+def test_a_big_cpuinfo_is_judged_by_its_first_cpu(tmp_path):
+    text = _cpu_block(0, flags="fpu hypervisor") + "".join(_cpu_block(i, "other", "fpu") for i in range(1, 900))
+    assert len(text) > 2 * osinfo.CPUINFO_HEAD
+    host = _cpuinfo_host(tmp_path, text)
+    assert osinfo.in_cpuinfo(host, osinfo.parse_cpu_model) == "AMD EPYC 9654 96-Core Processor"
+    assert osinfo.in_cpuinfo(host, plat.cpu_hypervisor_flag) is True
+
+
+def test_what_the_head_of_cpuinfo_lacks_is_read_from_the_whole_file(tmp_path):
+    """A Raspberry Pi names its Model after every CPU's block; a line the head cuts is not read
+    cut."""
+    arm = "".join(f"processor\t: {i}\nBogoMIPS\t: 108.00\nFeatures\t: fp asimd\n\n" for i in range(600))
+    host = _cpuinfo_host(tmp_path, arm + "Model\t\t: Raspberry Pi 5 Model B Rev 1.0\n")
+    assert osinfo.in_cpuinfo(host, osinfo.parse_cpu_model) == "Raspberry Pi 5 Model B Rev 1.0"
+    assert osinfo.in_cpuinfo(host, plat.cpu_hypervisor_flag) is None
+    pad = "x" * (osinfo.CPUINFO_HEAD - len("model name\t: AMD") - 1) + "\n"
+    host = _cpuinfo_host(tmp_path / "cut", pad + "model name\t: AMD EPYC 9654\nflags\t\t: hypervisor\n")
+    assert osinfo.in_cpuinfo(host, osinfo.parse_cpu_model) == "AMD EPYC 9654"
+    small = _cpuinfo_host(tmp_path / "small", _cpu_block(0, flags="fpu"))
+    assert osinfo.in_cpuinfo(small, plat.cpu_hypervisor_flag) is False
+    (tmp_path / "none").mkdir()
+    assert osinfo.in_cpuinfo(Host.at(str(tmp_path / "none")), osinfo.parse_cpu_model) is None
 
 
 def test_parse_meminfo():

@@ -3,7 +3,11 @@ env) has no version.json; nvcc on PATH may be a wrapper script; ROCm may lack .i
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuenv.probe import toolkits
 from gpuenv.probe.host import Host
@@ -15,6 +19,36 @@ def test_cuda_h_gives_the_series():
     assert toolkits.parse_cuda_h("#define CUDA_VERSION 11070\n") == "11.7"
     with pytest.raises(ValueError):
         toolkits.parse_cuda_h("#define CUDART_VERSION 12080\n")
+
+
+def test_cuda_h_reads_a_define_only_at_the_start_of_a_line():
+    assert toolkits.parse_cuda_h("/* #define CUDA_VERSION 9000 */\n#define  CUDA_VERSION\t12080\n") == "12.8"
+    for text in (" #define CUDA_VERSION 12080\n", "x#define CUDA_VERSION 12080\n", "#define CUDA_VERSIONS 1\n"):
+        with pytest.raises(ValueError):
+            toolkits.parse_cuda_h(text)
+
+
+_LINE = st.tuples(
+    st.sampled_from(("", " ", "x", "/* ")),
+    st.sampled_from(("#define", "# define", "#defin")),
+    st.sampled_from((" ", "\t", "\n", "")),
+    st.sampled_from(("CUDA_VERSION", "ROCM_VERSION_MAJOR", "ROCM_VERSION_PATCH", "CUDART_VERSION")),
+    st.sampled_from((" ", "\t ", "\n", "")),
+    st.sampled_from(("12080", "6", "x")),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE, max_size=6), st.sampled_from(("\n", " ", "\n\n")))
+def test_the_header_patterns_find_what_a_line_anchored_search_finds(lines, sep):
+    """The patterns put their line anchor after the literal (for speed): they find what the
+    plain (?m)^ formulation finds, in any text."""
+    text = sep.join("".join(line) for line in lines)
+    for fast, plain in (
+        (toolkits._CUDA_H, r"(?m)^#define\s+CUDA_VERSION\s+(\d+)"),
+        (toolkits._ROCM_H, r"(?m)^#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)"),
+    ):
+        assert [m.span() for m in re.finditer(fast, text)] == [m.span() for m in re.finditer(plain, text)]
 
 
 def test_rocm_version_h():

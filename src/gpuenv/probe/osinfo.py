@@ -13,6 +13,13 @@ from gpuenv.facts import OS
 from gpuenv.facts import Host as HostFacts
 from gpuenv.probe.host import Host
 
+TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import TypeVar
+
+    T = TypeVar("T")
+
 _ESCAPES = r'\\([\\$"`])'
 _ANY_ESCAPE = r"\\(.)"
 
@@ -69,6 +76,26 @@ def probe_os(host: Host) -> OS:
     if text is None:
         text = host.read_text("/usr/lib/os-release")
     return os_from_release(parse_os_release(text))
+
+
+# The kernel makes /proc/cpuinfo CPU by CPU as it is read: on a GPU server of a few hundred
+# CPUs the whole file is hundreds of KB and milliseconds of kernel time, while what a probe wants
+# (x86's "model name" and "flags") is in the first CPU's block.
+CPUINFO_HEAD = 16 << 10
+
+
+def in_cpuinfo(host: Host, find: Callable[[str], T | None]) -> T | None:
+    """``find`` over the whole lines of /proc/cpuinfo's first CPUINFO_HEAD bytes, then over the
+    whole file when that was not all of it and ``find`` gave None (a Raspberry Pi names its
+    "Model" after every CPU's block). None when there is no /proc/cpuinfo."""
+    try:
+        head = host.read_bytes("/proc/cpuinfo", CPUINFO_HEAD)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if len(head) < CPUINFO_HEAD:
+        return find(head.decode("utf-8", "replace"))
+    found = find(head[: head.rfind(b"\n") + 1].decode("utf-8", "replace"))  # a line cut short is not read
+    return found if found is not None else find(host.read_optional("/proc/cpuinfo") or "")
 
 
 def parse_cpu_model(cpuinfo: str) -> str | None:
@@ -158,7 +185,7 @@ def probe_host(host: Host, errors: list) -> HostFacts:
         errors.append(ProbeError("host.hostname", str(exc)))
     cpu = mem = None
     try:
-        cpu = parse_cpu_model(host.read_optional("/proc/cpuinfo") or "")
+        cpu = in_cpuinfo(host, parse_cpu_model)
     except Exception as exc:  # noqa: BLE001
         errors.append(ProbeError("host.cpu", str(exc)))
     try:

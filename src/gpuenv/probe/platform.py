@@ -183,14 +183,20 @@ def detect(host: Host, cmdline: str | None = None) -> tuple[str | None, str | No
 
 
 def _cpu_hypervisor_flag(host: Host) -> bool:
+    from gpuenv.probe.osinfo import in_cpuinfo
+
     try:
-        text = host.read_optional("/proc/cpuinfo") or ""
+        return bool(in_cpuinfo(host, cpu_hypervisor_flag))
     except OSError:
         return False
-    for line in text.splitlines():
+
+
+def cpu_hypervisor_flag(cpuinfo: str) -> bool | None:
+    """Whether the first "flags" line of cpuinfo names "hypervisor"; None without one."""
+    for line in cpuinfo.splitlines():
         if line.startswith("flags"):
             return "hypervisor" in line.split(":", 1)[-1].split()
-    return False
+    return None
 
 
 def virtualization(host: Host) -> str | None:

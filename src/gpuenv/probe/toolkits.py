@@ -37,8 +37,11 @@ def parse_rocm_version(text: str) -> str:
 
 
 CUDA_H_HEAD = 128 << 10
-_CUDA_H = r"(?m)^#define\s+CUDA_VERSION\s+(\d+)"
-_ROCM_H = r"(?m)^#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)"
+# A #define at the start of a line: the lookbehind after the literal, not a leading (?m)^, so
+# that the search jumps from one "#define" to the next instead of trying every position of the
+# 14 KB before CUDA_VERSION (a fifth of the time).
+_CUDA_H = r"#define(?<![^\n]#define)\s+CUDA_VERSION\s+(\d+)"
+_ROCM_H = r"#define(?<![^\n]#define)\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)"
 
 
 def parse_cuda_h(text: str) -> str:
