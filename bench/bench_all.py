@@ -44,12 +44,12 @@ ROWS = [
     ("matrix --help", [SCRIPT, "matrix", "--help"], 8),
 ]
 # What every command pays before gpuenv's own code runs, shown for reference (no target): the
-# console script pip writes (it imports re), argparse with one parser (its gettext lookups
+# console script pip writes (it imports re) and argparse with one parser (its gettext lookups
 # skipped, as gpuenv.cli skips them; no help option, whose default formatter imports shutil,
-# which gpuenv's does not) and json.
-FLOOR = ("(floor: script + re, argparse, json)", [
+# which gpuenv's does not). json is not on it: a probe writes its JSON with gpuenv.jsonout.
+FLOOR = ("(floor: script + re, argparse)", [
     sys.executable, "-c",
-    "import re, argparse, json; re.sub(r'(-script\\.pyw|\\.exe)?$', '', 'gpuenv'); argparse._ = str; "
+    "import re, argparse; re.sub(r'(-script\\.pyw|\\.exe)?$', '', 'gpuenv'); argparse._ = str; "
     "argparse.ArgumentParser(add_help=False)",
 ], None)  # fmt: skip
 

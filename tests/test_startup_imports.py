@@ -131,3 +131,12 @@ def test_the_rich_free_doctor_says_what_the_json_says():
         assert f"    fix: {first}" in human
         for line in rest:
             assert f"         {line}" in human
+
+
+def test_probe_writes_its_json_without_importing_json(tmp_path):
+    """gpuenv.jsonout writes the document; json (whose import compiles the decoder's and the
+    scanner's regexes) is for reading, which a probe does only of a CUDA tree's version.json or
+    for --python (an empty root has neither)."""
+    loaded = _loaded("probe", "--json", "--root", str(tmp_path))
+    assert "gpuenv.jsonout" in loaded
+    assert not {"json", "json.decoder", "json.scanner"} & loaded

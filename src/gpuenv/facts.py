@@ -13,7 +13,6 @@ in a flag the JSON never carries: ``Gpu.kernel_driver`` (null: none bound; left 
 
 from __future__ import annotations
 
-import json
 import re
 
 from gpuenv import record as records
@@ -264,8 +263,10 @@ class Facts:
     def to_dict(self) -> dict[str, object]:
         return to_dict(self)
 
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+    def to_json(self) -> str:
+        from gpuenv.jsonout import dumps
+
+        return dumps(self.to_dict())
 
     def digest(self) -> str:
         return digest(self)
@@ -318,8 +319,11 @@ def digest(facts: Facts) -> str:
     doc = facts.to_dict()
     for key in _VOLATILE:
         doc.pop(key, None)
-    canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    import json
+
     from gpuenv.checksum import sha256_hex
+
+    canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
     return "sha256:" + sha256_hex(canonical.encode())
 

@@ -24,9 +24,9 @@ def run(args: argparse.Namespace) -> int:
     except MatrixError as exc:
         raise Usage(f"matrices: {exc}") from None
     if args.json_out:
-        import json
+        from gpuenv import jsonout
 
-        sys.stdout.write(json.dumps(advice.to_dict(), indent=2) + "\n")
+        sys.stdout.write(jsonout.dumps(advice.to_dict()) + "\n")
     else:
         from gpuenv.render.advise import render_advice
         from gpuenv.render.console import make_console

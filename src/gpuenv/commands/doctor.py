@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+from gpuenv import jsonout
 from gpuenv.commands import (
     Command,
     Usage,
@@ -94,7 +95,7 @@ def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore
     report = _diagnose(facts, matrices, wanted, only, skip)
     redactor = _redactor(facts) if redact else None
     if json_out:
-        sys.stdout.write(json.dumps(_report_doc(report, redactor), indent=2) + "\n")
+        sys.stdout.write(jsonout.dumps(_report_doc(report, redactor)) + "\n")
         json_notice(redactor)
     elif fmt == "markdown":
         from gpuenv.commands.output import notice

@@ -7,9 +7,9 @@ Exit status: 0 no host has an error and every file was read and is fresh, 1 othe
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from gpuenv import jsonout
 from gpuenv.commands import Command, Usage, add_json
 
 DESCRIPTION = """\
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
         _write(args.html, fleet_html(report))
     if args.json_out:
-        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+        sys.stdout.write(jsonout.dumps(report.to_dict()) + "\n")
     else:
         from gpuenv.render.console import make_console
         from gpuenv.render.fleet import render_fleet

@@ -21,8 +21,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
-
+    from gpuenv import jsonout
     from gpuenv.matrices import MatrixError, load
     from gpuenv.torchpick import PickError, pick
 
@@ -36,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     except MatrixError as exc:
         raise Usage(f"matrices: {exc}") from None
     if args.json_out:
-        sys.stdout.write(json.dumps(choice.to_dict(), indent=2) + "\n")
+        sys.stdout.write(jsonout.dumps(choice.to_dict()) + "\n")
     else:
         from gpuenv.render.term import Term
         from gpuenv.render.torch import render_choice

@@ -7,9 +7,9 @@ The checks run in a subprocess of that interpreter (gpuenv.verify.run); the judg
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from gpuenv import jsonout
 from gpuenv.commands import Command, Usage, add_json
 
 DESCRIPTION = """\
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
     result = verify(python, args.timeout, args.root)
     if args.json_out:
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+        sys.stdout.write(jsonout.dumps(result.to_dict()) + "\n")
     else:
         from gpuenv.render.term import Term
         from gpuenv.render.verify import render_verification

@@ -14,12 +14,12 @@ nothing behind: the directory and the lock file it created for nothing are remov
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import time
 from pathlib import Path
 from typing import Any
 
+from gpuenv import jsonout
 from gpuenv.record import field, record
 from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_regular
 
@@ -185,7 +185,7 @@ class Journal:
 
     def begin(self, plan_digest: str, plan_doc: dict[str, Any]) -> None:
         self.state = State(plan_digest=plan_digest, started_at=_now())
-        _atomic(self.plan_path, json.dumps(plan_doc, indent=2) + "\n")
+        _atomic(self.plan_path, jsonout.dumps(plan_doc) + "\n")
         self._write()
         self._created = []  # the journal is real now: nothing of it is discarded
 
@@ -222,7 +222,7 @@ class Journal:
             pass
 
     def _write(self) -> None:
-        _atomic(self.path, json.dumps(vars(self.state), indent=2) + "\n")
+        _atomic(self.path, jsonout.dumps(vars(self.state)) + "\n")
 
 
 def _atomic(path: Path, text: str) -> None:

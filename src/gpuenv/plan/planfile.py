@@ -11,12 +11,13 @@ import os
 import tempfile
 from pathlib import Path
 
+from gpuenv import jsonout
 from gpuenv.checksum import sha256_hex
 from gpuenv.plan.plan import Plan, PlanError, from_dict
 
 
 def dumps(plan: Plan) -> str:
-    return json.dumps(plan.to_dict(), indent=2) + "\n"
+    return jsonout.dumps(plan.to_dict()) + "\n"
 
 
 MAX_BYTES = 4 << 20  # a plan is a few KB

@@ -9,7 +9,6 @@ run: the interpreter's venv (``pyvenv.cfg``) or the system site directories are 
 
 from __future__ import annotations
 
-import json
 import re
 
 from gpuenv.facts import Python, Torch
@@ -192,6 +191,8 @@ def probe(
         exe, version = sys.executable, ".".join(map(str, sys.version_info[:3]))
         dirs = [p for p in sys.path if p and os.path.isdir(p)]
     else:
+        import json  # only for --python: a probe writes its JSON without json
+
         doc = json.loads(host.run_json([python, "-B", "-"], _SCRIPT))
         exe, version = doc.get("executable") or python, doc.get("version")
         dirs = [p for p in doc.get("path", []) if isinstance(p, str) and p]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from gpuenv.facts import Toolkit, Toolkits
@@ -12,6 +11,8 @@ _CUDA_TXT = r"CUDA Version\s+([0-9][0-9.]*)"
 
 
 def parse_cuda_version_json(text: str) -> str:
+    import json  # only for a tree with a version.json: a probe writes its JSON without json
+
     doc = json.loads(text)
     version = doc["cuda"]["version"] if isinstance(doc, dict) and isinstance(doc.get("cuda"), dict) else None
     if not isinstance(version, str) or not version:

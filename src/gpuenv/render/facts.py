@@ -132,7 +132,7 @@ def md_details(summary: str, body: str) -> str:
 def facts_markdown(facts: Facts, notice: str) -> str:
     """`gpuenv probe --format markdown`: a summary line, the summary table, the facts JSON folded.
     ``facts`` is already redacted when redaction is on; ``notice`` says which way it went."""
-    import json
+    from gpuenv import jsonout
 
     gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
     head = (
@@ -144,6 +144,6 @@ def facts_markdown(facts: Facts, notice: str) -> str:
         md_text(head),
         f"> {md_text(notice)}",
         md_summary_table(facts),
-        md_details("Facts (gpuenv probe --json)", md_fence(json.dumps(facts.to_dict(), indent=2), "json")),
+        md_details("Facts (gpuenv probe --json)", md_fence(jsonout.dumps(facts.to_dict()), "json")),
     ]
     return "\n\n".join(parts) + "\n"

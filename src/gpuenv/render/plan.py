@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
+from gpuenv import jsonout
 from gpuenv.plan.plan import Kind, Plan, Step
 
 TYPE_CHECKING = False  # typing's flag without importing typing, nor the executor for a dry run
@@ -41,7 +40,7 @@ def escape(text: str) -> str:
 
 
 def plan_json(plan: Plan) -> str:
-    return json.dumps(plan.to_dict(), indent=2)
+    return jsonout.dumps(plan.to_dict())
 
 
 def _what(step: Step) -> str:

@@ -122,8 +122,7 @@ def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s,
     """`gpuenv doctor --format markdown`: one summary line, each finding with its fix in a fenced
     block, and the facts folded in <details>. ``facts`` is the (redacted) facts; ``text`` redacts
     the findings' strings the same way; ``notice`` is the one redaction line."""
-    import json
-
+    from gpuenv import jsonout
     from gpuenv.render.facts import md_details, md_fence, md_summary_table, md_text
 
     s = report.summary()
@@ -154,8 +153,8 @@ def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s,
                 block += ["", "Refs: " + ", ".join(f"<{text(r)}>" for r in f.refs)]
             out.append("\n".join(block))
     out.append(md_details("Machine summary", md_summary_table(facts)))
-    out.append(md_details("Facts (gpuenv probe --json)", md_fence(json.dumps(facts.to_dict(), indent=2), "json")))
-    out.append(md_details("Report (gpuenv doctor --json)", md_fence(json.dumps(_redacted_report(report, text), indent=2), "json")))
+    out.append(md_details("Facts (gpuenv probe --json)", md_fence(jsonout.dumps(facts.to_dict()), "json")))
+    out.append(md_details("Report (gpuenv doctor --json)", md_fence(jsonout.dumps(_redacted_report(report, text)), "json")))
     return "\n\n".join(out) + "\n"
 
 
