@@ -6,6 +6,7 @@ import re
 
 from gpuenv.facts import Platform
 from gpuenv.probe.host import Host
+from gpuenv.probe.osinfo import in_cpuinfo
 
 # DMI strings that name a hypervisor, tested with startswith in systemd's order: product_name
 # (first, "to detect KVM over QEMU"), sys_vendor, board_vendor, bios_vendor, product_version
@@ -183,8 +184,6 @@ def detect(host: Host, cmdline: str | None = None) -> tuple[str | None, str | No
 
 
 def _cpu_hypervisor_flag(host: Host) -> bool:
-    from gpuenv.probe.osinfo import in_cpuinfo
-
     try:
         return bool(in_cpuinfo(host, cpu_hypervisor_flag))
     except OSError:
