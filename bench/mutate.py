@@ -70,7 +70,7 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         # the refusal paths: what is refused before any change, and how
         ["_check_program", "_check_scheme", "_loopback", "_fetch_key", "_dpkg_locked", "_dpkg_interrupted",
          "apply", "write", "remove", "_binary_keyring", "_allowed_by", "redirect_request",
-         "_clear_shadow_leftovers", "_alive"],
+         "_clear_shadow_leftovers", "_lock_left", "_alive"],
     ),
     "src/gpuenv/plan/planner.py": (
         ["tests/test_plan.py", "-k", "not test_cli", "tests/test_mut_planner.py"],

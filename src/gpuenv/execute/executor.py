@@ -37,7 +37,7 @@ from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
 from gpuenv.record import field, record
-from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_file
+from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_file, read_regular
 
 Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
 _KEY_MAX = 1 << 20
@@ -595,24 +595,24 @@ def _clear_shadow_leftovers(root: str, log: Callable[[str], None]) -> None:
         if db not in _SHADOW_DBS or not (pid.isascii() and pid.isdigit()):
             continue
         path = os.path.join(etc, name)
-        try:  # never through a symlink, never blocking on a FIFO
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        try:
-            st = os.fstat(fd)
-            mine = stat.S_ISREG(st.st_mode) and st.st_uid == 0 and st.st_nlink == 1
-            content = os.read(fd, len(pid) + 1) if mine else b""
-        finally:
-            os.close(fd)
-        # shadow writes the pid alone, without a newline
-        if content != pid.encode() or _alive(int(pid)):
+        if not _lock_left(path, pid) or _alive(int(pid)):
             continue
         try:
             os.unlink(path)
         except FileNotFoundError:
             continue  # removed meanwhile (by whom, not ours to say)
         log(f"removed /etc/{name}: the lock file of a user-database command the interrupted run started (pid {pid}, gone)")
+
+
+def _lock_left(path: str, pid: str) -> bool:
+    """Whether ``path`` is a lock file as shadow writes it: root's, of one link, a regular file
+    holding the pid alone (no newline)."""
+    try:
+        st = os.lstat(path)
+        # The safe reader refuses a link, a FIFO, a device, and anything longer than the pid.
+        return st.st_uid == 0 and st.st_nlink == 1 and read_regular(path, len(pid), nofollow=True) == pid.encode()
+    except OSError:
+        return False
 
 
 def _alive(pid: int) -> bool:
