@@ -109,6 +109,10 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     ),
     # Every value at gpuenv's seams (facts, plans, findings) is a record.
     "src/gpuenv/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
+    # How every command, apply as root among them, gets its argparse (without gettext).
+    "src/gpuenv/cli.py": (["tests/test_cli.py", "tests/test_startup_imports.py"], ["_import_argparse", "_ngettext"]),
+    # The newest bundled CUDA, read without building cuda.json's tables.
+    "src/gpuenv/matrices.py": (["tests/test_matrices.py", "tests/test_doctor_stale.py"], ["cuda_versions"]),
 }
 
 PYTEST = ["-x", "-q", "-p", "no:cacheprovider", "-m", "not chroot", "--no-header", "-o", "addopts="]

@@ -618,6 +618,34 @@ def test_the_shipped_amd_gpus_are_built_when_looked_up_and_as_a_whole_parse_buil
     assert lazy.amd_gpus() == m.amd_gpus()
 
 
+def test_the_shipped_cuda_versions_are_read_without_building_the_toolkits(m):
+    lazy = M.parse_dir(DATA, "bundled", lazy=True)
+    versions = lazy.cuda_versions()
+    assert versions == [t.version for t in m.cuda_toolkits()] == m.cuda_versions()
+    assert "cuda" in lazy._pending and lazy._cuda == []  # nothing else of cuda.json built
+    versions.append("99.0")  # a copy: the caller's list is its own
+    assert lazy.cuda_versions() == m.cuda_versions()
+    assert lazy.cuda_toolkits() == m.cuda_toolkits()  # the whole file still read when asked
+    assert lazy.cuda_versions() == m.cuda_versions()
+
+
+def test_cuda_versions_are_in_the_toolkits_order_whatever_the_files_order(tmp_path):
+    bundle = copy_bundle(tmp_path)
+    edit(bundle / "cuda.json", lambda d: d["toolkits"].reverse())
+    lazy, whole = M.parse_dir(bundle, "test", lazy=True), M.parse_dir(bundle, "test")
+    assert lazy.cuda_versions() == [t.version for t in whole.cuda_toolkits()] == whole.cuda_versions()
+    assert M.vkey(lazy.cuda_versions()[0]) < M.vkey(lazy.cuda_versions()[-1])
+
+
+@pytest.mark.parametrize("bad", ["12.x", 12.8, None])
+def test_a_bad_cuda_version_is_refused_when_the_versions_alone_are_read(tmp_path, bad):
+    bundle = copy_bundle(tmp_path)
+    edit(bundle / "cuda.json", lambda d: d["toolkits"][3].update(version=bad))
+    lazy = M.parse_dir(bundle, "test", lazy=True)
+    with pytest.raises(M.MatrixError, match=r"cuda.json: \$.toolkits\[3\].version"):
+        lazy.cuda_versions()
+
+
 def test_a_bad_amd_entry_is_refused_whole_at_once_and_lazily_when_looked_up(tmp_path):
     bundle = copy_bundle(tmp_path)
     edit(bundle / "amd_gpus.json", lambda d: d["gpus"][0].update(kfd="maybe"))

@@ -8,13 +8,17 @@ missing (3.12 renamed it ``_sha2``; builds may leave it out).
 
 from __future__ import annotations
 
+import sys
+
 try:
-    from _sha2 import sha256 as _sha256  # CPython 3.12 and later
-except ImportError:
-    try:
-        from _sha256 import sha256 as _sha256  # CPython 3.10 and 3.11
-    except ImportError:  # a build without the built-in hashes
-        from hashlib import sha256 as _sha256
+    # The name of this Python's module first: a failed import costs a search of every sys.path
+    # entry.
+    if sys.version_info >= (3, 12):
+        from _sha2 import sha256 as _sha256
+    else:
+        from _sha256 import sha256 as _sha256
+except ImportError:  # a build without the built-in hashes
+    from hashlib import sha256 as _sha256
 
 __all__ = ["sha256_hex"]
 

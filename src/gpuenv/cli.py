@@ -1,7 +1,7 @@
 """The command line: one definition of every command and option (argparse), built lazily.
 
 ``gpuenv NAME ...`` imports only the module of NAME and builds only its parser: start-up is
-Python's own plus what the command needs (``bench/bench_cli.py``). ``gpuenv --help`` lists the
+Python's own plus what the command needs (``bench/bench_all.py``). ``gpuenv --help`` lists the
 commands from their modules' one-line summaries. Every usage error is one line on stderr and
 exit status 2 (``gpuenv.exitcodes``).
 """
@@ -17,16 +17,53 @@ import gc
 # Set here, before argparse and the rest are imported: that is where most passes would run.
 gc.set_threshold(70_000, 20, 20)
 
-import argparse  # noqa: E402 - after the collector's setting, on purpose
 import sys  # noqa: E402
 
-# argparse looks each of its own words ("usage: ", "options", ...) up through gettext, three
-# lookups for every parser built, and every lookup imports locale (its alias tables make it the
-# largest module on a probe's path, about a millisecond) and stats a catalog in gettext's default
-# domain for the user's language. No Python ships one for argparse's words, and gpuenv's own
-# words are English: the lookups always give back what they were given, so gpuenv skips them.
-argparse._ = str
-argparse.ngettext = lambda singular, plural, n: singular if n == 1 else plural
+
+def _ngettext(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
+def _import_argparse():
+    """argparse, without gettext and with its words untranslated.
+
+    argparse looks each of its own words ("usage: ", "options", ...) up through gettext, three
+    lookups for every parser built, and every lookup imports locale (its alias tables make it the
+    largest module on a probe's path, about a millisecond) and stats a catalog in gettext's
+    default domain for the user's language. No Python ships one for argparse's words, and
+    gpuenv's own words are English: the lookups always give back what they were given. Nor is
+    gettext's import needed (a millisecond more: it compiles its plural-forms tokenizer), only
+    its two functions' names: argparse imports them from a stand-in that is in ``sys.modules``
+    for that one import, so a later ``import gettext`` anywhere gets the real module. Should
+    some Python's argparse want more of gettext, the stand-in's ImportError falls back to the
+    real module, and a reference to the stand-in module itself is pointed at the real one.
+    """
+    if "argparse" in sys.modules or "gettext" in sys.modules:
+        import argparse
+    else:
+        stand_in = type(sys)("gettext")
+        stand_in.gettext, stand_in.ngettext = str, _ngettext
+        sys.modules["gettext"] = stand_in
+        try:
+            import argparse
+        except ImportError:
+            sys.modules.pop("gettext", None)
+            import argparse
+        finally:
+            if sys.modules.get("gettext") is stand_in:
+                del sys.modules["gettext"]
+        kept = [name for name, value in vars(argparse).items() if value is stand_in]
+        if kept:
+            import gettext
+
+            for name in kept:
+                setattr(argparse, name, gettext)
+    argparse._ = str
+    argparse.ngettext = _ngettext
+    return argparse
+
+
+argparse = _import_argparse()
 
 # Command name -> the module under gpuenv.commands that defines it (the one registration place).
 COMMANDS = {

@@ -53,7 +53,7 @@ def _newest(matrices, kind: str) -> str | None:
     if kind not in memo:
         versions = {
             "rocm": lambda: [r.version for r in matrices.rocm_releases()],
-            "cuda": lambda: [t.version for t in matrices.cuda_toolkits()],
+            "cuda": matrices.cuda_versions,
             "torch": lambda: list(matrices.torch_versions()),
             "branch": lambda: [b.branch.lstrip("R") for b in matrices.driver_branches()],
         }[kind]()
