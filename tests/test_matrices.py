@@ -637,6 +637,15 @@ def test_cuda_versions_are_in_the_toolkits_order_whatever_the_files_order(tmp_pa
     assert M.vkey(lazy.cuda_versions()[0]) < M.vkey(lazy.cuda_versions()[-1])
 
 
+def test_a_whole_parse_answers_cuda_versions_from_what_it_checked_never_the_file_again(tmp_path):
+    # An installed bundle is checked whole before use: what it says later is what was checked,
+    # whatever happens to the files afterwards.
+    bundle = copy_bundle(tmp_path)
+    whole = M.parse_dir(bundle, "test")
+    (bundle / "cuda.json").unlink()
+    assert whole.cuda_versions() == [t.version for t in whole.cuda_toolkits()] != []
+
+
 @pytest.mark.parametrize("bad", ["12.x", 12.8, None])
 def test_a_bad_cuda_version_is_refused_when_the_versions_alone_are_read(tmp_path, bad):
     bundle = copy_bundle(tmp_path)
