@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import stat
 import tarfile
 from pathlib import Path
 
@@ -170,3 +172,91 @@ def test_show_tables_hold_the_data():
     assert rocm[-1][0] == "7.2.4 (default)" and "gfx1201*" in rocm[-1][2]
     for subject in SUBJECTS:
         assert all(rows for _, _, rows in tables(m, subject))
+
+
+def test_a_directory_is_read_once_so_what_is_installed_is_what_was_hashed(tmp_path, state, monkeypatch):
+    # The directory's owner swaps a file after gpuenv hashed it (root installing a bundle a user
+    # prepared): the bytes installed are still the ones the --sha256 pinned.
+    bundle = copy_bundle(tmp_path, "2099.03.01")
+    pinned = B.digest(bundle)
+    original = (bundle / "torch.json").read_bytes()
+    hashed = B._digest_of
+
+    def swap_after_hashing(files):
+        got = hashed(files)
+        edit(bundle / "torch.json", lambda d: d["releases"].pop())  # still a valid bundle
+        return got
+
+    monkeypatch.setattr(B, "_digest_of", swap_after_hashing)
+    B.install(str(bundle), pinned)
+    assert (state / "torch.json").read_bytes() == original != (bundle / "torch.json").read_bytes()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink", "directory"])
+def test_a_bundle_directory_file_that_is_no_regular_file_is_refused_and_never_opened(tmp_path, state, kind):
+    bundle = copy_bundle(tmp_path, "2099.04.01")
+    target = bundle / "torch.json"
+    target.unlink()
+    if kind == "fifo":
+        os.mkfifo(target)  # opening it to read would wait for a writer for ever
+    elif kind == "symlink":
+        (tmp_path / "elsewhere.json").write_bytes((Path(M.bundled_dir()) / "torch.json").read_bytes())
+        target.symlink_to(tmp_path / "elsewhere.json")
+    else:
+        target.mkdir()
+    result = runner.invoke(app, ["matrix", "update", "--from", str(bundle), "--sha256", "0" * 64])
+    assert result.exit_code == Exit.USAGE, result.output
+    assert result.stderr.count("\n") == 1 and str(target) in result.stderr, result.stderr
+    assert not state.exists()
+
+
+def test_an_installed_bundle_with_a_fifo_is_passed_over_not_waited_on(tmp_path, state):
+    B.install(str(bundle := copy_bundle(tmp_path, "2099.05.01")), B.digest(bundle))
+    (state / "cuda.json").unlink()
+    os.mkfifo(state / "cuda.json")
+    M.clear_cache()
+    m = M.load()
+    assert m.bundle.origin == "bundled" and "cuda.json: not a regular file" in m.bundle.skipped
+    assert m.cuda_toolkits()  # the shipped data answers
+
+
+root_only = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="as root (CI is)")
+
+
+@root_only
+@pytest.mark.parametrize("change", ["directory writable by everyone", "file of another account"])
+def test_root_passes_over_an_installed_bundle_another_account_could_have_changed(tmp_path, state, change):
+    B.install(str(bundle := copy_bundle(tmp_path, "2099.06.01")), B.digest(bundle))
+    if change.startswith("directory"):
+        os.chmod(state, 0o777)
+        expect = f"{state} is writable by everyone (mode 0777)"
+    else:
+        os.chown(state / "torch.json", 4321, -1)
+        expect = f"{state / 'torch.json'} belongs to uid 4321"
+    M.clear_cache()
+    m = M.load()
+    assert m.bundle.origin == "bundled"
+    assert m.bundle.skipped == f"installed bundle at {state} ignored: {expect}"
+
+
+def test_another_user_is_steered_by_their_own_bundle_alone_so_no_ownership_is_asked(tmp_path, state, monkeypatch):
+    B.install(str(bundle := copy_bundle(tmp_path, "2099.07.01")), B.digest(bundle))
+    os.chmod(state, 0o777)
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    M.clear_cache()
+    assert M.load().bundle.origin == "installed"
+
+
+@root_only
+def test_an_installed_bundle_has_exact_modes_whatever_the_umask(tmp_path, state):
+    old = os.umask(0o002)  # group-writable files and directories, were modes left to the umask
+    try:
+        B.install(str(bundle := copy_bundle(tmp_path, "2099.08.01")), B.digest(bundle))
+    finally:
+        os.umask(old)
+    assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in (state, state.parent)} == {
+        state.name: 0o755, state.parent.name: 0o755
+    }
+    assert {stat.S_IMODE(p.stat().st_mode) for p in state.iterdir()} == {0o644}
+    M.clear_cache()
+    assert M.load().bundle.origin == "installed"

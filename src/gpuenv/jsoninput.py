@@ -23,9 +23,10 @@ class InputError(ValueError):
     """An input file that cannot be read as gpuenv JSON; the message is one line."""
 
 
-def read(path: str, what: str, limit: int = MAX_BYTES) -> object:
-    """The JSON document in ``path`` ("-" is standard input), checked as described above."""
-    return parse(read_bytes(path, what, limit), f"{what} {path}")
+def read(path: str, what: str, limit: int = MAX_BYTES, *, max_depth: int | None = MAX_DEPTH) -> object:
+    """The JSON document in ``path`` ("-" is standard input), checked as described above
+    (``max_depth``: see ``parse``)."""
+    return parse(read_bytes(path, what, limit), f"{what} {path}", max_depth=max_depth)
 
 
 def read_bytes(path: str, what: str, limit: int = MAX_BYTES) -> bytes:
@@ -46,8 +47,13 @@ def read_bytes(path: str, what: str, limit: int = MAX_BYTES) -> bytes:
         raise InputError(f"{what} {path}: cannot read: {exc.strerror or exc}") from None
 
 
-def parse(data: bytes, label: str) -> object:
-    """JSON from bytes: strict UTF-8, no NaN/Infinity, depth at most MAX_DEPTH."""
+def parse(data: bytes, label: str, *, max_depth: int | None = MAX_DEPTH) -> object:
+    """JSON from bytes: strict UTF-8, no NaN/Infinity, depth at most ``max_depth``.
+
+    ``max_depth=None`` leaves the depth to json.loads' own recursion limit, for a reader that
+    walks only the shape it expects and refuses anything else where it looks (the matrices'
+    Reader): their bundled files are read on every doctor run, and the walk would double the
+    cost of reading them."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -60,8 +66,8 @@ def parse(data: bytes, label: str) -> object:
         raise InputError(f"{label}: nested too deeply") from None
     except ValueError as exc:  # _no_constant
         raise InputError(f"{label}: {exc}") from None
-    if _depth(doc) > MAX_DEPTH:
-        raise InputError(f"{label}: nested deeper than {MAX_DEPTH} levels")
+    if max_depth is not None and _depth(doc, max_depth) > max_depth:
+        raise InputError(f"{label}: nested deeper than {max_depth} levels")
     return doc
 
 
@@ -69,8 +75,9 @@ def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
 
 
-def _depth(doc: object) -> int:
-    """Nesting depth, without recursion (a hostile document must not exhaust the stack)."""
+def _depth(doc: object, limit: int = MAX_DEPTH) -> int:
+    """Nesting depth, without recursion (a hostile document must not exhaust the stack); the
+    walk stops past ``limit``."""
     deepest = 0
     todo = [(doc, 1)]
     while todo:
@@ -81,7 +88,7 @@ def _depth(doc: object) -> int:
             continue
         if level > deepest:
             deepest = level
-            if deepest > MAX_DEPTH:
+            if deepest > limit:
                 return deepest
         todo.extend((child, level + 1) for child in node if isinstance(child, dict | list))
     return deepest

@@ -20,7 +20,6 @@ parses; else the copy shipped inside gpuenv (``gpuenv.bundled``: the package gpu
 
 from __future__ import annotations
 
-import json
 import os
 import re
 
@@ -31,6 +30,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 FILES = ("bundle.json", "amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json")
+MAX_FILE = 16 << 20  # the largest shipped file is under half a megabyte
 
 
 class MatrixError(ValueError):
@@ -583,20 +583,15 @@ class Reader:
 
 
 def _read(directory: str, name: str) -> object:
-    path = os.path.join(directory, name)
+    """One matrices file, through the one JSON reader: a regular file (an installed bundle may
+    be hostile: never a FIFO or a device), at most MAX_FILE bytes, strict UTF-8, valid JSON.
+    The depth is left to the Reader, which looks only where it expects a value."""
+    from gpuenv.jsoninput import InputError, read
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except OSError as exc:
-        raise MatrixError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise MatrixError(f"{path}: not UTF-8: {exc.reason}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise MatrixError(f"{path}: not valid JSON: {exc}") from exc
-    except RecursionError as exc:
-        raise MatrixError(f"{path}: not valid JSON: nested too deeply") from exc
+        return read(os.path.join(directory, name), "matrices file", MAX_FILE, max_depth=None)
+    except InputError as exc:
+        raise MatrixError(str(exc)) from None
 
 
 def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
@@ -955,7 +950,8 @@ def load(path: str | None = None) -> Matrices:
     """Load (once per process and path) the installed bundle if any, else the bundled one.
 
     ``path`` reads that directory only (no fallback): a bad one raises MatrixError. Without it,
-    a broken installed bundle is passed over (``bundle.skipped`` says why) for the bundled data."""
+    a broken installed bundle, or for root one that another account could have changed, is
+    passed over (``bundle.skipped`` says why) for the bundled data."""
     key = path or f"default:{_state_dir()}"
     cached = _CACHE.get(key)
     if cached is not None:
@@ -967,10 +963,14 @@ def load(path: str | None = None) -> Matrices:
         result = None
         installed = _state_dir()
         if os.path.isfile(os.path.join(installed, "bundle.json")):
-            try:
-                result = parse_dir(installed, "installed")
-            except MatrixError as exc:
-                skipped = f"installed bundle at {installed} ignored: {exc}"
+            why = _untrusted(installed)
+            if why:
+                skipped = f"installed bundle at {installed} ignored: {why}"
+            else:
+                try:
+                    result = parse_dir(installed, "installed")
+                except MatrixError as exc:
+                    skipped = f"installed bundle at {installed} ignored: {exc}"
         if result is None:
             result = parse_dir(bundled_dir(), "bundled", lazy=True)
             if skipped:
@@ -978,6 +978,21 @@ def load(path: str | None = None) -> Matrices:
                 result.bundle = BundleInfo(b.version, b.path, b.origin, skipped)
     _CACHE[key] = result
     return result
+
+
+def _untrusted(directory: str) -> str | None:
+    """For root, why another account could have changed the installed bundle (it decides what
+    root's plans install: GPUENV_STATE_DIR may point anywhere); None when none could, and for
+    any other user, whose bundle steers only their own runs."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    from gpuenv.trust import untrusted
+
+    for name in FILES:
+        why = untrusted(os.path.join(directory, name))
+        if why:
+            return why
+    return None
 
 
 def clear_cache() -> None:

@@ -52,12 +52,33 @@ class Installed:
 
 def digest(directory: Path) -> str:
     """sha256 of a bundle directory: of "name sha256(content)" lines, one per file, sorted."""
-    lines = []
-    for name in sorted(FILES):
+    return _digest_of(_read_files(directory))
+
+
+def _digest_of(files: dict[str, bytes]) -> str:
+    return sha256_hex("".join(f"{name} {sha256_hex(files[name])}\n" for name in sorted(files)).encode())
+
+
+def _read_files(directory: Path) -> dict[str, bytes]:
+    """The bundle files of a directory by name, each read once: what is hashed is what is
+    installed, whatever the directory's owner changes meanwhile. Regular files only (never a
+    FIFO, a device or a symbolic link), at most MAX_BYTES each; a missing file is left out."""
+    from gpuenv.rootpath import NotRegular, TooLarge, read_regular
+
+    files = {}
+    for name in FILES:
         path = directory / name
-        if path.is_file():
-            lines.append(f"{name} {sha256_hex(path.read_bytes())}\n")
-    return sha256_hex("".join(lines).encode())
+        try:
+            files[name] = read_regular(path, MAX_BYTES, nofollow=True)
+        except FileNotFoundError:
+            continue
+        except TooLarge:
+            raise BundleError(f"{path}: larger than {MAX_BYTES} bytes; not a bundle file", Exit.USAGE) from None
+        except NotRegular:
+            raise BundleError(f"{path}: not a regular file", Exit.USAGE) from None
+        except OSError as exc:
+            raise BundleError(f"{path}: cannot read: {exc.strerror or exc}", Exit.USAGE) from None
+    return files
 
 
 def check(directory: str | os.PathLike[str]) -> list[str]:
@@ -132,12 +153,12 @@ def stage(source: str, sha256: str, workdir: Path) -> Path:
     else:
         path = Path(source[len("file://") :] if source.startswith("file://") else source)
         if path.is_dir():
-            got = digest(path)
+            files = _read_files(path)
+            got = _digest_of(files)
             if got != want:
                 raise BundleError(f"{path}: sha256 {got} does not match --sha256 {want}", Exit.REFUSED)
-            for name in FILES:
-                if (path / name).is_file():
-                    shutil.copyfile(path / name, bundle / name)
+            for name, data in files.items():
+                (bundle / name).write_bytes(data)
             return bundle
         from gpuenv.rootpath import TooLarge, read_regular
 
@@ -181,11 +202,18 @@ def install(source: str, sha256: str, state: Path | None = None) -> Installed:
         if vkey(new) <= vkey(old):
             what = "the same version as" if vkey(new) == vkey(old) else "older than"
             raise BundleError(f"bundle {new} is {what} the one in use ({old}); refusing", Exit.REFUSED)
-        # Only now: beside the state directory (one file system, so the swap is a rename).
-        state.parent.mkdir(parents=True, exist_ok=True)
+        # Only now: beside the state directory (one file system, so the swap is a rename). The
+        # modes are exact, whatever the umask: root passes over an installed bundle that another
+        # account could have changed (matrices.load), so its own must never look like one.
+        from gpuenv.rootpath import make_dirs
+
+        make_dirs(state.parent, Path(state.anchor))
         with tempfile.TemporaryDirectory(prefix=".matrices-", dir=state.parent) as swap:
             staged = Path(swap) / "bundle"
             shutil.copytree(bundle, staged)
+            os.chmod(staged, 0o755)
+            for name in os.listdir(staged):
+                os.chmod(staged / name, 0o644)
             if state.exists():
                 os.replace(state, Path(swap) / "retired")
             os.replace(staged, state)

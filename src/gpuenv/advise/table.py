@@ -9,7 +9,6 @@ judgements and their sources; the patterns that find things in code live in ``so
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -174,13 +173,10 @@ def _regex(r: Reader, text: str, p: str) -> re.Pattern[str]:
 def load() -> Table:
     """The bundled table (once per process); MatrixError when it is missing or malformed."""
     from gpuenv import bundled
+    from gpuenv.jsoninput import InputError, read
 
-    path = bundled.path("matrices", "advise.json")
     try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.loads(fh.read())
-    except OSError as exc:
-        raise MatrixError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise MatrixError(f"{path}: not valid JSON: {exc}") from None
+        doc = read(bundled.path("matrices", "advise.json"), "advise table")
+    except InputError as exc:
+        raise MatrixError(str(exc)) from None
     return parse(doc)

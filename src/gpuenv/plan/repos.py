@@ -9,7 +9,6 @@ repository. The command layer builds them from ``GPUENV_TEST_REPO_MAP`` and
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -170,10 +169,12 @@ def load(path: str | Path | None = None, overrides: Overrides | None = None) -> 
 
 @lru_cache(maxsize=8)
 def _load(path: str, overrides: Overrides) -> Repos:
+    from gpuenv.jsoninput import InputError, read
+
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise PlanError(f"repos: cannot read {path}: {exc}") from exc
+        doc = read(path, "repos")
+    except InputError as exc:
+        raise PlanError(f"repos: {exc}") from None
     if not isinstance(doc, dict) or doc.get("schema") != "gpuenv.matrices.repos/1":
         raise PlanError(f"repos: {path} is not a gpuenv.matrices.repos/1 document")
     try:
