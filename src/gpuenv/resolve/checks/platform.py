@@ -117,6 +117,32 @@ def container(facts: Facts, matrices, target: Target):
         if facts.device_nodes is not None
         else []
     )
+    # A container sees the host's PCI bus. A vendor named only by what is installed here (a CUDA
+    # image on a CPU-only CI runner), with no GPU of its own on that bus, has nothing on the host
+    # to map in, as far as the facts tell: said, but no error. Not so for an explicit target,
+    # nor when the bus could not be read.
+    hostless = [
+        (v, m) for v, m in missing
+        if not facts.gpus_of(v) and basis(target) != "explicit" and not any(e.probe == "pci" for e in facts.errors)
+    ]  # fmt: skip
+    missing = [vm for vm in missing if vm not in hostless]
+    if hostless and not missing:
+        named = " or ".join("AMD" if v == "amd" else "NVIDIA" for v, _ in hostless)
+        parts = [f"{'AMD' if v == 'amd' else 'NVIDIA'}: {', '.join(m)} missing" for v, m in hostless]
+        yield Finding(
+            code="platform.container",
+            severity=Severity.INFO,
+            title=f"Inside a {kind} container, with no {named} GPU to map in",
+            detail="; ".join(parts)
+            + f", and no {named} GPU is on the PCI bus this container sees (the host's): the installed "
+            f"{target.stack} stack has nothing to run on. Kernel drivers belong to the host.",
+            fix="Nothing to change on a host without a GPU. On one with a GPU the container does not see, "
+            "map it in: "
+            + ("docker run --gpus all … (nvidia-container-toolkit on the host)" if hostless[0][0] == "nvidia"
+               else "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render …"),
+            refs=CONTAINER_REFS,
+        )  # fmt: skip
+        return
     if missing:
         parts = [f"{'AMD' if v == 'amd' else 'NVIDIA'}: {', '.join(m)} missing" for v, m in missing]
         fixes = []
