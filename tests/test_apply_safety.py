@@ -91,6 +91,21 @@ def test_an_edited_venv_with_steps_to_match_is_refused(box, tmp_path):
     assert made(box) == []
 
 
+def test_a_request_rewritten_to_read_like_the_reviewed_one_is_refused(box, tmp_path):
+    """The venv made to carry the user option: the unquoted line read the same as the reviewed
+    request, while the venv and its pip step moved elsewhere and the groups step went away."""
+    reviewed = planfile.load(plan(box, tmp_path / "r.json", "--torch", "2.7", "--venv", "/opt/torch")).request
+    p = tmp_path / "p.json"
+    res = invoke(["plan", "rocm", "--root", str(box), "--out", str(p), "--torch", "2.7",
+                  "--venv", "/opt/torch --user alice"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert " ".join(planfile.load(p).request.words()) == reviewed.line()  # what the old line showed
+    res = apply(box, p, "--yes", "--expect", reviewed.line())
+    assert res.exit_code == Exit.REFUSED, res.output
+    assert "--expect 'install rocm --torch 2.7 --venv '\"'\"'/opt/torch --user alice'\"'\"''" in res.stderr
+    assert made(box) == []
+
+
 def test_yes_without_expect_is_refused_for_a_saved_plan(box, tmp_path):
     p = plan(box, tmp_path / "p.json")
     res = apply(box, p, "--yes")
@@ -199,6 +214,24 @@ def test_root_never_runs_a_program_another_account_can_write(tmp_path):
     with pytest.raises(Untrusted, match="belongs to uid 1000"):
         Runner(str(tmp_path / "root")).run(["/home/alice/venv/bin/python", "-m", "pip"])
     assert not (tmp_path / "root/pwned").exists()
+
+
+@AS_ROOT
+def test_a_dry_run_as_root_runs_nothing_from_a_root_another_account_owns(box):
+    # apt's simulation and dpkg-query run inside the root: whoever owns the tree owns them.
+    for name in ("apt-get", "dpkg-query"):
+        fake = box / "usr/bin" / name
+        fake.parent.mkdir(parents=True, exist_ok=True)
+        fake.write_text(f"#!/bin/sh\necho {name} >> /PWNED\n")
+        fake.chmod(0o755)
+    os.chown(box, 1000, 1000)
+    res = invoke(["install", "rocm", "--dry-run", "--root", str(box)])
+    assert res.exit_code == Exit.REFUSED, res.output
+    assert res.stderr == (
+        f"error: the dry run refused: refusing to run dpkg-query as root: {box} belongs to uid 1000. Nothing "
+        "a non-root account can write is run as root. (nothing was changed)\n"
+    )
+    assert not (box / "PWNED").exists()
 
 
 @AS_ROOT

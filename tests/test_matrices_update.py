@@ -260,3 +260,23 @@ def test_an_installed_bundle_has_exact_modes_whatever_the_umask(tmp_path, state)
     assert {stat.S_IMODE(p.stat().st_mode) for p in state.iterdir()} == {0o644}
     M.clear_cache()
     assert M.load().bundle.origin == "installed"
+
+
+def test_matrix_check_refuses_a_linked_file_in_one_line_as_update_would(tmp_path):
+    bundle = copy_bundle(tmp_path)
+    (bundle / "torch.json").rename(bundle / "torch.real")
+    (bundle / "torch.json").symlink_to("torch.real")
+    assert B.check(bundle) == [f"{bundle / 'torch.json'}: not a regular file"]
+    result = runner.invoke(app, ["matrix", "check", str(bundle)])
+    assert result.exit_code == Exit.USAGE and result.exception is None
+    assert result.stderr == f"gpuenv matrix: {bundle}: 1 problem(s)\n  {bundle / 'torch.json'}: not a regular file\n"
+
+
+def test_matrix_reset_refuses_a_linked_state_directory_and_removes_nothing(tmp_path, state):
+    target = copy_bundle(tmp_path, name="elsewhere")
+    state.parent.mkdir(parents=True)
+    state.symlink_to(target)
+    result = runner.invoke(app, ["matrix", "reset"])
+    assert result.exit_code == Exit.USAGE and result.exception is None
+    assert result.stderr == f"gpuenv matrix: {state}: a symbolic link, not a bundle gpuenv installed; not removed\n"
+    assert state.is_symlink() and sorted(p.name for p in target.iterdir()) == sorted(M.FILES)

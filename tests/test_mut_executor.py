@@ -283,6 +283,80 @@ def test_a_program_root_alone_could_write_or_not_there_yet_passes_the_check(tmp_
     assert out.exit is Exit.PROBLEMS and out.message.startswith("step w failed: ")  # got to the first step
 
 
+def _program(root: Path, path: str, uid: int = 0) -> Path:
+    prog = root / path.lstrip("/")
+    prog.parent.mkdir(parents=True, exist_ok=True)
+    prog.write_text("#!/bin/sh\n")
+    prog.chmod(0o755)
+    os.chown(prog, uid, uid)
+    return prog
+
+
+def _refused(out: executor.Outcome, program: str, why: str) -> None:
+    assert out.exit is Exit.REFUSED
+    assert out.message == (
+        f"step run: refusing to run {program} as root: {why}. Nothing was changed; nothing a non-root "
+        "account can write is run as root."
+    )
+
+
+@AS_ROOT
+def test_a_bare_program_name_is_judged_as_found_on_the_system_path_inside_the_root(tmp_path):
+    tool = _program(tmp_path, "/usr/sbin/ldconfig", uid=1000)
+    _refused(_apply(tmp_path, _write(), _run("ldconfig", "-X")), "ldconfig", f"{tool} belongs to uid 1000")
+    assert not (tmp_path / "etc/x").exists() and _gpuenv_left(tmp_path) == []
+
+
+@AS_ROOT
+def test_the_first_program_of_that_name_on_the_system_path_is_the_one_judged(tmp_path):
+    _program(tmp_path, "/usr/sbin/tool")  # root's, and found first: a user's later copy is never run
+    _program(tmp_path, "/usr/bin/tool", uid=1000)
+    out = _apply(tmp_path, _blocked_write(tmp_path), _run("tool"))
+    assert out.exit is Exit.PROBLEMS and out.message.startswith("step w failed: ")  # got to the first step
+
+
+@AS_ROOT
+def test_a_system_directory_another_account_can_write_before_the_program_is_refused(tmp_path):
+    # Whoever can write /usr/sbin can put a "tool" there that exec would find before /usr/bin's.
+    _program(tmp_path, "/usr/bin/tool")
+    (tmp_path / "usr/sbin").mkdir(parents=True)
+    os.chmod(tmp_path / "usr/sbin", 0o777)
+    why = f"{tmp_path / 'usr/sbin'} is writable by everyone (mode 0777)"
+    _refused(_apply(tmp_path, _write(), _run("tool")), "tool", why)
+
+
+@AS_ROOT
+def test_a_root_another_account_owns_has_none_of_its_programs_run_as_root(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    _program(root, "/usr/bin/apt-get")  # root's own file, in a tree another account controls
+    os.chown(root, 1000, 1000)
+    _refused(_apply(root, _write(), _run("apt-get", "update")), "apt-get", f"{root} belongs to uid 1000")
+    assert not (root / "etc/x").exists()
+
+
+@AS_ROOT
+@pytest.mark.parametrize("program", ["./tool", "usr/bin/tool"])
+def test_a_relative_program_path_is_never_run_as_root(tmp_path, program):
+    _program(tmp_path, "/usr/bin/tool")
+    _refused(_apply(tmp_path, _write(), _run(program)), program, f"{program!r} is a relative path")
+
+
+@AS_ROOT
+@pytest.mark.parametrize("host", [False, True])
+def test_the_runner_checks_every_program_it_starts_as_root(tmp_path, host):
+    from gpuenv.execute.runner import Runner, Untrusted
+
+    marker = tmp_path / "ran"
+    tool = _program(tmp_path, "/usr/bin/gpuenv-test-tool", uid=1000)
+    tool.write_text(f"#!/bin/sh\necho ran > {marker}\n")
+    root = "/" if host else str(tmp_path)
+    program = str(tool) if host else "gpuenv-test-tool"
+    with pytest.raises(Untrusted, match=f"^refusing to run {program} as root: {tool} belongs to uid 1000"):
+        Runner(root).run([program], host=host)
+    assert not marker.exists()
+
+
 # --------------------------------------------------------------------------------------------
 # Keys: fingerprint, armor, de-armor
 

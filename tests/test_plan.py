@@ -494,3 +494,28 @@ def test_install_purges_the_other_stack_only_where_a_trace_of_it_is_left():
     ids = [s.id for s in plan_for(clean, "rocm").steps]
     assert not [i for i in ids if i.startswith("purge-cuda")]
     assert "key" in ids
+
+
+# -- the request line that --expect repeats ------------------------------------------------------
+
+
+def test_a_request_of_plain_words_reads_as_its_options():
+    from gpuenv.plan.plan import Action, Request
+
+    r = Request(Action.INSTALL, "rocm", torch="2.7.1", venv="/opt/torch", user="alice")
+    assert r.line() == "install rocm --torch 2.7.1 --venv /opt/torch --user alice"
+    assert r.named_by("install rocm --torch 2.7.1 --venv /opt/torch --user alice")
+    assert r.named_by("  install rocm  --torch 2.7.1 --venv '/opt/torch' --user alice ")  # as a shell reads it
+    assert not r.named_by("install rocm --torch 2.7.1 --venv /opt/torch")
+    assert not r.named_by("install rocm --torch 2.7.1 --venv '/opt/torch --user alice")  # unclosed quote
+
+
+def test_no_other_request_reads_the_same_line():
+    from gpuenv.plan.plan import Action, Request
+
+    widened = Request(Action.INSTALL, "rocm", torch="2.7.1", venv="/opt/torch --user alice")
+    asked = Request(Action.INSTALL, "rocm", torch="2.7.1", venv="/opt/torch", user="alice")
+    assert widened.line() != asked.line()
+    assert widened.line() == "install rocm --torch 2.7.1 --venv '/opt/torch --user alice'"
+    assert not widened.named_by(asked.line()) and not asked.named_by(widened.line())
+    assert widened.named_by(widened.line())

@@ -88,7 +88,11 @@ def check(directory: str | os.PathLike[str]) -> list[str]:
     without jsonschema installed: the JSON schemas (gpuenv/schemas) document the format and
     validate the shipped data in the tests; they are not a run-time dependency."""
     directory = Path(directory)
-    problems = [f"{name}: missing" for name in FILES if not (directory / name).is_file()]
+    try:  # read as an update reads them: a link, a FIFO or a device is no bundle file
+        files = _read_files(directory)
+    except BundleError as exc:
+        return [str(exc)]
+    problems = [f"{name}: missing" for name in FILES if name not in files]
     if problems:
         return problems
     try:
@@ -224,6 +228,8 @@ def install(source: str, sha256: str, state: Path | None = None) -> Installed:
 def reset(state: Path | None = None) -> bool:
     """Remove the installed bundle; False when there was none."""
     state = state or state_dir()
+    if state.is_symlink():
+        raise BundleError(f"{state}: a symbolic link, not a bundle gpuenv installed; not removed", Exit.USAGE)
     if not state.exists():
         return False
     shutil.rmtree(state)

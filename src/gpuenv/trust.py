@@ -5,7 +5,9 @@ every directory above it belong to a trusted account (root, and for a plan the s
 one else can write them. A world-writable directory is accepted only with the sticky bit (/tmp),
 where others cannot rename or remove a trusted account's entries. Symbolic links are followed, and
 each directory that holds one is checked too: whoever can re-point the link decides the file.
-Used for saved plans, the apply journal, and every program or interpreter apply runs as root.
+Used for saved plans, the apply journal, and every program or interpreter apply runs as root;
+an interpreter a user names to the doctor or verify (``--python``) that fails the check runs as
+an account that could have changed it, never as root (``unprivileged``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,36 @@ def untrusted(path: str, trusted_uids: frozenset[int] = frozenset({0}), root: st
             return why
     start = os.path.abspath(path) if root == "/" else path
     return _walk(root, [p for p in start.split("/") if p not in ("", ".")], trusted_uids, root)
+
+
+NOBODY = 65534
+_SETPRIV = ("/usr/bin/setpriv", "/bin/setpriv")
+
+
+def unprivileged(program: str) -> list[str]:
+    """What to put before ``program`` (an interpreter a user named) so that root does not run
+    what another account could have changed: nothing when not root or when no other account
+    could (``untrusted``); else setpriv to the account that owns the program as named, or its
+    directory (a venv's bin/python, a link its owner made), and to nobody when root owns both
+    (a directory others may write), with that file's group and no other; its environment is the
+    caller's.
+    RuntimeError when setpriv is missing: then it is not run at all."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or untrusted(program) is None:
+        return []
+    uid = gid = NOBODY
+    for path in (program, os.path.dirname(program) or "."):
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if info.st_uid != 0:
+            uid, gid = info.st_uid, info.st_gid
+            break
+    setpriv = next((p for p in _SETPRIV if os.path.isfile(p)), None)
+    if setpriv is None:
+        raise RuntimeError(f"{program}: another account could change it ({untrusted(program)}), and without "
+                           "setpriv it cannot be run as that account; not run as root")  # fmt: skip
+    return [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
 
 
 def _walk(base: str, parts: list[str], uids: frozenset[int], root: str) -> str | None:
@@ -53,6 +85,11 @@ def _walk(base: str, parts: list[str], uids: frozenset[int], root: str) -> str |
         except OSError as exc:
             return f"{here}: {exc.strerror or exc}"
         if stat.S_ISLNK(info.st_mode):
+            # In a directory others may write (accepted above only for its sticky bit), the
+            # link's owner can replace it at will: it must be a trusted account (as the kernel's
+            # protected_symlinks rule, which not every system has on).
+            if info.st_uid not in uids and _others_write(os.path.join(base, *done)):
+                return f"{here} is a symbolic link of uid {info.st_uid} in a directory others can write"
             links += 1
             if links > _MAX_LINKS:
                 return f"too many symbolic links resolving {here}"
@@ -69,6 +106,13 @@ def _walk(base: str, parts: list[str], uids: frozenset[int], root: str) -> str |
             return why
         done.append(name)
     return None
+
+
+def _others_write(directory: str) -> bool:
+    try:
+        return bool(os.lstat(directory).st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+    except OSError:
+        return True  # unknown: not trusted
 
 
 def _check(path: str, uids: frozenset[int], is_dir: bool, info: os.stat_result | None = None) -> str | None:

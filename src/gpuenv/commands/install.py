@@ -206,11 +206,15 @@ def _confirm(plan, args: argparse.Namespace, saved: bool) -> None:
     saved plan, --expect naming its request)."""
     line = plan.request.line() if plan.request else f"{plan.action.value} {plan.target.stack}"
     if args.yes:
-        if saved and " ".join((args.expect or "").split()) != line:
+        expect = args.expect or ""
+        named = plan.request.named_by(expect) if plan.request else " ".join(expect.split()) == line
+        if saved and not named:
+            import shlex
+
             raise _Stop(
                 Exit.REFUSED,
-                f"with --yes, a saved plan is applied only when --expect names its request: --expect '{line}' "
-                "(what you reviewed). Nothing was changed.",
+                f"with --yes, a saved plan is applied only when --expect names its request: --expect "
+                f"{shlex.quote(line)} (what you reviewed). Nothing was changed.",
             )
         return
     if not sys.stdin.isatty():
@@ -257,11 +261,12 @@ def _show_or_apply(plan, facts, args: argparse.Namespace) -> Exit:
     con = console()
     # A facts file describes some machine, maybe not this one: apt's view of this one says nothing.
     inspect = not args.facts_file and _apt_usable(root)
+    from gpuenv.execute.runner import Untrusted
     from gpuenv.rootpath import PathEscape
 
     try:
         dry = executor.dry_run(plan, root) if inspect else None
-    except PathEscape as exc:
+    except (PathEscape, Untrusted) as exc:
         raise _Stop(Exit.REFUSED, f"the dry run refused: {exc} (nothing was changed)") from exc
     except (OSError, RuntimeError) as exc:  # RuntimeError: DryRunViolation, a bug, said plainly
         raise _Stop(Exit.PROBLEMS, f"the dry run stopped: {exc} (nothing was changed)") from exc
@@ -337,9 +342,11 @@ def run_plan(args: argparse.Namespace) -> int:
         show_plan(con, plan)
         con.print(f"[green]plan saved to {_escape(args.out)}[/green]")
         line = plan.request.line() if plan.request else ""
+        import shlex
+
         con.print(
             f"apply it with: sudo gpuenv apply {_escape(args.out)}"
-            + (f"    (unattended: --yes --expect '{_escape(line)}')" if line else "")
+            + (f"    (unattended: --yes --expect {_escape(shlex.quote(line))})" if line else "")
         )
         return Exit.REFUSED if plan.blockers else Exit.OK
 

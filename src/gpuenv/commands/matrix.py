@@ -59,8 +59,8 @@ def _check(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from gpuenv.matrices import load, parse_dir
+    from gpuenv.matrixbundle import BundleError, digest
     from gpuenv.matrixbundle import check as check_dir
-    from gpuenv.matrixbundle import digest
 
     path = Path(args.directory) if args.directory else Path(load().bundle.path)
     if not path.is_dir():
@@ -72,7 +72,11 @@ def _check(args: argparse.Namespace) -> int:
             sys.stderr.write(f"  {p}\n")
         return int(Exit.USAGE)
     version = parse_dir(path, "check", lazy=True).bundle.version
-    sys.stdout.write(f"{path}: bundle {version} is valid\nsha256 {digest(path)}\n")
+    try:
+        sha = digest(path)
+    except BundleError as exc:  # a file swapped for a link or a FIFO since it was checked
+        raise _Fail(str(exc), int(exc.exit)) from None
+    sys.stdout.write(f"{path}: bundle {version} is valid\nsha256 {sha}\n")
     return 0
 
 
@@ -91,10 +95,17 @@ def _update(args: argparse.Namespace) -> int:
 
 def _reset(args: argparse.Namespace) -> int:
     from gpuenv.matrices import state_dir
+    from gpuenv.matrixbundle import BundleError
     from gpuenv.matrixbundle import reset as reset_dir
 
     path = state_dir()
-    if reset_dir(path):
+    try:
+        removed = reset_dir(path)
+    except BundleError as exc:
+        raise _Fail(str(exc), int(exc.exit)) from None
+    except OSError as exc:
+        raise _Fail(f"cannot remove {path}: {exc.strerror or exc}", int(Exit.PROBLEMS)) from None
+    if removed:
         sys.stdout.write(f"removed the installed matrices bundle ({path}); using the shipped one\n")
     else:
         sys.stdout.write(f"no installed matrices bundle ({path}); using the shipped one\n")

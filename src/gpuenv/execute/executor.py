@@ -31,7 +31,14 @@ from pathlib import Path
 from gpuenv.execute import apt
 from gpuenv.execute.journal import DIR as JOURNAL_DIR
 from gpuenv.execute.journal import Busy, Journal, JournalError
-from gpuenv.execute.runner import CommandError, DryRunViolation, Runner, SimulatingRunner, Untrusted
+from gpuenv.execute.runner import (
+    CommandError,
+    DryRunViolation,
+    Runner,
+    SimulatingRunner,
+    Untrusted,
+    untrusted_program,
+)
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
@@ -339,12 +346,10 @@ def _act(ctx: _Ctx, step: Step) -> str:
 def _check_program(root: str, step: Step) -> None:
     """Before any change: a step's program, when it is there already, must be root's alone."""
     program = (step.argv or ("",))[0]
-    if not program.startswith("/") or os.geteuid() != 0:
+    if os.geteuid() != 0:
         return
-    from gpuenv.trust import untrusted
-
-    why = untrusted(program, root=root)
-    if why and not why.endswith("does not exist"):
+    why = untrusted_program(program, root)
+    if why:
         raise Untrusted(
             f"step {step.id}: refusing to run {program} as root: {why}. Nothing was changed; "
             "nothing a non-root account can write is run as root."

@@ -18,8 +18,11 @@ from collections.abc import Callable, Sequence
 from gpuenv.record import record
 
 # Locale and frontend fixed so that apt's output parses the same everywhere and nothing prompts.
+# The PATH root's commands are found on: the system's own directories, no /usr/local (group
+# staff may write it on Debian), so that a bare program name means the distribution's program.
+SYSTEM_PATH = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
 _ENV = {
-    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "PATH": ":".join(SYSTEM_PATH),
     "LC_ALL": "C.UTF-8",
     "LANG": "C.UTF-8",
     "DEBIAN_FRONTEND": "noninteractive",
@@ -75,19 +78,22 @@ class Runner:
         read from the pipe given to apt as APT::Status-Fd. ``user``: run it as that account of the
         root (setpriv, with its groups and a clean environment), never as root.
 
-        As root, a program named by an absolute path runs only when no other account could have
-        written it or a directory above it (``gpuenv.trust``): Untrusted otherwise."""
+        As root, every program started runs only when no other account could have written it
+        or a directory above it (``untrusted_program``): Untrusted otherwise. That is the program
+        root starts (setpriv for a ``user``'s command), and chroot for one inside the root."""
         self._guard(argv, host)
         if user is not None:
             argv = [*self._as_user(user), "--", *argv]
-        elif not host and argv[0].startswith("/") and os.geteuid() == 0:
-            from gpuenv.trust import untrusted
-
-            why = untrusted(argv[0], root=self.root)
-            if why and not why.endswith("does not exist"):
-                raise Untrusted(
-                    f"refusing to run {argv[0]} as root: {why}. Nothing a non-root account can write is run as root."
-                )
+        if os.geteuid() == 0:
+            started = [(argv[0], "/" if host else self.root)]
+            if not host and self.root != "/":
+                started.append(("chroot", "/"))
+            for program, root in started:
+                why = untrusted_program(program, root)
+                if why:
+                    raise Untrusted(
+                        f"refusing to run {program} as root: {why}. Nothing a non-root account can write is run as root."
+                    )
         full = list(argv) if host else self.argv_for(argv)
         status_r = status_w = None
         if on_status is not None:
@@ -146,6 +152,34 @@ class Runner:
         if entry.uid == 0:
             raise CommandError(Result(("setpriv",), 1, f"{name!r} is root: refusing to run a user's step as root"))
         return ["setpriv", f"--reuid={entry.uid}", f"--regid={entry.gid}", "--init-groups", "--reset-env"]
+
+
+def untrusted_program(program: str, root: str = "/") -> str | None:
+    """Why root must not start ``program`` inside ``root``: another account could have written
+    it or a directory above it, or one of the system directories searched before it for a bare
+    name (where it could plant one of its own first). None when no one could, and when the
+    program is not there at all (the run then fails on its own).
+
+    An absolute path is checked as it is; a bare name as exec finds it on ``SYSTEM_PATH``
+    inside the root; a relative path with a slash is never run (it would be found from the
+    current directory)."""
+    from gpuenv.rootpath import resolve
+    from gpuenv.trust import untrusted
+
+    if program.startswith("/"):
+        why = untrusted(program, root=root)
+        return None if why is None or why.endswith("does not exist") else why
+    if "/" in program or not program:
+        return f"{program!r} is a relative path"
+    for directory in SYSTEM_PATH:
+        why = untrusted(directory, root=root)
+        if why and not why.endswith("does not exist"):
+            return why
+        found = resolve(root, f"{directory}/{program}")
+        if os.path.isfile(found) and os.access(found, os.X_OK):
+            why = untrusted(f"{directory}/{program}", root=root)
+            return None if why is None or why.endswith("does not exist") else why
+    return None
 
 
 class SimulatingRunner(Runner):

@@ -173,14 +173,31 @@ class Request:
         if self.venv is not None and not _safe_path(self.venv):
             raise PlanError(f"--venv {self.venv!r} must be an absolute path, without '..' or NUL")
 
-    def line(self) -> str:
-        """The request as the options that make it: what `gpuenv apply --expect` repeats."""
+    def words(self) -> list[str]:
+        """The request as the options that make it."""
         words = [self.action.value, self.stack]
         for flag, value in (("--version", self.version), ("--torch", self.torch), ("--venv", self.venv),
                             ("--user", self.user)):  # fmt: skip
             if value is not None:
                 words += [flag, value]
-        return " ".join(words)
+        return words
+
+    def line(self) -> str:
+        """``words`` as one line, quoted as a shell quotes them: what `gpuenv apply --expect`
+        repeats. Quoted, no other request reads the same (a --venv "/opt/t --user alice" is not
+        --venv /opt/t --user alice); a request of plain words reads as it always did."""
+        import shlex
+
+        return shlex.join(self.words())
+
+    def named_by(self, expect: str) -> bool:
+        """Whether ``expect`` (what --expect was given) names this request, word for word."""
+        import shlex
+
+        try:
+            return shlex.split(expect) == self.words()
+        except ValueError:  # an unclosed quote names nothing
+            return False
 
     def to_dict(self) -> dict[str, Any]:
         return {"action": self.action.value, "stack": self.stack, "version": self.version,

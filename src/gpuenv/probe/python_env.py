@@ -193,7 +193,9 @@ def probe(
     else:
         import json  # only for --python: a probe writes its JSON without json
 
-        doc = json.loads(host.run_json([python, "-B", "-"], _SCRIPT))
+        from gpuenv.trust import unprivileged
+
+        doc = json.loads(host.run_json([*unprivileged(python), python, "-B", "-"], _SCRIPT))
         exe, version = doc.get("executable") or python, doc.get("version")
         dirs = [p for p in doc.get("path", []) if isinstance(p, str) and p]
     packages, torch = scan_site(host, dirs, errors)

@@ -5,7 +5,9 @@ current directory can be imported), as the invoking user, with the caller's envi
 it is: PYTHONPATH, the user site directory, LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and
 HIP_VISIBLE_DEVICES decide which torch imports and which GPUs it sees for the user's own
 programs, so verify must see them too (no ``-E``, ``-s`` or ``-I``; the script itself drops the
-current-directory entry of ``sys.path``). It runs in its own process group: on timeout the whole
+current-directory entry of ``sys.path``). As root, an interpreter another account could have
+changed (a user's venv) runs as that account (``gpuenv.trust.unprivileged``), never as root. It
+runs in its own process group: on timeout the whole
 group is killed, and a process stuck in the GPU driver (uninterruptible) is left behind after a
 short grace rather than hanging verify.
 
@@ -39,19 +41,21 @@ def device_nodes(root: str | None = None) -> list[str]:
 
 def run_script(python: str, nodes: list[str], timeout: float = TIMEOUT) -> Outcome:
     """Run the script with ``python``; what came back, never an exception for a failed run."""
+    from gpuenv.trust import unprivileged
+
     start = time.monotonic()
     try:
         proc = subprocess.Popen(  # noqa: S603 - argv is the interpreter the user named, no shell
-            [python, "-", *nodes],
+            [*unprivileged(python), python, "-", *nodes],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd="/",
             start_new_session=True,
         )
-    except OSError as exc:
+    except (OSError, RuntimeError) as exc:  # RuntimeError: not to be run as root, and no setpriv
         return Outcome(python=python, stdout="", stderr="", returncode=None, timeout=timeout, nodes=tuple(nodes),
-                       start_error=exc.strerror or str(exc))  # fmt: skip
+                       start_error=(exc.strerror if isinstance(exc, OSError) else None) or str(exc))  # fmt: skip
     timed_out = False
     try:
         out, err = proc.communicate(SCRIPT.encode(), timeout=timeout)
