@@ -361,3 +361,14 @@ def test_hostile_input_files_are_one_line_and_a_documented_exit(tmp_path, kind, 
     assert "Traceback" not in done.stderr
     assert done.stderr.strip().count("\n") <= 1, done.stderr
     assert list(root.iterdir()) == []
+
+
+def test_install_yes_confirms_a_plan_it_made_itself_without_asking_for_expect(box, tmp_path):
+    # `install --yes` has no --expect option at all: only a saved plan is held to one.
+    import argparse
+
+    from gpuenv.commands.install import _confirm
+
+    saved = planfile.load(plan(box, tmp_path / "p.json"))
+    assert _confirm(saved, argparse.Namespace(yes=True), saved=False) is None
+    assert _confirm(saved, argparse.Namespace(yes=True, expect="install rocm --user alice"), saved=True) is None

@@ -201,14 +201,17 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
+def _expected(plan, line: str, expect: str) -> bool:
+    """Whether --expect names what the saved plan was asked to do, word for word."""
+    return plan.request.named_by(expect) if plan.request else " ".join(expect.split()) == line
+
+
 def _confirm(plan, args: argparse.Namespace, saved: bool) -> None:
     """The user's yes to what the plan was asked to do: at the terminal, or --yes (and, for a
     saved plan, --expect naming its request)."""
     line = plan.request.line() if plan.request else f"{plan.action.value} {plan.target.stack}"
     if args.yes:
-        expect = args.expect or ""
-        named = plan.request.named_by(expect) if plan.request else " ".join(expect.split()) == line
-        if saved and not named:
+        if saved and not _expected(plan, line, args.expect or ""):
             import shlex
 
             raise _Stop(
