@@ -111,6 +111,10 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     "src/gpuenv/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
     # How every command, apply as root among them, gets its argparse (without gettext).
     "src/gpuenv/cli.py": (["tests/test_cli.py", "tests/test_startup_imports.py"], ["_import_argparse", "_ngettext"]),
+    # Who could have changed what root runs: programs found on the system path, links in
+    # sticky directories, and a user's interpreter run as its owner.
+    "src/gpuenv/trust.py": (["tests/test_trust.py", "tests/test_mut_executor.py"],
+                            ["untrusted_program", "unprivileged", "_on", "_present", "_walk", "_others_write"]),
     # The newest bundled CUDA, read without building cuda.json's tables.
     "src/gpuenv/matrices.py": (["tests/test_matrices.py", "tests/test_doctor_stale.py"], ["cuda_versions"]),
 }

@@ -3,9 +3,12 @@ usage errors are one line and exit 2; --help and --version; no heavy module on t
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -142,16 +145,11 @@ _GETTEXT_LINE = "from gettext import gettext as _, ngettext"
 def _after_cli(tmp_path, argparse_line: str | None = None, before: str = "") -> tuple[dict, str]:
     """Run gpuenv.cli's import in a new process, with the real argparse or a copy of it whose
     gettext import is ``argparse_line`` (an argparse of some other Python)."""
-    import argparse
-    from pathlib import Path
-
     env = None
     if argparse_line is not None:
         source = Path(argparse.__file__).read_text(encoding="utf-8")
         assert _GETTEXT_LINE in source  # the line this Python's argparse imports gettext with
         (tmp_path / "argparse.py").write_text(source.replace(_GETTEXT_LINE, argparse_line, 1), encoding="utf-8")
-        import os
-
         # In front of what is there (bench/mutate.py puts its mutated copy of gpuenv there).
         path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
         env = {**os.environ, "PYTHONPATH": path, "PYTHONDONTWRITEBYTECODE": "1"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import edited, judged_one
+from tests.doctor_cases import edited, judge, judged_one
 
 CODE = "platform.container"
 IN_DOCKER = (("platform.container", "docker"), ("device_nodes", {}))  # nothing mapped in
@@ -20,8 +20,6 @@ def matrices():
 
 
 def _errors(doc: dict, matrices, target: str | None = None) -> list[str]:
-    from tests.doctor_cases import judge
-
     return [f.code for f in judge(doc, matrices, target).findings if f.severity.value == "error"]
 
 

@@ -117,7 +117,7 @@ def test_without_setpriv_a_users_interpreter_is_not_run_at_all(tmp_path, monkeyp
     from gpuenv import trust
 
     python, _ = _venv(tmp_path, 1000)
-    monkeypatch.setattr(trust, "_SETPRIV", (str(tmp_path / "no-setpriv"),))
+    monkeypatch.setattr(trust, "SYSTEM_PATH", (str(tmp_path / "no-setpriv-here"),))
     with pytest.raises(RuntimeError, match="belongs to uid 1000.*not run as root"):
         trust.unprivileged(str(python))
 
@@ -154,3 +154,90 @@ def test_doctor_and_verify_as_root_never_run_a_users_venv_as_root(open_tmp, comm
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert done.stdout.startswith("{"), done.stderr
     assert ran.read_text().split() and set(ran.read_text().split()) == {"1000"}
+
+
+def test_a_setpriv_another_account_could_change_is_not_used_either(tmp_path, monkeypatch):
+    from gpuenv import trust
+
+    python, _ = _venv(tmp_path, 1000)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "setpriv").write_text("#!/bin/sh\n")
+    (bin_dir / "setpriv").chmod(0o755)
+    os.chown(bin_dir / "setpriv", 1000, 1000)
+    monkeypatch.setattr(trust, "SYSTEM_PATH", (str(bin_dir),))
+    with pytest.raises(RuntimeError, match="without a setpriv of root's"):
+        trust.unprivileged(str(python))
+
+
+# -- the walk itself (bench/mutate.py's survivors) -------------------------------------------------
+
+
+def test_a_link_target_with_parent_steps_is_judged_where_it_lands(tmp_path, sticky):
+    _, target = sticky
+    here = tmp_path / "rootonly"
+    here.mkdir(mode=0o755)
+    (here / "up").symlink_to(f"../{target.parent.name}/{target.name}")
+    (here / "above-root").symlink_to("/.." + str(target))  # ".." at / stays at /
+    assert untrusted(str(here / "up")) is None and untrusted(str(here / "above-root")) is None
+    os.chown(target, 1000, 1000)
+    assert untrusted(str(here / "up")) == untrusted(str(here / "above-root")) == f"{target} belongs to uid 1000"
+
+
+def test_a_file_in_the_middle_of_a_path_is_no_directory(tmp_path):
+    (tmp_path / "file").write_text("")
+    assert untrusted(str(tmp_path / "file" / "x")) == f"{tmp_path / 'file'} is not a directory"
+
+
+def test_a_name_the_system_cannot_look_up_is_said(tmp_path):
+    long = tmp_path / ("x" * 300)
+    assert untrusted(str(long)) == f"{long}: File name too long"
+
+
+@pytest.mark.parametrize("links, refused", [(40, False), (41, True)])
+def test_at_most_forty_links_are_followed(tmp_path, links, refused):
+    (tmp_path / "target").write_text("")
+    for i in range(links):
+        (tmp_path / f"l{i}").symlink_to(f"l{i + 1}" if i + 1 < links else "target")
+    why = untrusted(str(tmp_path / "l0"))
+    assert why == (f"too many symbolic links resolving {tmp_path / 'l40'}" if refused else None)
+
+
+@pytest.mark.parametrize("mode", [0o1770, 0o1707])
+def test_a_link_of_another_account_is_refused_whoever_else_may_write_the_sticky_directory(tmp_path, sticky, mode):
+    _, target = sticky
+    shared = tmp_path / "shared-by-some"
+    shared.mkdir()
+    os.chmod(shared, mode)
+    (shared / "plan.json").symlink_to(target)
+    os.lchown(shared / "plan.json", 1000, 1000)
+    assert untrusted(str(shared / "plan.json")).endswith("is a symbolic link of uid 1000 in a directory others can write")
+
+
+def test_the_owner_is_the_programs_own_before_its_directorys(tmp_path):
+    from gpuenv.trust import unprivileged
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    os.chown(bin_dir, 2000, 2000)
+    (bin_dir / "python").symlink_to("/usr/bin/python3")
+    os.lchown(bin_dir / "python", 1000, 1001)
+    assert unprivileged(str(bin_dir / "python"))[1:3] == ["--reuid=1000", "--regid=1001"]
+    # Not there at all (a venv being made): its directory's owner.
+    assert unprivileged(str(bin_dir / "python3.11"))[1:3] == ["--reuid=2000", "--regid=2000"]
+
+
+def test_a_bare_name_skips_what_exec_would_skip(tmp_path, monkeypatch):
+    from gpuenv import trust
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (first / "tool").write_text("")  # not executable: exec passes it by
+    os.chown(first / "tool", 1000, 1000)
+    (second / "tool").write_text("#!/bin/sh\n")
+    (second / "tool").chmod(0o755)
+    monkeypatch.setattr(trust, "SYSTEM_PATH", (str(first), str(second)))
+    assert trust.untrusted_program("tool") is None
+    os.chown(second / "tool", 1000, 1000)
+    assert trust.untrusted_program("tool") == f"{second / 'tool'} belongs to uid 1000"

@@ -268,7 +268,6 @@ class Matrices:
     # Subjects still to be read from _dir: a doctor run on an NVIDIA box never pays for rocm.json.
     _dir: str | None = None
     _pending: set[str] = field(default_factory=set)
-    _cuda_versions: list[str] | None = None  # see cuda_versions
 
     def _need(self, subject: str) -> None:
         if subject in self._pending:
@@ -336,15 +335,13 @@ class Matrices:
         whole), the versions are read off the file without building the toolkits and driver
         tables: the doctor's staleness check asks only this, and on a box with a CUDA toolkit
         and no NVIDIA GPU (CUDA leftovers beside an AMD card, a build machine) nothing else
-        reads cuda.json."""
+        reads cuda.json. (Its one caller keeps the answer: nothing here is kept.)"""
         if "cuda" not in self._pending:
             return [t.version for t in self._cuda]
-        if self._cuda_versions is None:
-            assert self._dir is not None
-            r = Reader("cuda.json")
-            toolkits = r.items(_read(self._dir, "cuda.json"), "toolkits", "$")
-            self._cuda_versions = sorted((r.text(t, "version", p, _VERSION) for p, t in toolkits), key=vkey)
-        return list(self._cuda_versions)
+        assert self._dir is not None
+        r = Reader("cuda.json")
+        toolkits = r.items(_read(self._dir, "cuda.json"), "toolkits", "$")
+        return sorted((r.text(t, "version", p, _VERSION) for p, t in toolkits), key=vkey)
 
     def cuda_toolkit(self, version: str) -> CudaToolkit | None:
         """ "12.8" means its GA release (12.8.0); "12.8.1" that update."""

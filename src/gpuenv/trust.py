@@ -32,8 +32,32 @@ def untrusted(path: str, trusted_uids: frozenset[int] = frozenset({0}), root: st
     return _walk(root, [p for p in start.split("/") if p not in ("", ".")], trusted_uids, root)
 
 
+# Where root's commands are found: the system's own directories, no /usr/local (group staff may
+# write it on Debian), so that a bare program name means the distribution's program.
+SYSTEM_PATH = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
 NOBODY = 65534
-_SETPRIV = ("/usr/bin/setpriv", "/bin/setpriv")
+
+
+def untrusted_program(program: str, root: str = "/") -> str | None:
+    """Why root must not start ``program`` inside ``root``: another account could have written
+    it or a directory above it, or one of the system directories searched before it for a bare
+    name (where it could plant one of its own first). None when no one could, and when the
+    program is not there at all (the run then fails on its own).
+
+    An absolute path is checked as it is; a bare name as exec finds it on ``SYSTEM_PATH``
+    inside the root; a relative path with a slash is never run (it would be found from the
+    current directory)."""
+    if program.startswith("/"):
+        return _present(untrusted(program, root=root))
+    if "/" in program or not program:
+        return f"{program!r} is a relative path"
+    for directory in SYSTEM_PATH:
+        why = _present(untrusted(directory, root=root))
+        if why:
+            return why
+        if _on(directory, program, root):
+            return _present(untrusted(f"{directory}/{program}", root=root))
+    return None
 
 
 def unprivileged(program: str) -> list[str]:
@@ -42,9 +66,11 @@ def unprivileged(program: str) -> list[str]:
     could (``untrusted``); else setpriv to the account that owns the program as named, or its
     directory (a venv's bin/python, a link its owner made), and to nobody when root owns both
     (a directory others may write), with that file's group and no other; its environment is the
-    caller's.
-    RuntimeError when setpriv is missing: then it is not run at all."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0 or untrusted(program) is None:
+    caller's. RuntimeError when no trusted setpriv is there: then it is not run at all."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return []
+    why = untrusted(program)
+    if why is None:
         return []
     uid = gid = NOBODY
     for path in (program, os.path.dirname(program) or "."):
@@ -55,11 +81,24 @@ def unprivileged(program: str) -> list[str]:
         if info.st_uid != 0:
             uid, gid = info.st_uid, info.st_gid
             break
-    setpriv = next((p for p in _SETPRIV if os.path.isfile(p)), None)
-    if setpriv is None:
-        raise RuntimeError(f"{program}: another account could change it ({untrusted(program)}), and without "
-                           "setpriv it cannot be run as that account; not run as root")  # fmt: skip
+    setpriv = next((f"{d}/setpriv" for d in SYSTEM_PATH if _on(d, "setpriv", "/")), None)
+    if setpriv is None or untrusted_program(setpriv):
+        raise RuntimeError(f"{program}: another account could change it ({why}), and without a setpriv "
+                           "of root's it cannot be run as that account; not run as root")  # fmt: skip
     return [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+
+
+def _on(directory: str, program: str, root: str) -> bool:
+    """Whether exec would find ``program`` in ``directory`` inside ``root``."""
+    from gpuenv.rootpath import resolve
+
+    found = resolve(root, f"{directory}/{program}")
+    return os.path.isfile(found) and os.access(found, os.X_OK)
+
+
+def _present(why: str | None) -> str | None:
+    """``why`` unless it says only that the path is not there yet (nothing to be run from it)."""
+    return None if why is None or why.endswith("does not exist") else why
 
 
 def _walk(base: str, parts: list[str], uids: frozenset[int], root: str) -> str | None:

@@ -31,20 +31,14 @@ from pathlib import Path
 from gpuenv.execute import apt
 from gpuenv.execute.journal import DIR as JOURNAL_DIR
 from gpuenv.execute.journal import Busy, Journal, JournalError
-from gpuenv.execute.runner import (
-    CommandError,
-    DryRunViolation,
-    Runner,
-    SimulatingRunner,
-    Untrusted,
-    untrusted_program,
-)
+from gpuenv.execute.runner import CommandError, DryRunViolation, Runner, SimulatingRunner, Untrusted
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
 from gpuenv.record import field, record
 from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_file, read_regular
+from gpuenv.trust import untrusted_program
 
 Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
 _KEY_MAX = 1 << 20

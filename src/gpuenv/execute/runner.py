@@ -16,11 +16,10 @@ import threading
 from collections.abc import Callable, Sequence
 
 from gpuenv.record import record
+from gpuenv.trust import SYSTEM_PATH, untrusted_program
 
-# Locale and frontend fixed so that apt's output parses the same everywhere and nothing prompts.
-# The PATH root's commands are found on: the system's own directories, no /usr/local (group
-# staff may write it on Debian), so that a bare program name means the distribution's program.
-SYSTEM_PATH = ("/usr/sbin", "/usr/bin", "/sbin", "/bin")
+# Locale and frontend fixed so that apt's output parses the same everywhere and nothing prompts;
+# programs found where untrusted_program judges them.
 _ENV = {
     "PATH": ":".join(SYSTEM_PATH),
     "LC_ALL": "C.UTF-8",
@@ -152,34 +151,6 @@ class Runner:
         if entry.uid == 0:
             raise CommandError(Result(("setpriv",), 1, f"{name!r} is root: refusing to run a user's step as root"))
         return ["setpriv", f"--reuid={entry.uid}", f"--regid={entry.gid}", "--init-groups", "--reset-env"]
-
-
-def untrusted_program(program: str, root: str = "/") -> str | None:
-    """Why root must not start ``program`` inside ``root``: another account could have written
-    it or a directory above it, or one of the system directories searched before it for a bare
-    name (where it could plant one of its own first). None when no one could, and when the
-    program is not there at all (the run then fails on its own).
-
-    An absolute path is checked as it is; a bare name as exec finds it on ``SYSTEM_PATH``
-    inside the root; a relative path with a slash is never run (it would be found from the
-    current directory)."""
-    from gpuenv.rootpath import resolve
-    from gpuenv.trust import untrusted
-
-    if program.startswith("/"):
-        why = untrusted(program, root=root)
-        return None if why is None or why.endswith("does not exist") else why
-    if "/" in program or not program:
-        return f"{program!r} is a relative path"
-    for directory in SYSTEM_PATH:
-        why = untrusted(directory, root=root)
-        if why and not why.endswith("does not exist"):
-            return why
-        found = resolve(root, f"{directory}/{program}")
-        if os.path.isfile(found) and os.access(found, os.X_OK):
-            why = untrusted(f"{directory}/{program}", root=root)
-            return None if why is None or why.endswith("does not exist") else why
-    return None
 
 
 class SimulatingRunner(Runner):

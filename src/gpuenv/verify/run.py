@@ -7,9 +7,8 @@ HIP_VISIBLE_DEVICES decide which torch imports and which GPUs it sees for the us
 programs, so verify must see them too (no ``-E``, ``-s`` or ``-I``; the script itself drops the
 current-directory entry of ``sys.path``). As root, an interpreter another account could have
 changed (a user's venv) runs as that account (``gpuenv.trust.unprivileged``), never as root. It
-runs in its own process group: on timeout the whole
-group is killed, and a process stuck in the GPU driver (uninterruptible) is left behind after a
-short grace rather than hanging verify.
+runs in its own process group: on timeout the whole group is killed, and a process stuck in the
+GPU driver (uninterruptible) is left behind after a short grace rather than hanging verify.
 
 The device nodes the script opens are listed here, from the root the rest of gpuenv reads
 (``--root``: ``/`` on a real run), and passed as arguments: the script holds no path of its own,

@@ -107,6 +107,20 @@ def wsl(facts: Facts, matrices, target: Target):
     )
 
 
+_LABEL = {"amd": "AMD", "nvidia": "NVIDIA"}
+# How a vendor's GPU is mapped into a container.
+_MAP_IN = {
+    "amd": "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render …",
+    "nvidia": "on the host: sudo apt-get install nvidia-container-toolkit && "
+    "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker\n"
+    "then: docker run --gpus all …",
+}
+
+
+def _unmapped(missing: list[tuple[str, list[str]]]) -> str:
+    return "; ".join(f"{_LABEL[v]}: {', '.join(m)} missing" for v, m in missing)
+
+
 @check(code="platform.container", area="platform")
 def container(facts: Facts, matrices, target: Target):
     kind = facts.platform.container
@@ -121,49 +135,29 @@ def container(facts: Facts, matrices, target: Target):
     # image on a CPU-only CI runner), with no GPU of its own on that bus, has nothing on the host
     # to map in, as far as the facts tell: said, but no error. Not so for an explicit target,
     # nor when the bus could not be read.
-    hostless = [
-        (v, m) for v, m in missing
-        if not facts.gpus_of(v) and basis(target) != "explicit" and not any(e.probe == "pci" for e in facts.errors)
-    ]  # fmt: skip
+    bus_judged = basis(target) != "explicit" and not any(e.probe == "pci" for e in facts.errors)
+    hostless = [(v, m) for v, m in missing if bus_judged and not facts.gpus_of(v)]
     missing = [vm for vm in missing if vm not in hostless]
     if hostless and not missing:
-        named = " or ".join("AMD" if v == "amd" else "NVIDIA" for v, _ in hostless)
-        parts = [f"{'AMD' if v == 'amd' else 'NVIDIA'}: {', '.join(m)} missing" for v, m in hostless]
+        named = " or ".join(_LABEL[v] for v, _ in hostless)
         yield Finding(
             code="platform.container",
             severity=Severity.INFO,
             title=f"Inside a {kind} container, with no {named} GPU to map in",
-            detail="; ".join(parts)
-            + f", and no {named} GPU is on the PCI bus this container sees (the host's): the installed "
-            f"{target.stack} stack has nothing to run on. Kernel drivers belong to the host.",
+            detail=f"{_unmapped(hostless)}, and no {named} GPU is on the PCI bus this container sees (the "
+            f"host's): the installed {target.stack} stack has nothing to run on. Kernel drivers belong to the host.",
             fix="Nothing to change on a host without a GPU. On one with a GPU the container does not see, "
-            "map it in: "
-            + ("docker run --gpus all … (nvidia-container-toolkit on the host)" if hostless[0][0] == "nvidia"
-               else "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render …"),
+            "map it in:\n" + "\n".join(_MAP_IN[v] for v, _ in hostless),
             refs=CONTAINER_REFS,
-        )  # fmt: skip
+        )
         return
     if missing:
-        parts = [f"{'AMD' if v == 'amd' else 'NVIDIA'}: {', '.join(m)} missing" for v, m in missing]
-        fixes = []
-        for vendor, _ in missing:
-            if vendor == "amd":
-                fixes.append(
-                    "docker run --device /dev/kfd --device /dev/dri --group-add video --group-add render …"
-                )
-            else:
-                fixes.append(
-                    "on the host: sudo apt-get install nvidia-container-toolkit && "
-                    "sudo nvidia-ctk runtime configure --runtime=docker && sudo systemctl restart docker\n"
-                    "then: docker run --gpus all …"
-                )
         yield Finding(
             code="platform.container",
             severity=Severity.ERROR,
             title=f"Inside a {kind} container without the GPU device nodes mapped in",
-            detail="; ".join(parts)
-            + ". Kernel drivers belong to the host; the container only sees mapped devices.",
-            fix="Restart the container with the GPU devices mapped:\n" + "\n".join(fixes),
+            detail=_unmapped(missing) + ". Kernel drivers belong to the host; the container only sees mapped devices.",
+            fix="Restart the container with the GPU devices mapped:\n" + "\n".join(_MAP_IN[v] for v, _ in missing),
             refs=CONTAINER_REFS,
         )
         return
