@@ -5,8 +5,12 @@
   repository is reachable) and a user ``alice``. Each scenario copies it with ``cp -a``.
 - ``vendor_repo``: packages built with ``dpkg-deb`` under the real vendor names and
   dependencies, laid out like repo.radeon.com and NVIDIA's CUDA repository, signed with a
-  throwaway key made in a temporary GNUPGHOME, served over http://127.0.0.1 by a thread. Its
-  ``env`` maps the vendor URLs and pins the throwaway key's fingerprint (GPUENV_TEST_*).
+  throwaway key made in a temporary GNUPGHOME, served over http://127.0.0.1 by a thread. gpuenv
+  reaches it the way an admin's mirror is reached: a matrices bundle whose repos.json names the
+  local repository and pins the throwaway key, installed with ``gpuenv matrix update --from DIR
+  --sha256 ...`` into a state directory of the session's (``env``: GPUENV_STATE_DIR naming it).
+  ``install_bundle`` installs such a bundle into another state directory (a chroot's
+  /var/lib/gpuenv, or one with another fingerprint).
 - ``chroot_facts``: the facts of a chroot (OS, dpkg status, apt sources, the given GPU), so that
   plans are made, and staleness checked, from what is really in the chroot.
 
@@ -55,6 +59,28 @@ def skip_reason() -> str | None:
     for tool in ("debootstrap", "dpkg-deb", "apt-ftparchive", "gpg", "chroot"):
         if shutil.which(tool) is None:
             return f"the chroot install tests need {tool} (see .ci/run)"
+    return None
+
+
+@functools.cache
+def namespace_skip_reason() -> str | None:
+    """Why this machine cannot give a test a private mount namespace, or None when it can.
+
+    Tried once: inside a container or a chroot, / is often no mount point of its own, and unshare
+    cannot make the namespace's mounts private (so none could be made without reaching the host).
+    """
+    if os.geteuid() != 0:
+        return "needs root for a mount namespace (unshare -m)"
+    if shutil.which("unshare") is None:
+        return "needs unshare (util-linux) for a mount namespace"
+    try:
+        done = subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True,
+                              text=True, timeout=30, check=False)  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"cannot make a private mount namespace here: unshare: {exc}"
+    if done.returncode != 0:
+        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit status {done.returncode}"
+        return f"cannot make a private mount namespace here (a container or chroot?): {why}"
     return None
 
 
@@ -177,14 +203,25 @@ class Repo:
     url: str
     fingerprint: str
     gnupghome: Path
+    state: Path  # GPUENV_STATE_DIR holding the installed bundle that points at this repository
 
     @property
     def env(self) -> dict[str, str]:
-        return {
-            "GPUENV_TEST_REPO_MAP": f"https://repo.radeon.com={self.url}/amd,"
-            f"https://developer.download.nvidia.com={self.url}/nvidia",
-            "GPUENV_TEST_KEY_FINGERPRINTS": f"amd={self.fingerprint},nvidia={self.fingerprint}",
-        }
+        return {"GPUENV_STATE_DIR": str(self.state)}
+
+    def install_bundle(self, state: Path, fingerprint: str | None = None) -> Path:
+        """Install, through ``gpuenv matrix update``, a bundle pointing at this repository (with
+        ``fingerprint`` pinned instead of its key's) into the state directory ``state``."""
+        import tempfile
+
+        from gpuenv.matrixbundle import digest
+
+        with tempfile.TemporaryDirectory(prefix="gpuenv-mirror-bundle-") as tmp:
+            bundle = mirror_bundle(Path(tmp) / "bundle", self.url, fingerprint or self.fingerprint)
+            env = {"GPUENV_STATE_DIR": str(state)}
+            res = gpuenv("matrix", "update", "--from", str(bundle), "--sha256", digest(bundle), env=env)
+        assert res.returncode == 0, res.stdout + res.stderr
+        return state
 
     def keyring(self) -> bytes:
         return run(["gpg", "--homedir", str(self.gnupghome), "--export", self.fingerprint], text=False).stdout
@@ -278,11 +315,43 @@ def vendor_repo(tmp_path_factory) -> Repo:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield Repo(www, f"http://127.0.0.1:{server.server_address[1]}", fpr, home)
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    repo = Repo(www, url, fpr, home, top / "state")
+    repo.install_bundle(repo.state)
+    yield repo
     server.shutdown()
     server.server_close()
     # gpg started an agent for the throwaway keyring: a test leaves no process behind.
     subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], check=False, capture_output=True)
+
+
+VENDORS = {"https://repo.radeon.com": "amd", "https://developer.download.nvidia.com": "nvidia"}
+
+
+def mirror_bundle(dest: Path, url: str, fingerprint: str) -> Path:
+    """The shipped matrices as a newer bundle whose repos.json names the mirror at ``url`` (the
+    vendors' trees under /amd and /nvidia) and pins ``fingerprint`` for both vendors' keys."""
+    import json
+
+    from gpuenv.matrices import FILES, bundled_dir
+
+    dest.mkdir(parents=True)
+    for name in FILES:
+        shutil.copy(Path(bundled_dir()) / name, dest / name)
+    bundle = json.loads((dest / "bundle.json").read_text())
+    year, rest = bundle["version"].split(".", 1)
+    bundle["version"] = f"{int(year) + 100}.{rest}"  # newer than the shipped bundle: an update
+    (dest / "bundle.json").write_text(json.dumps(bundle))
+    text = (Path(bundled_dir()) / "repos.json").read_text()
+    for vendor_url, vendor in VENDORS.items():
+        text = text.replace(vendor_url, f"{url}/{vendor}")
+    repos = json.loads(text)
+    host = url.split("://", 1)[1]
+    for vendor in VENDORS.values():
+        repos[vendor]["key"]["fingerprint"] = fingerprint
+        repos[vendor]["source_hosts"].append(f"{host}/{vendor}")
+    (dest / "repos.json").write_text(json.dumps(repos))
+    return dest
 
 
 # --------------------------------------------------------------------------------------------

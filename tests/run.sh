@@ -4,19 +4,25 @@
 # Extra arguments go to pytest.
 #
 # What it tests is what users get: the wheel is built from a copy of this tree and installed,
-# not editable, into throwaway venvs outside the checkout:
+# not editable, into throwaway venvs outside the checkout, all made by the distribution's own
+# interpreter, /usr/bin/python3 (what a fresh box has), whatever comes first on PATH:
 #   - a test venv (the wheel plus the test dependencies) that pytest runs in;
 #   - a bare venv (the wheel alone, no test dependencies) whose console script the end-to-end
 #     tests run (tests/test_e2e_installed.py, GPUENV_E2E_BIN).
+# Without pytest arguments (the whole suite), the end-to-end tests then run again against a bare
+# venv of every other CPython >= 3.10 on the machine (python3.X on PATH, pyenv's versions; see
+# tests/pythons.py); the last lines name each interpreter covered and how its run ended.
 # The checkout is left as it was: no .venv touched, no build/ or egg-info, no caches, no bytecode.
 # Nothing outside a temporary directory changes on the host but the apt packages installed below;
-# the install tests build their own Debian chroot.
+# the install tests build their own Debian chroot. pytest's temporary files live in that
+# directory too, which is removed at the end; the size of /tmp before and after is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" -ne 0 ]; then
-    exec sudo --preserve-env=GPUENV_CHROOT_CACHE,GPUENV_DEBIAN_MIRROR bash "$0" "$@"
+    exec sudo --preserve-env=GPUENV_CHROOT_CACHE,GPUENV_DEBIAN_MIRROR bash tests/run.sh "$@"
 fi
+PY=/usr/bin/python3
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
@@ -29,8 +35,24 @@ apt-get install -y -qq --no-install-recommends \
     shellcheck cloud-init systemd \
     >/dev/null
 
+# What the run leaves in /tmp: its size, and the entries that were not there before (on a busy
+# machine other processes' too; on CI, only the run's).
+tmp_size() { du -skx /tmp 2>/dev/null | cut -f1; }
+tmp_entries() { find /tmp -mindepth 1 -maxdepth 1 -printf '%f\n' | sort; }
 work=$(mktemp -d /tmp/gpuenv-tests.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+tmp_before=$(tmp_size) || true
+tmp_entries >"$work/tmp-before"
+finish() {
+    local before tmp_after name
+    before=$(cat "$work/tmp-before")
+    rm -rf "$work"
+    tmp_after=$(tmp_size) || true
+    echo "/tmp: ${tmp_before:-?} KiB before the run, ${tmp_after:-?} KiB after"
+    comm -13 <(printf '%s\n' "$before") <(tmp_entries) | while IFS= read -r name; do
+        echo "/tmp: new since the run started: $(du -sk -- "/tmp/$name" 2>/dev/null | cut -f1) KiB /tmp/$name"
+    done
+}
+trap finish EXIT
 export PYTHONDONTWRITEBYTECODE=1
 
 # Build from a copy: setuptools writes build/ and *.egg-info next to the sources, and those must
@@ -38,19 +60,60 @@ export PYTHONDONTWRITEBYTECODE=1
 mkdir "$work/src"
 tar --exclude=./.git --exclude='./.venv*' --exclude=./build --exclude=./dist --exclude='*.egg-info' \
     --exclude=__pycache__ -cf - . | tar -xf - -C "$work/src"
-python3 -m venv "$work/build"
+"$PY" -m venv "$work/build"
 "$work/build/bin/python" -m pip install -q --upgrade pip
 "$work/build/bin/python" -m pip wheel -q --no-deps -w "$work/dist" "$work/src"
 wheel=$(ls "$work"/dist/gpuenv-*.whl)
 
-python3 -m venv "$work/venv"
+"$PY" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q --upgrade pip
 "$work/venv/bin/python" -m pip install -q "$wheel[test]"
 
-python3 -m venv "$work/e2e"
+"$PY" -m venv "$work/e2e"
 "$work/e2e/bin/python" -m pip install -q "$wheel"
 export GPUENV_E2E_BIN="$work/e2e/bin/gpuenv" GPUENV_TEST_INSTALLED=1
+main_version=$("$PY" -c 'import platform; print(platform.python_version())')
+export GPUENV_E2E_PYTHON=$main_version
 
-"$work/venv/bin/ruff" check --no-cache .
+# A lint error fails the run, after the tests have run too (CI's log then shows both).
+failed=0
+"$work/venv/bin/ruff" check --no-cache . || failed=1
 # -p no:cacheprovider: no .pytest_cache in the clone; the hypothesis database is off (conftest).
-"$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$@"
+# --basetemp: pytest's temporary files in $work, removed at exit (by default pytest keeps them).
+suite=passed
+"$work/venv/bin/python" -m pytest -q -p no:cacheprovider --basetemp "$work/pytest" "$@" || { suite=FAILED; failed=1; }
+covered=("CPython $main_version ($PY): $([ $# -eq 0 ] && echo 'the whole suite' || echo 'the tests asked for'): $suite")
+
+# The other interpreters: a bare venv of each holding only the wheel, whose console script the
+# end-to-end tests (run by the test venv's pytest) drive. Only for the whole suite.
+if [ $# -eq 0 ]; then
+    others=$("$PY" -B -c '
+import os, sys
+from tests.pythons import pythons
+for version, path in pythons().items():
+    real = os.stat(os.path.realpath(path))
+    if version != sys.version_info[:3] and real.st_uid == 0 and not real.st_mode & 0o022:
+        print(".".join(map(str, version)), path)
+') || { covered+=("the other interpreters: NOT COVERED, tests/pythons.py failed"); failed=1; others=; }
+    # Read from fd 3: pip and pytest inside the loop must not eat the list on stdin.
+    while read -r version python <&3; do
+        [ -n "$version" ] || continue
+        venv="$work/e2e-$version"
+        if ! "$python" -m venv "$venv" >"$work/venv-$version.log" 2>&1; then
+            covered+=("CPython $version ($python): NOT COVERED, no venv: $(tail -n1 "$work/venv-$version.log")")
+            continue
+        fi
+        echo "== the end-to-end tests on CPython $version ($python)"
+        if "$venv/bin/python" -m pip install -q "$wheel" \
+            && GPUENV_E2E_BIN="$venv/bin/gpuenv" GPUENV_E2E_PYTHON=$version "$work/venv/bin/python" -m pytest \
+                -q -p no:cacheprovider --basetemp "$work/pytest-$version" tests/test_e2e_installed.py; then
+            covered+=("CPython $version ($python): the end-to-end tests: passed")
+        else
+            covered+=("CPython $version ($python): the end-to-end tests: FAILED")
+            failed=1
+        fi
+    done 3<<<"$others"
+fi
+echo "== interpreters covered"
+printf '%s\n' "${covered[@]}"
+exit $failed

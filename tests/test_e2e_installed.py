@@ -131,3 +131,118 @@ def test_plan_then_apply_of_a_copy_of_a_sysroot(tmp_path):
     # Without the reviewed request, an unattended apply changes nothing.
     refused = gpuenv("apply", str(out), "--root", str(root), "--yes")
     assert refused.returncode == 3 and not (root / "var/lib/gpuenv").exists()
+
+
+def _python_of(script: str) -> str:
+    """The interpreter a console script starts: its #! line (pip writes the venv's python there)."""
+    first = Path(script).read_text().splitlines()[0]
+    assert first.startswith("#!"), first
+    return first[2:].strip()
+
+
+def test_the_console_script_runs_on_the_interpreter_run_sh_names():
+    """tests/run.sh makes a bare venv per interpreter and names it (GPUENV_E2E_PYTHON): the runs it
+    reports are that interpreter's."""
+    want = os.environ.get("GPUENV_E2E_PYTHON")
+    if not want:
+        pytest.skip("GPUENV_E2E_PYTHON is set by tests/run.sh")
+    code = "import platform, gpuenv; print(platform.python_version(), gpuenv.__file__)"
+    got = subprocess.run([_python_of(BIN), "-c", code], capture_output=True, text=True, cwd="/", check=True).stdout
+    version, where = got.split()
+    assert version == want and where.startswith(str(Path(BIN).parent.parent)), got
+
+
+def test_probe_and_doctor_of_another_interpreter():
+    """--python: the environment of the interpreter named, not gpuenv's own."""
+    python = _python_of(BIN)
+    probe = gpuenv("probe", "--json", "--python", python)
+    assert probe.returncode == 0, probe.stderr
+    version = subprocess.run([python, "-c", "import platform; print(platform.python_version())"],
+                             capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    assert json.loads(probe.stdout)["python"]["version"] == version
+    doctor = gpuenv("doctor", "--json", "--python", python)
+    assert doctor.returncode in (0, 1) and json.loads(doctor.stdout)["schema"] == "gpuenv.report/1"
+
+
+def test_doctor_against_a_target_and_for_named_checks():
+    root = str(ROOTS / "ubuntu2404-rx9070xt-raphael-fresh")
+    for target in ("rocm", "rocm@7.2.4", "cuda", "cuda@12.8"):
+        res = gpuenv("doctor", "--json", "--root", root, "--target", target)
+        assert res.returncode in (0, 1), (target, res.stderr)
+        assert json.loads(res.stdout)["target"]["stack"] == target.split("@")[0]
+    only = gpuenv("doctor", "--json", "--root", root, "amd.driver-missing")
+    assert only.returncode == 1, only.stderr
+    assert {f["code"] for f in json.loads(only.stdout)["findings"]} == {"amd.driver-missing"}
+    assert gpuenv("doctor", "--root", root, "no.such-check").returncode == 2
+    listed = gpuenv("doctor", "--list")
+    assert listed.returncode == 0 and "amd.driver-missing" in listed.stdout
+
+
+def test_torch_for_a_release_and_a_vendor():
+    res = gpuenv("torch", "--json", "--facts", str(FACTS / "torch-mixed.json"), "--version", "2.7", "--vendor", "amd")
+    assert res.returncode in (0, 1), res.stderr
+    got = json.loads(res.stdout)
+    assert got["vendor"] == "amd" and (got["torch"] is None or got["torch"].startswith("2.7"))
+    both = gpuenv("torch", "--json", "--facts", str(FACTS / "torch-mixed.json"))
+    assert both.returncode == 2 and any("--vendor" in r for r in json.loads(both.stdout)["reasons"])
+
+
+def test_matrix_update_then_reset(tmp_path, monkeypatch):
+    """What the README's `matrix update` and `reset` do, into a state directory of the test's own."""
+    monkeypatch.setenv("GPUENV_STATE_DIR", str(tmp_path / "state"))
+    shipped = Path(gpuenv("matrix", "check").stdout.split(":")[0])
+    bundle = tmp_path / "bundle"
+    shutil.copytree(shipped, bundle)
+    meta = json.loads((bundle / "bundle.json").read_text())
+    meta["version"] = "2099.01.01"
+    (bundle / "bundle.json").write_text(json.dumps(meta))
+    sha = gpuenv("matrix", "check", str(bundle)).stdout.split("sha256 ")[1].split()[0]
+    wrong = gpuenv("matrix", "update", "--from", str(bundle), "--sha256", "0" * 64)
+    assert wrong.returncode == 3 and not (tmp_path / "state/matrices").exists()
+    done = gpuenv("matrix", "update", "--from", str(bundle), "--sha256", sha)
+    assert done.returncode == 0, done.stderr
+    assert "2099.01.01 (installed" in gpuenv("matrix", "show").stdout
+    reset = gpuenv("matrix", "reset")
+    assert reset.returncode == 0 and not (tmp_path / "state/matrices").exists()
+    assert "(installed" not in gpuenv("matrix", "show").stdout
+
+
+def test_install_without_dry_run_asks_first_and_changes_nothing_without_a_terminal(tmp_path):
+    root = tmp_path / "box"
+    shutil.copytree(ROOTS / "ubuntu2404-rx9070xt-raphael-fresh", root, symlinks=True)
+    res = gpuenv("install", "rocm", "--root", str(root), stdin=subprocess.DEVNULL)
+    assert res.returncode == 3 and "no terminal" in res.stderr and "nothing was changed" in res.stderr
+    assert not (root / "var/lib/gpuenv").exists()
+    resume = gpuenv("apply", "--resume", "--yes", "--root", str(root))
+    assert resume.returncode == 0 and "nothing to resume" in resume.stdout + resume.stderr
+
+
+def test_verify_an_interpreter_without_torch():
+    res = gpuenv("verify", "--json", "--python", _python_of(BIN))
+    assert res.returncode == 1, res.stderr
+    got = json.loads(res.stdout)
+    assert got["schema"] == "gpuenv.verify/1" and got["passed"] is False
+
+
+def test_report_of_a_fleet_directory(tmp_path):
+    fleet = tmp_path / "reports"
+    fleet.mkdir()
+    for machine in ("ubuntu2404-rx9070xt-raphael-fresh", "ubuntu2404-rx9070xt-fresh"):
+        root = ["--root", str(ROOTS / machine)]
+        (fleet / f"{machine}.facts.json").write_text(gpuenv("probe", "--json", *root).stdout)
+        (fleet / f"{machine}.doctor.json").write_text(gpuenv("doctor", "--json", *root).stdout)
+    html = tmp_path / "fleet.html"
+    res = gpuenv("report", str(fleet), "--json", "--html", str(html), "--max-age", "100000")
+    assert res.returncode in (0, 1), res.stderr
+    assert json.loads(res.stdout)["schema"] == "gpuenv.fleet/1"
+    assert html.read_text().lstrip().lower().startswith("<!doctype html")
+    assert "amd.driver-missing" in gpuenv("report", str(fleet)).stdout
+
+
+def test_advise_of_the_readme_example():
+    res = gpuenv("advise", str(REPO / "tests/advise/kernels-work"))
+    assert res.returncode in (0, 1), res.stderr
+    assert "gpuenv install rocm --dry-run" in res.stdout
+    got = json.loads(gpuenv("advise", "--json", str(REPO / "tests/advise/kernels-work")).stdout)
+    assert got["schema"] == "gpuenv.advise/1"
+    assert gpuenv("advise", str(REPO / "README.md")).returncode == 2

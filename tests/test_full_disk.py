@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.chroot_env import namespace_skip_reason
 from tests.probe_helpers import ROOTS
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare (mount namespaces)"
-)
+# In a container or a chroot there may be no private mount namespace to be had: skipped, and why.
+pytestmark = pytest.mark.skipif(namespace_skip_reason() is not None, reason=str(namespace_skip_reason()))
 
 MACHINE = "ubuntu2404-rx9070xt-fresh"
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.chroot_env import MIRROR, copy_root, run, skip_reason
+from tests.chroot_env import MIRROR, copy_root, namespace_skip_reason, run, skip_reason
 
 pytestmark = [pytest.mark.chroot, pytest.mark.timeout(1200)]
 REPO = Path(__file__).resolve().parent.parent
@@ -35,7 +35,7 @@ def test_the_readme_shows_the_two_set_up_commands():
 
 @pytest.fixture(scope="session")
 def python_box(tmp_path_factory) -> Path:
-    reason = skip_reason()
+    reason = skip_reason() or namespace_skip_reason()  # the box's /proc is mounted in a namespace
     if reason:
         pytest.skip(reason)
     cache = os.environ.get("GPUENV_CHROOT_CACHE")
@@ -63,11 +63,11 @@ def _clone_into(dest: Path, owner: str | None = None, root: Path | None = None) 
                            capture_output=True).stdout.split(b"\0")  # fmt: skip
     for name in filter(None, files):
         src = REPO / os.fsdecode(name)
-        if src.is_file():
+        if src.is_file() or src.is_symlink():  # the fixtures' sysfs links dangle, as in a clone
             (dest / os.fsdecode(name)).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / os.fsdecode(name))
+            shutil.copy2(src, dest / os.fsdecode(name), follow_symlinks=False)
     if owner:
-        subprocess.run(["chroot", str(root), "chown", "-R", owner, "/" + str(dest.relative_to(root))], check=True)
+        subprocess.run(["chroot", str(root), "chown", "-R", "-h", owner, "/" + str(dest.relative_to(root))], check=True)
 
 
 def _in_box(root: Path, script: str, userspec: str | None = None) -> subprocess.CompletedProcess:

@@ -25,12 +25,10 @@ PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 # importlib (gpuenv.import_module does its one job) and collections.abc (annotations only) cost
 # half a millisecond each; struct is a shared library to load on a pyenv or conda Python (the
 # ld.so.cache reader casts a memoryview instead); locale, a millisecond of alias tables, is what
-# argparse's gettext lookups of its own words imported (gpuenv.cli skips those lookups); gettext
-# itself, another millisecond, of which argparse needs only two functions' names.
+# argparse's gettext lookups of its own words imported (gpuenv.cli skips those lookups).
 HEAVY = (
     "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib", "importlib.util", "subprocess",
     "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc", "struct", "_struct", "locale",
-    "gettext",
 )  # fmt: skip
 
 _LOADED = """

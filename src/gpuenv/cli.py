@@ -17,6 +17,7 @@ import gc
 # Set here, before argparse and the rest are imported: that is where most passes would run.
 gc.set_threshold(70_000, 20, 20)
 
+import argparse  # noqa: E402
 import sys  # noqa: E402
 
 
@@ -24,46 +25,14 @@ def _ngettext(singular: str, plural: str, n: int) -> str:
     return singular if n == 1 else plural
 
 
-def _import_argparse():
-    """argparse, without gettext and with its words untranslated.
-
-    argparse looks each of its own words ("usage: ", "options", ...) up through gettext, three
-    lookups for every parser built, and every lookup imports locale (its alias tables make it the
-    largest module on a probe's path, about a millisecond) and stats a catalog in gettext's
-    default domain for the user's language. No Python ships one for argparse's words, and
-    gpuenv's own words are English: the lookups always give back what they were given. Nor is
-    gettext's import needed (a millisecond more: it compiles its plural-forms tokenizer), only
-    its two functions' names: argparse imports them from a stand-in that is in ``sys.modules``
-    for that one import, so a later ``import gettext`` anywhere gets the real module. Should
-    some Python's argparse want more of gettext, the stand-in's ImportError falls back to the
-    real module, and a reference to the stand-in module itself is pointed at the real one.
-    """
-    if "argparse" in sys.modules or "gettext" in sys.modules:
-        import argparse
-    else:
-        stand_in = type(sys)("gettext")
-        stand_in.gettext, stand_in.ngettext = str, _ngettext
-        sys.modules["gettext"] = stand_in
-        try:
-            import argparse
-        except ImportError:
-            sys.modules.pop("gettext", None)
-            import argparse
-        finally:
-            if sys.modules.get("gettext") is stand_in:
-                del sys.modules["gettext"]
-        kept = [name for name, value in vars(argparse).items() if value is stand_in]
-        if kept:
-            import gettext
-
-            for name in kept:
-                setattr(argparse, name, gettext)
-    argparse._ = str
-    argparse.ngettext = _ngettext
-    return argparse
-
-
-argparse = _import_argparse()
+# argparse looks each of its own words ("usage: ", "options", ...) up through gettext, several
+# lookups for every parser built, and the first imports locale (its alias tables, about a
+# millisecond) and every one stats a catalog for the user's language. No Python ships one for
+# argparse's words, and gpuenv's own words are English: the lookups always give back what they
+# were given. argparse reads both names from its module at each call, so setting them is enough
+# on every Python (and harmless on one that stopped using them).
+argparse._ = str
+argparse.ngettext = _ngettext
 
 # Command name -> the module under gpuenv.commands that defines it (the one registration place).
 COMMANDS = {
@@ -78,6 +47,8 @@ COMMANDS = {
     "verify": "verify",
     "report": "report",
     "advise": "advise",
+    "completion": "completion",
+    "provision": "provision",
 }
 USAGE_EXIT = 2  # gpuenv.exitcodes.Exit.USAGE, without importing enum on this path
 # Commands that change nothing on the machine: the console script ends them without the
@@ -94,6 +65,12 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D401 - argparse's API
         sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
         sys.exit(USAGE_EXIT)
+
+    def _print_message(self, message: str, file=None) -> None:
+        # argparse swallows a failed write of --help; a closed pipe is exit status 141 here.
+        if message:
+            (file or sys.stderr).write(message)
+            (file or sys.stderr).flush()
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
@@ -119,18 +96,9 @@ def _columns() -> int:
 
 
 def _terminal_columns() -> int:
-    import os
+    from gpuenv.render.term import columns
 
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
+    return columns(sys.__stdout__)
 
 
 def command(name: str):
@@ -232,16 +200,16 @@ def run() -> None:
     """
     code = main()
     args = sys.argv[1:]
-    if args and args[0] not in READ_ONLY and not args[0].startswith("-"):
-        sys.exit(code)
-    import os
-
-    try:
+    try:  # here, not in the interpreter's exit, which would say 120 with a traceback
         sys.stdout.flush()
     except BrokenPipeError:
         code = _pipe_closed()
     except OSError as exc:
         code = _write_failed(_prog(args), exc)
+    if args and args[0] not in READ_ONLY and not args[0].startswith("-"):
+        sys.exit(code)
+    import os
+
     try:
         sys.stderr.flush()
     except OSError:

@@ -21,8 +21,10 @@ _UNFINISHED = {"half-installed", "half-configured", "unpacked", "triggers-awaite
 
 
 # The fields gpuenv reads: (how it starts a stanza, how it starts a later line, its name).
+# Multi-Arch decides which stanza a journal entry replaces (``packages_from_status``).
 _FIELDS = tuple(
-    (f"{name}:".encode(), f"\n{name}:".encode(), name) for name in ("Package", "Status", "Version", "Architecture")
+    (f"{name}:".encode(), f"\n{name}:".encode(), name)
+    for name in ("Package", "Status", "Version", "Architecture", "Multi-Arch")
 )
 # A stanza as dpkg writes it: Package first, then Status, Architecture and Version in that
 # order, each the first of its name, each value one printable ASCII word (three for Status).
@@ -32,9 +34,12 @@ _FIELDS = tuple(
 # "Package: ", which is what makes one pass over a file fast). The lines skipped between the
 # four are field lines (neither blank nor whitespace-only nor continuation lines: \S is ASCII
 # non-space in a bytes pattern) that start with none of the three later names, so a match never
-# leaves its stanza, and none is given back (possessive: there is nothing to retry). A Package
-# line skipped starts no match, so the count in ``dpkg_order`` sends that file the general way.
-_SKIP = rb"(?:(?!Status:|Architecture:|Version:)\S[^\n]*\n)*+"
+# leaves its stanza. Giving a skipped line back finds nothing new (the next name cannot start
+# it), so a plain ``*`` matches what a possessive one would; possessive quantifiers are not in
+# 3.10's ``re`` and match wrongly before 3.11.5 (0 stanzas of a real file on Debian 12's
+# 3.11.2). A Package line skipped starts no match, so the count in ``dpkg_order`` sends that
+# file the general way.
+_SKIP = rb"(?:(?!Status:|Architecture:|Version:)\S[^\n]*\n)*"
 _WORD = rb"([!-~]+)"
 _DPKG_ORDER = re.compile(
     rb"Package: (?<![^\n]Package: )(?<![^\n]\nPackage: )" + _WORD + rb"\n" + _SKIP
@@ -61,13 +66,13 @@ def records(data: str | bytes) -> list[Record]:
 
 def general_records(raw: bytes) -> list[Record]:
     """The records of any file, from ``parse_status``."""
-    found: list[Record] = []
-    for st in parse_status(raw):
-        if "Package" in st:
-            words = st.get("Status", "").split()
-            want, flag, state = words if len(words) == 3 else (None, None, None)
-            found.append((st["Package"], want, flag, state, st.get("Architecture"), st.get("Version")))
-    return found
+    return [_record(st) for st in parse_status(raw) if "Package" in st]
+
+
+def _record(st: dict[str, str]) -> Record:
+    words = st.get("Status", "").split()
+    want, flag, state = words if len(words) == 3 else (None, None, None)
+    return st["Package"], want, flag, state, st.get("Architecture"), st.get("Version")
 
 
 def dpkg_order(raw: bytes) -> list[Record] | None:
@@ -86,7 +91,7 @@ def dpkg_order(raw: bytes) -> list[Record] | None:
 
 def parse_status(data: str | bytes) -> list[dict[str, str]]:
     """Stanzas of a dpkg status file, keeping the fields gpuenv reads (Package, Status, Version,
-    Architecture); continuation lines and other fields are skipped.
+    Architecture, Multi-Arch); continuation lines and other fields are skipped.
 
     The general reader, for any file: it works on the bytes (only the values kept are decoded,
     as UTF-8 with undecodable bytes replaced). Stanzas are separated by blank (or
@@ -141,14 +146,11 @@ def packages_from_status(
     (the ``dpkg`` package's), else ``fallback_arch``.
 
     ``updates`` are the texts of dpkg's journal files, in order: a stanza there replaces the
-    status file's stanza of the same package and architecture.
+    package's stanza as dpkg's own reader does (``_merge_journal``).
     """
     found = records(text)
     if updates:
-        merged = {(rec[0], rec[4]): rec for rec in found}
-        for update in updates:
-            merged.update(((rec[0], rec[4]), rec) for rec in records(update))
-        found = list(merged.values())
+        found = _merge_journal(found, text, updates)
     if native_arch is None:
         native_arch = next((rec[4] for rec in found if rec[0] == "dpkg"), fallback_arch)
     keyed = [
@@ -159,6 +161,34 @@ def packages_from_status(
     installed = {key: version for key, _, state, version in keyed if state in _PRESENT and version is not None}
     unfinished = [key for key, flag, state, _ in keyed if state in _UNFINISHED or flag == "reinstreq"]
     return Packages(manager="dpkg", installed=dict(sorted(installed.items())), unconfigured=tuple(unfinished))
+
+
+def _merge_journal(
+    found: list[Record], status: str | bytes, updates: list[str] | list[bytes] | tuple[str | bytes, ...]
+) -> list[Record]:
+    """The status file's records with the journal's stanzas put where dpkg puts them: a package
+    with one installed instance has that instance replaced, whatever architecture the new
+    stanza names (a package once built for "all" now built for amd64, a crossgrade), unless
+    both are Multi-Arch: same (libc6:i386 beside libc6); otherwise each architecture has its
+    own (dpkg's parse_find_pkg_slot)."""
+    merged = {(rec[0], rec[4]): rec for rec in found}
+    same: dict[tuple[str, str | None], bool] = {}  # Multi-Arch: same, of the stanzas looked at
+    in_status: dict[tuple[str, str | None], dict[str, str]] | None = None
+    for update in updates:
+        for st in parse_status(update):  # one stanza a file: the general reader is quick
+            if "Package" not in st:
+                continue
+            rec = _record(st)
+            key, new_same = (rec[0], rec[4]), st.get("Multi-Arch") == "same"
+            installed = [k for k, r in merged.items() if k[0] == rec[0] and r[3] != "not-installed"]
+            if len(installed) == 1 and installed[0] not in same:
+                if in_status is None:  # rare: only a package already in the file is looked up
+                    in_status = {(s["Package"], s.get("Architecture")): s for s in parse_status(status) if "Package" in s}
+                same[installed[0]] = in_status.get(installed[0], {}).get("Multi-Arch") == "same"
+            if len(installed) == 1 and not (new_same and same[installed[0]]):
+                del merged[installed[0]]
+            merged[key], same[key] = rec, new_same
+    return list(merged.values())
 
 
 def probe(host: Host) -> Packages | None:

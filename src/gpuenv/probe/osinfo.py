@@ -20,9 +20,6 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-_ESCAPES = r'\\([\\$"`])'
-_ANY_ESCAPE = r"\\(.)"
-
 # dpkg architecture names to uname -m names, for reading a sysroot's arch from dpkg.
 _DPKG_ARCH = {
     "amd64": "x86_64",
@@ -36,26 +33,61 @@ _DPKG_ARCH = {
 
 
 def parse_os_release(text: str) -> dict[str, str]:
-    """KEY=value pairs of an os-release file (quotes and backslash escapes removed)."""
+    """KEY=value pairs of an os-release file, each value the word a POSIX shell assigns.
+
+    os-release(5) is shell assignments: a line may start with ``export``; a value is one shell
+    word (unquoted characters with backslash escapes, '...' taken literally, "..." where a
+    backslash escapes only $, `, " and itself), its quoted parts may be joined (``'a'"b"``), and
+    a ``#`` after whitespace starts a comment. Lines that are no assignment are skipped.
+    """
     out: dict[str, str] = {}
     for raw in text.splitlines():
-        line = raw.strip()
+        line = raw.lstrip()  # not rstrip: an escaped space ends "A=\ " and is its value
         if not line or line.startswith("#"):
             continue
+        if line.startswith(("export ", "export\t")):
+            line = line[len("export") :].lstrip()
         key, assign, value = line.partition("=")
         if not assign or not (key.isascii() and key.isidentifier()):  # a shell variable name
             continue
-        value = value.strip()
-        quote = value[:1]
-        if len(value) >= 2 and quote in "\"'" and value[-1] == quote:
-            value = value[1:-1]
-            if quote == '"' and "\\" in value:
-                value = re.sub(_ESCAPES, r"\1", value)
-        elif "\\" in value:
-            # Unquoted shell word: a backslash escapes the next character (NAME=Fedora\ Linux).
-            value = re.sub(_ANY_ESCAPE, r"\1", value)
-        out[key] = value
+        word = _shell_word(value)
+        if word is not None:
+            out[key] = word
     return out
+
+
+def _shell_word(text: str) -> str | None:
+    """The first shell word of ``text`` with its quotes and escapes removed (what follows it, a
+    comment or anything else, is not read); None when a quote is left open."""
+    if not any(c in text for c in "\\'\" \t#"):
+        return text  # the usual line: nothing to undo
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n and text[i] not in " \t":
+        c = text[i]
+        if c == "\\":
+            out.append(text[i + 1 : i + 2])  # a trailing backslash (a continuation) adds nothing
+            i += 2
+        elif c == "'":
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            out.append(text[i + 1 : end])
+            i = end + 1
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                if text[i] == "\\" and i + 1 < n and text[i + 1] in '$`"\\':
+                    i += 1
+                out.append(text[i])
+                i += 1
+            if i >= n:
+                return None
+            i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
 
 
 def os_from_release(fields: dict[str, str]) -> OS:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gpuenv import debversion
 from gpuenv.facts import Facts, Gpu
 from gpuenv.record import record
 
@@ -27,7 +28,9 @@ def version_tuple(text: str | None) -> tuple[int, ...]:
     """'1:570.133.07-0ubuntu1' -> (570, 133, 7); '12.8' -> (12, 8); junk -> ().
 
     Debian epochs ("1:") are dropped; only the leading dotted number counts, so package revisions
-    never make one driver look newer than another."""
+    never make one driver look newer than another. For the numbers of a release (a driver, a
+    toolkit, a kernel series); packages are ordered with ``gpuenv.debversion`` (an epoch
+    outranks the number)."""
     if not text:
         return ()
     text = text.split(":", 1)[1] if re.match(r"^\d+:", text) else text
@@ -93,8 +96,15 @@ DISPLAY = Family(
     r"^(xserver-xorg-core|xwayland|gdm3|sddm|lightdm|gnome-shell|plasma-desktop)$",
     ("xserver-xorg-core", "xwayland", "gdm3", "sddm", "lightdm", "gnome-shell", "plasma-desktop"),
 )
-# The kernels a machine can boot (linux-image-6.8.0-51-generic, Debian's linux-image-6.1.0-28-amd64).
-KERNEL_IMAGE = Family(r"^linux-image-(?:unsigned-)?(\d+\.\d+\.\d+[-.\w]*)$", ("linux-image-",))
+# The kernels a machine can boot, group 1 the release (uname -r): Ubuntu's
+# linux-image-6.8.0-51-generic and every flavour (-lowlatency, -aws, -azure, -gcp, -oracle,
+# -nvidia, -generic-64k, ...), its linux-image-unsigned-*; Debian's linux-image-6.1.0-28-amd64,
+# Debian 13's 6.12.41+deb13-amd64, backports' 6.12.12+bpo-amd64 and 6.1.0-0.deb11.17-amd64, the
+# *-unsigned ones. Not meta packages (linux-image-amd64) nor debug symbols (-dbg, -dbgsym).
+KERNEL_IMAGE = Family(
+    r"^linux-image-(?:unsigned-)?(?!.*-dbg(?:sym)?$)(\d+\.\d+(?:\.\d+)?(?:[-+.~]\w+)*?)(?:-unsigned)?$",
+    ("linux-image-",),
+)
 FAMILIES = (NVIDIA_DRIVER, NVIDIA_DKMS, CUDA_TOOLKIT, CUDA_COMPAT, AMD_DRIVER, ROCM, DISPLAY, KERNEL_IMAGE)
 
 
@@ -245,15 +255,16 @@ def nvidia_branch(facts: Facts) -> int | None:
     version = nvidia_driver_version(facts)
     if not version:
         versions = [v for n, v in nvidia_driver_packages(facts).items() if not n.startswith("linux-modules-")]
-        version = max(versions, key=version_tuple, default=None)
+        version = max(versions, key=debversion.key, default=None)
     nums = version_tuple(version)
     return nums[0] if nums else None
 
 
 def nvidia_package_version(facts: Facts) -> str | None:
-    """Upstream version of the installed user-space driver packages ('570.133.07')."""
+    """Upstream version of the installed user-space driver packages ('570.133.07'): of the
+    newest package as dpkg orders them (an epoch outranks the number)."""
     versions = [v for n, v in nvidia_driver_packages(facts).items() if not n.startswith("linux-modules-")]
-    best = max(versions, key=version_tuple, default=None)
+    best = max(versions, key=debversion.key, default=None)
     if not best or len(version_tuple(best)) < 2:
         return None
     # As NVIDIA writes it ("570.133.07", leading zeros kept): the dotted number after any epoch.
@@ -416,9 +427,11 @@ def path_entries(facts: Facts, variable: str) -> list[str] | None:
 
 
 @lru_cache(maxsize=1024)
-def kernel_key(release: str) -> tuple[int, ...]:
-    """'6.8.0-51-generic' -> (6, 8, 0, 51): the ABI number orders Ubuntu's kernels of one series."""
-    return tuple(int(n) for n in re.findall(r"\d+", release.split("+")[0])[:4])
+def kernel_key(release: str):
+    """A sort key of kernel releases in the order GRUB boots them on Debian and Ubuntu (the
+    newest by ``dpkg --compare-versions``): 6.8.0-51-generic < 6.8.0-100-generic,
+    6.12.38+deb13-amd64 < 6.12.41+deb13-amd64, 6.1.0-0.deb11.17-amd64 < 6.1.0-0.deb11.21-amd64."""
+    return debversion.key(release)
 
 
 def gpu_dkms_modules(facts: Facts) -> dict[str, str]:

@@ -164,8 +164,9 @@ def secure_boot(facts: Facts, matrices, target: Target):
         return
     modules = inv.gpu_dkms_modules(facts)
     loaded = facts.kernel.modules_loaded
-    # Refused by Secure Boot: built and installed for this kernel, its GPU present, yet not loaded.
-    # A module never built (kernel.dkms-not-built) or one whose GPU is gone (stack.leftovers) is
+    # Refused by Secure Boot: installed (built for this kernel, or built where DKMS does not say:
+    # akmods, a report without `dkms status`), its GPU present, yet not loaded. A module DKMS shows
+    # unbuilt for this kernel (kernel.dkms-not-built) or one whose GPU is gone (stack.leftovers) is
     # not loaded for other reasons.
     not_loaded = [
         m
@@ -173,9 +174,7 @@ def secure_boot(facts: Facts, matrices, target: Target):
         if loaded is not None
         and m not in loaded
         and facts.gpus_of("amd" if m == "amdgpu" else "nvidia")
-        and any(
-            e.kernel == facts.kernel.release and e.status == "installed" for e in inv.gpu_dkms_entries(facts, m)
-        )
+        and not _unbuilt(facts, m)
     ]
     planned = _driver_planned(facts, target)
     # A module the kernel loaded under Secure Boot is signed with an enrolled key: nothing to say.
@@ -215,6 +214,14 @@ def secure_boot(facts: Facts, matrices, target: Target):
         detail=f"DKMS GPU driver: {what}. A kernel or driver update that rebuilds it unsigned stops it loading.",
         fix=f"Keep the DKMS signing key enrolled:\n{enroll}\nthen accept it in the MOK manager at the next boot (console access needed).",
         refs=(MOK_REF,),
+    )
+
+
+def _unbuilt(facts: Facts, module: str) -> bool:
+    """DKMS lists the module and has not installed it for the running kernel."""
+    entries = inv.gpu_dkms_entries(facts, module)
+    return bool(entries) and not any(
+        e.kernel == facts.kernel.release and e.status == "installed" for e in entries
     )
 
 
