@@ -200,7 +200,8 @@ def test_collateral_removal_refused(cuda_root, vendor_repo, tmp_path):
 
 def test_wrong_key_fingerprint_aborts_before_any_change(cuda_root, vendor_repo, tmp_path):
     root = copy_root(cuda_root, tmp_path / "root")
-    env = {**vendor_repo.env, "GPUENV_TEST_KEY_FINGERPRINTS": "amd=" + "0123456789ABCDEF" * 2 + "01234567"}
+    wrong = "0123456789ABCDEF" * 2 + "01234567"
+    env = {"GPUENV_STATE_DIR": str(vendor_repo.install_bundle(tmp_path / "state", fingerprint=wrong))}
     plan = make_plan(root, vendor_repo, "rocm", AMD_GPU, tmp_path / "rocm.plan.json", env=env)
     before = manifest(root, skip=VOLATILE)
     res = apply(root, vendor_repo, plan, AMD_GPU, env=env)

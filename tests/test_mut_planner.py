@@ -387,8 +387,10 @@ def test_a_rocm_release_without_amd_repository_data_is_a_clear_error(tmp_path):
     def other(doc):
         doc["amd"]["releases"][0]["rocm"] = "7.1.1"
 
-    with pytest.raises(PlanError, match=r"^no AMD repository data for ROCm 7\.2\.4 \(known: 7\.1\.1\)$"):
-        make(amd_box(), "rocm", repo=with_repos(tmp_path, other))
+    with pytest.raises(PlanError, match=r"^no AMD repository data for ROCm 7\.2\.4 \(known: 7\.1\.1, 6\.3\.3\)$"):
+        make(amd_box(), "rocm", repo=with_repos(tmp_path, other), version="7.2.4")
+    # Unnamed, the release is the newest one that fits the machine and has repository data.
+    assert make(amd_box(), "rocm", repo=with_repos(tmp_path, other)).target.version == "7.1.1"
 
 
 def test_an_os_without_an_amd_suite_is_shown_for_jammy_and_noted():

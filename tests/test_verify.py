@@ -1,10 +1,10 @@
 """`gpuenv verify`, run through the CLI against a stand-in PyTorch (tests/verify/standin/torch).
 
-This box has no GPU. Each case puts the stand-in on PYTHONPATH of a bare venv's interpreter (no
-torch of its own) with a config.json describing the machine it plays, and points --root at a
-sysroot fixture (tests/roots/) whose PCI bus holds the GPUs the case's torch should see; ROCm
-cases copy the sysroot so that their device nodes can be removed or replaced. The checks are the
-real ones: a real subprocess, real timeouts and signals, the real judge.
+This box has no GPU. Each case puts the stand-in on the import path of a bare venv's interpreter
+(a .pth file; no torch of its own) with a config.json describing the machine it plays, and points
+--root at a sysroot fixture (tests/roots/) whose PCI bus holds the GPUs the case's torch should
+see; ROCm cases copy the sysroot so that their device nodes can be removed or replaced. The
+checks are the real ones: a real subprocess, real timeouts and signals, the real judge.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def bare_python(tmp_path_factory) -> str:
 
 
 def standin(tmp_path: Path, **config) -> str:
-    """A PYTHONPATH entry holding the stand-in torch, playing ``config``."""
+    """An import path entry holding the stand-in torch, playing ``config``."""
     site = tmp_path / "site"
     shutil.copytree(STANDIN, site / "torch", ignore=shutil.ignore_patterns("__pycache__"))
     (site / "torch" / "config.json").write_text(json.dumps(config))
@@ -63,9 +63,18 @@ def copy_root(src: Path, tmp_path: Path) -> Path:
 
 
 def verify(python: str, site: str | None, *args, env: dict | None = None):
-    full = {"PYTHONPATH": site, "CUDA_VISIBLE_DEVICES": None, "HIP_VISIBLE_DEVICES": None,
+    full = {"PYTHONPATH": None, "CUDA_VISIBLE_DEVICES": None, "HIP_VISIBLE_DEVICES": None,
             "ROCR_VISIBLE_DEVICES": None, "HSA_OVERRIDE_GFX_VERSION": None, **(env or {})}  # fmt: skip
-    result = invoke(["verify", "--python", python, *map(str, args)], env=full)
+    # On the venv's import path through a .pth file: a root verify ignores PYTHONPATH.
+    venv = Path(python).parent.parent
+    pth = [p / "standin.pth" for p in venv.glob("lib/python3*/site-packages")] if site else []
+    for path in pth:
+        path.write_text(f"{site}\n")
+    try:
+        result = invoke(["verify", "--python", python, *map(str, args)], env=full)
+    finally:
+        for path in pth:
+            path.unlink()
     assert result.exception is None, repr(result.exception)
     assert "Traceback" not in result.output
     return result

@@ -1,7 +1,8 @@
 """Installing, checking and removing a matrices bundle (``gpuenv matrix update|check|reset``).
 
 A bundle is a directory, or a .tar.gz of one, holding bundle.json and the subject files
-(amd_gpus, nvidia_gpus, rocm, cuda, torch). Integrity: the user passes the bundle's sha256
+(amd_gpus, nvidia_gpus, rocm, cuda, torch), and optionally repos.json: the vendor repositories and
+pinned keys the planner then uses instead of the shipped ones (a mirror; the fingerprints decide). Integrity: the user passes the bundle's sha256
 (required; no signed manifest in this version). For a .tar.gz that is the sha256 of the archive
 file (what ``sha256sum`` prints); for a directory it is ``digest(dir)``, printed by
 ``gpuenv matrix check DIR``. Nothing on disk changes until the bundle has been fetched, matched
@@ -20,7 +21,16 @@ from pathlib import Path
 
 from gpuenv.checksum import sha256_hex
 from gpuenv.exitcodes import Exit
-from gpuenv.matrices import FILES, MatrixError, bundled_dir, clear_cache, parse_dir, state_dir, vkey
+from gpuenv.matrices import (
+    FILES,
+    OPTIONAL_FILES,
+    MatrixError,
+    bundled_dir,
+    clear_cache,
+    parse_dir,
+    state_dir,
+    vkey,
+)
 from gpuenv.record import record
 
 MAX_BYTES = 32 * 1024 * 1024  # a bundle is ~0.5 MB; anything this large is not one
@@ -66,7 +76,7 @@ def _read_files(directory: Path) -> dict[str, bytes]:
     from gpuenv.rootpath import NotRegular, TooLarge, read_regular
 
     files = {}
-    for name in FILES:
+    for name in FILES + OPTIONAL_FILES:
         path = directory / name
         try:
             files[name] = read_regular(path, MAX_BYTES, nofollow=True)
@@ -99,6 +109,14 @@ def check(directory: str | os.PathLike[str]) -> list[str]:
         parse_dir(directory, "check")
     except MatrixError as exc:
         return [str(exc)]
+    if "repos.json" in files:
+        from gpuenv.plan import repos
+        from gpuenv.plan.plan import PlanError
+
+        try:
+            repos.load(directory / "repos.json")
+        except PlanError as exc:
+            return [str(exc)]
     return []
 
 
@@ -131,7 +149,8 @@ def _unpack(data: bytes, dest: Path, label: str) -> None:
         for member in tar.getmembers():
             name = Path(member.name).name
             parts = Path(member.name).parts
-            if not member.isfile() or name not in FILES or len(parts) > 2 or member.name.startswith("/"):
+            known = name in FILES or name in OPTIONAL_FILES
+            if not member.isfile() or not known or len(parts) > 2 or member.name.startswith("/"):
                 continue
             if ".." in parts:
                 continue
@@ -196,6 +215,7 @@ def install(source: str, sha256: str, state: Path | None = None) -> Installed:
     """Fetch, check and install a bundle. Everything is checked in a private temporary directory
     first: a refused update leaves no trace, not even the state directory."""
     state = state or state_dir()
+    _root_may_write(state)
     with tempfile.TemporaryDirectory(prefix="gpuenv-matrices-") as tmp:
         bundle = stage(source, sha256, Path(tmp))
         problems = check(bundle)
@@ -225,9 +245,26 @@ def install(source: str, sha256: str, state: Path | None = None) -> Installed:
     return Installed(version=new, previous=old, path=str(state))
 
 
+def _root_may_write(state: Path) -> None:
+    """As root, refuse a state directory another account could change (GPUENV_STATE_DIR may name
+    any): root would write into, or remove from, a tree someone else controls, and then pass over
+    what it wrote there anyway (``matrices.load``)."""
+    if os.geteuid() != 0:
+        return
+    from gpuenv.trust import untrusted
+
+    why = untrusted(str(state))
+    if why and not why.endswith("does not exist"):
+        raise BundleError(
+            f"refusing {state} as root: {why} (as root, the state directory must be one only root can change)",
+            Exit.REFUSED,
+        )
+
+
 def reset(state: Path | None = None) -> bool:
     """Remove the installed bundle; False when there was none."""
     state = state or state_dir()
+    _root_may_write(state)
     if state.is_symlink():
         raise BundleError(f"{state}: a symbolic link, not a bundle gpuenv installed; not removed", Exit.USAGE)
     if not state.exists():

@@ -6,8 +6,9 @@ one else can write them. A world-writable directory is accepted only with the st
 where others cannot rename or remove a trusted account's entries. Symbolic links are followed, and
 each directory that holds one is checked too: whoever can re-point the link decides the file.
 Used for saved plans, the apply journal, and every program or interpreter apply runs as root;
-an interpreter a user names to the doctor or verify (``--python``) that fails the check runs as
-an account that could have changed it, never as root (``unprivileged``).
+an interpreter a user names to the doctor or verify (``--python``) that fails the check, or
+whose import path holds anything another account could change (``untrusted_tree``), runs as an
+account that could have changed it, never as root (``unprivileged``, ``gpuenv.interpreter``).
 """
 
 from __future__ import annotations
@@ -65,8 +66,8 @@ def unprivileged(program: str) -> list[str]:
     what another account could have changed: nothing when not root or when no other account
     could (``untrusted``); else setpriv to the account that owns the program as named, or its
     directory (a venv's bin/python, a link its owner made), and to nobody when root owns both
-    (a directory others may write), with that file's group and no other; its environment is the
-    caller's. RuntimeError when no trusted setpriv is there: then it is not run at all."""
+    (a directory others may write), with that file's group and no other (its environment is
+    gpuenv.interpreter's to choose). RuntimeError when no trusted setpriv is there: then it is not run at all."""
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return []
     why = untrusted(program)
@@ -81,9 +82,74 @@ def unprivileged(program: str) -> list[str]:
         if info.st_uid != 0:
             uid, gid = info.st_uid, info.st_gid
             break
+    return setpriv_as(uid, gid, program, why)
+
+
+def untrusted_tree(top: str) -> tuple[str, tuple[int, int]] | None:
+    """Why another account could change what Python would import from ``top`` (a directory on
+    an import path, or a file such as a zipped standard library), and who (uid, gid) to run as
+    instead: the path as ``untrusted`` judges it, then every file and directory beneath it, each
+    owned by root and writable by no one else (a sticky directory too: anyone could add a module
+    to it). A symbolic link beneath is judged by where it leads, and a directory it leads to is
+    walked as well. None when no one could, and when ``top`` is not there."""
+    why = _present(untrusted(top))
+    if why:
+        return why, _writer(top)
+    seen: set[str] = set()
+    todo = [os.path.realpath(top)]
+    while todo:
+        current = todo.pop()
+        if current in seen or not os.path.isdir(current):
+            continue
+        seen.add(current)
+        try:
+            names = os.listdir(current)
+        except OSError as exc:
+            return f"{current}: {exc.strerror or exc}", (NOBODY, NOBODY)
+        for name in names:
+            path = f"{current}/{name}"
+            try:
+                info = os.lstat(path)
+            except OSError as exc:
+                return f"{path}: {exc.strerror or exc}", (NOBODY, NOBODY)
+            if stat.S_ISLNK(info.st_mode):
+                why = _present(untrusted(path))
+                if why:
+                    return why, _writer(path)
+                todo.append(os.path.realpath(path))
+            elif info.st_uid != 0:
+                return f"{path} belongs to uid {info.st_uid}", (info.st_uid, info.st_gid)
+            elif info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return f"{path} is writable by others (mode {stat.S_IMODE(info.st_mode):04o})", (NOBODY, NOBODY)
+            elif stat.S_ISDIR(info.st_mode):
+                todo.append(path)
+    return None
+
+
+def _writer(path: str) -> tuple[int, int]:
+    """(uid, gid) of the first account other than root that owns ``path`` or a directory above
+    it (links followed); nobody's when only a group or everyone could change it."""
+    probe = os.path.abspath(path)
+    while True:
+        try:
+            info = os.stat(probe)
+            if info.st_uid != 0:
+                return info.st_uid, info.st_gid
+        except OSError:
+            pass
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return NOBODY, NOBODY
+        probe = parent
+
+
+def setpriv_as(uid: int, gid: int, what: str, why: str) -> list[str]:
+    """What to put before a command to run it as ``uid``:``gid`` with no other group (``what``
+    could be changed by that account: ``why``). RuntimeError when no setpriv of root's is there:
+    then it is not run at all."""
     setpriv = next((f"{d}/setpriv" for d in SYSTEM_PATH if _on(d, "setpriv", "/")), None)
     if setpriv is None or untrusted_program(setpriv):
-        raise RuntimeError(f"{program}: another account could change it ({why}), and without a setpriv "
+        raise RuntimeError(f"{what}: another account could change it ({why}), and without a setpriv "
                            "of root's it cannot be run as that account; not run as root")  # fmt: skip
     return [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
 

@@ -11,10 +11,8 @@ user) is what the file could widen, so it is shown again and confirmed at the te
 ``--yes``, must be repeated with ``--expect`` (``gpuenv plan`` prints the exact line). As root, a
 plan file that an account other than root (and the sudo user) could write is refused.
 
-Test-only: ``GPUENV_TEST_REPO_MAP`` (vendor URL prefix -> local URL, comma-separated
-``https://repo.radeon.com=http://127.0.0.1:PORT/amd``) and ``GPUENV_TEST_KEY_FINGERPRINTS``
-(``amd=HEX,nvidia=HEX``) point plans at a local signed repository; plans made with them are
-marked ``test_overrides``.
+The vendor repositories and keys come from the matrices in effect (``gpuenv.plan.repos``): no
+option or environment variable changes them.
 """
 
 from __future__ import annotations
@@ -27,8 +25,6 @@ import time
 from gpuenv.commands import Command, Usage, add_facts, add_json, add_root, probe_facts, read_facts
 from gpuenv.exitcodes import Exit
 
-TEST_REPO_MAP = "GPUENV_TEST_REPO_MAP"
-TEST_KEY_FINGERPRINTS = "GPUENV_TEST_KEY_FINGERPRINTS"
 PLAN_MAX = 4 << 20
 
 
@@ -138,8 +134,7 @@ def _repos():
     from gpuenv.plan.plan import PlanError
 
     try:
-        overrides = repos.Overrides.parse(os.environ.get(TEST_REPO_MAP), os.environ.get(TEST_KEY_FINGERPRINTS))
-        return repos.load(overrides=overrides)
+        return repos.load()
     except PlanError as exc:
         raise _Stop(Exit.USAGE, str(exc)) from exc
 
@@ -150,7 +145,42 @@ def _facts_of(facts_file: str | None, root: str, user: str | None):
     return probe_facts(None if root == "/" else root, user)
 
 
-def _request(action: str, args: argparse.Namespace, facts):
+def _default_user(args: argparse.Namespace) -> str | None:
+    """The account a plan is for when --user is not given: the one who ran sudo, else, planning
+    for this machine as a normal user (the README's `gpuenv plan` before `sudo ... apply`), that
+    user."""
+    if os.environ.get("SUDO_USER"):
+        return os.environ["SUDO_USER"]
+    if os.geteuid() == 0 or getattr(args, "facts_file", None) or (args.root or "/") != "/":
+        return None
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_name
+    except KeyError:  # an account without a name: nobody to add to the groups
+        return None
+
+
+def _planned_facts(args: argparse.Namespace):
+    """The facts a plan is made from, probed for the plan's user (as `apply` probes them again).
+
+    A --user the machine (or --root) has no account for is refused; the default user missing
+    there (sudo's user under a --root image) means no user. A facts file describes one user:
+    the planner notes that it could not check another."""
+    explicit = getattr(args, "user", None)
+    user = explicit or _default_user(args)
+    facts = _facts_of(args.facts_file, args.root or "/", user)
+    if user is None or args.facts_file or (facts.user is not None and facts.user.name == user):
+        return facts, user
+    if not any(e.probe == "users" for e in facts.errors):
+        return facts, user
+    if explicit:
+        where = "this machine" if (args.root or "/") == "/" else args.root
+        raise Usage(f"--user {explicit!r}: {where} has no such account (nothing was planned)")
+    return _facts_of(None, args.root or "/", None), None
+
+
+def _request(action: str, args: argparse.Namespace, facts, user: str | None):
     from gpuenv import __version__
     from gpuenv.plan import planner
     from gpuenv.plan.plan import Action, PlanError, Request
@@ -160,7 +190,6 @@ def _request(action: str, args: argparse.Namespace, facts):
         stack = planner.choose_stack(facts, _matrices())
         if stack is None:
             raise Usage("auto: cannot choose (no NVIDIA or AMD GPU a stack could use, or both): say rocm or cuda")
-    user = getattr(args, "user", None) or os.environ.get("SUDO_USER") or None
     try:
         return Request(
             action=Action(action),
@@ -242,7 +271,7 @@ def _execute(plan, facts_now, args: argparse.Namespace, resume: bool = False):
         resume=resume,
         facts_now=facts_now,
         on_event=progress(con),
-        loopback_http=bool(os.environ.get(TEST_REPO_MAP)),
+        loopback_http=_repos().loopback_keys,
     )
     outcome = executor.apply(plan, args.root or "/", opts)
     show_outcome(con, outcome)
@@ -315,16 +344,16 @@ def _guard(fn) -> int:
 
 def run_install(args: argparse.Namespace) -> int:
     def go() -> Exit:
-        facts = _facts_of(args.facts_file, args.root or "/", args.user)
-        return _show_or_apply(_make(_request("install", args, facts), facts), facts, args)
+        facts, user = _planned_facts(args)
+        return _show_or_apply(_make(_request("install", args, facts, user), facts), facts, args)
 
     return _guard(go)
 
 
 def run_uninstall(args: argparse.Namespace) -> int:
     def go() -> Exit:
-        facts = _facts_of(args.facts_file, args.root or "/", None)
-        return _show_or_apply(_make(_request("uninstall", args, facts), facts), facts, args)
+        facts, user = _planned_facts(args)
+        return _show_or_apply(_make(_request("uninstall", args, facts, user), facts), facts, args)
 
     return _guard(go)
 
@@ -333,8 +362,8 @@ def run_plan(args: argparse.Namespace) -> int:
     from gpuenv.plan import planfile
 
     def go() -> Exit:
-        facts = _facts_of(args.facts_file, args.root or "/", args.user)
-        plan = _make(_request("uninstall" if args.uninstall else "install", args, facts), facts)
+        facts, user = _planned_facts(args)
+        plan = _make(_request("uninstall" if args.uninstall else "install", args, facts, user), facts)
         try:
             planfile.save(plan, args.out)
         except OSError as exc:
@@ -348,12 +377,33 @@ def run_plan(args: argparse.Namespace) -> int:
         import shlex
 
         con.print(
-            f"apply it with: sudo gpuenv apply {_escape(args.out)}"
+            f"apply it with: {_escape(apply_line(args.out, args.root))}"
             + (f"    (unattended: --yes --expect {_escape(shlex.quote(line))})" if line else "")
         )
         return Exit.REFUSED if plan.blockers else Exit.OK
 
     return _guard(go)
+
+
+def apply_line(plan_file: str, root: str | None) -> str:
+    """The `apply` command line that works as printed: this very gpuenv by its absolute path
+    (sudo's secure_path holds no venv, and a bare `gpuenv` could be another one), through sudo
+    only for a user who is not root (minimal images and containers have no sudo)."""
+    words = [*_this_gpuenv(), "apply", plan_file]
+    if root and root != "/":
+        words += ["--root", os.path.abspath(root)]
+    import shlex
+
+    return ("" if os.geteuid() == 0 else "sudo ") + shlex.join(words)
+
+
+def _this_gpuenv() -> list[str]:
+    """The command that started this process: its console script, else the interpreter's own
+    (`python -m gpuenv` has no script of its own to name)."""
+    script = os.path.abspath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(script) == "gpuenv" and os.path.isfile(script):
+        return [script]
+    return [sys.executable, "-m", "gpuenv"]
 
 
 def run_apply(args: argparse.Namespace) -> int:
@@ -461,7 +511,7 @@ def _refuse_edited(plan, facts_now) -> None:
         raise _Stop(
             Exit.REFUSED,
             "this plan is not the one gpuenv makes from this machine and the request it records: the file "
-            "was edited after it was made, or gpuenv, its matrices or the GPUENV_TEST_* settings changed since. "
+            "was edited after it was made, or gpuenv or its matrices changed since. "
             "Nothing was changed. Make a new plan (gpuenv plan ... --out FILE) and review it.",
         )
 

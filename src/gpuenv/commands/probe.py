@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from gpuenv.commands import Command, add_json, add_python, add_root, add_user, probe_facts
-from gpuenv.commands.output import add_output, json_notice, output_format, wants_redaction
+from gpuenv.commands.output import add_output, output_format, wants_redaction
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -29,7 +29,6 @@ def run(args: argparse.Namespace) -> int:
         facts = facts_mod.from_dict(redactor.apply(facts.to_dict()))
     if fmt == "json":
         sys.stdout.write(facts.to_json() + "\n")
-        json_notice(redactor)
         return 0
     if fmt == "markdown":
         from gpuenv.commands.output import notice

@@ -15,7 +15,9 @@ from gpuenv.commands import Command, Usage, add_json
 DESCRIPTION = """\
 In a subprocess of the interpreter (--python PATH; default: the python3 found on PATH, as a user
 typing `python3` would get it), started in / as you, with your environment (PYTHONPATH,
-LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES are kept), it:
+LD_LIBRARY_PATH, CUDA_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES are kept; as root it runs isolated,
+with only the GPU variables kept, and as another account when one could change what it imports),
+it:
   imports torch and reads its build (version, CUDA or HIP, architecture list);
   compares the GPUs torch sees with the machine's GPUs on the PCI bus, and checks that the build
   has code for each (sm_XY or gfx target);

@@ -167,7 +167,8 @@ class Options:
     facts_now: Facts | None = None  # the machine now, to refuse a stale plan
     on_event: Event | None = None
     fetch: Callable[[str], bytes] | None = None  # key download; default: HTTPS via urllib
-    # Test-only (GPUENV_TEST_REPO_MAP): also fetch keys over plain http from 127.0.0.1/::1.
+    # Also fetch keys over plain http from 127.0.0.1/::1: the repositories in effect name a mirror
+    # on this machine (the pinned fingerprint is checked either way).
     loopback_http: bool = False
 
 

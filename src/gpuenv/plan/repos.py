@@ -1,10 +1,10 @@
 """Vendor repositories, keys and purge rules (matrices/repos.json), as the planner asks for them.
 
-Loaded and checked here so that the planner stays a pure function of its inputs. The only knobs
-are test-only: ``Overrides`` maps vendor URL prefixes to a local test server and replaces the
-pinned fingerprints, so the install tests run the plan's real apt steps against a throwaway
-repository. The command layer builds them from ``GPUENV_TEST_REPO_MAP`` and
-``GPUENV_TEST_KEY_FINGERPRINTS``; a plan made with them says so (``test_overrides``).
+Loaded and checked here so that the planner stays a pure function of its inputs. There is no
+switch: the file is the shipped one, or the one an installed matrices bundle carries (an admin's
+mirror: ``gpuenv matrix update``, which root uses only when no other account could have changed
+it, see ``gpuenv.matrices.load``). A key URL is https, or plain http on this machine's loopback
+(a mirror on the host itself); either way the key must have the pinned fingerprint.
 """
 
 from __future__ import annotations
@@ -18,34 +18,6 @@ from gpuenv.plan.plan import PlanError
 from gpuenv.record import field, record
 
 _FPR = re.compile(r"[0-9A-F]{40}")
-
-
-@record(frozen=True)
-class Overrides:
-    """TEST ONLY. url_map: (vendor prefix, replacement) pairs; fingerprints: vendor -> FPR."""
-
-    url_map: tuple[tuple[str, str], ...] = ()
-    fingerprints: tuple[tuple[str, str], ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.url_map or self.fingerprints)
-
-    @classmethod
-    def parse(cls, repo_map: str | None, fingerprints: str | None) -> Overrides:
-        """'https://repo.radeon.com=http://127.0.0.1:8000/amd,...' and 'amd=HEX,nvidia=HEX'."""
-        pairs = []
-        for item in filter(None, (repo_map or "").split(",")):
-            src, sep, dst = item.partition("=")
-            if not sep or not src.startswith("https://") or not dst.startswith(("http://", "https://")):
-                raise PlanError(f"GPUENV_TEST_REPO_MAP: {item!r} is not https://VENDOR=URL")
-            pairs.append((src.rstrip("/"), dst.rstrip("/")))
-        fprs = []
-        for item in filter(None, (fingerprints or "").split(",")):
-            vendor, sep, fpr = item.partition("=")
-            if not sep or vendor not in ("amd", "nvidia") or not _FPR.fullmatch(fpr.upper()):
-                raise PlanError(f"GPUENV_TEST_KEY_FINGERPRINTS: {item!r} is not amd|nvidia=40 hex digits")
-            fprs.append((vendor, fpr.upper()))
-        return cls(tuple(pairs), tuple(fprs))
 
 
 @record(frozen=True)
@@ -76,7 +48,6 @@ class Key:
 class Repos:
     doc: dict[str, Any] = field(repr=False)
     purge: dict[str, PurgeRules]
-    overrides: Overrides = Overrides()
 
     # -- AMD --
     def amd_key(self) -> Key:
@@ -94,12 +65,14 @@ class Repos:
     def amd_lists(self, rocm: str, amdgpu: str, suite: str) -> list[tuple[str, str]]:
         """(path, content) of each AMD sources file."""
         keyring = self.amd_key().keyring
+        # A release whose install page gives other lines (6.x: no graphics repository) has its own.
+        own = (self.amd_release(rocm) or {}).get("lines", {})
         out = []
         for name in ("amdgpu", "rocm"):
             spec = self.doc["amd"]["lists"][name]
             lines = [
-                self.map_url(ln.format(keyring=keyring, amdgpu=amdgpu, rocm=rocm, suite=suite))
-                for ln in spec["lines"]
+                ln.format(keyring=keyring, amdgpu=amdgpu, rocm=rocm, suite=suite)
+                for ln in own.get(name, spec["lines"])
             ]
             out.append((spec["path"], "\n".join(lines) + "\n"))
         return out
@@ -117,7 +90,7 @@ class Repos:
     def nvidia_list(self, distro: str, arch: str) -> tuple[str, str]:
         spec = self.doc["nvidia"]["list"]
         keyring = self.nvidia_key(distro, arch).keyring
-        lines = [self.map_url(ln.format(keyring=keyring, distro=distro, arch=arch)) for ln in spec["lines"]]
+        lines = [ln.format(keyring=keyring, distro=distro, arch=arch) for ln in spec["lines"]]
         return spec["path"].format(distro=distro, arch=arch), "\n".join(lines) + "\n"
 
     # -- both --
@@ -125,21 +98,18 @@ class Repos:
         return self.doc[vendor]
 
     def is_vendor_uri(self, vendor: str, uri: str) -> bool:
-        hosts = self.doc[vendor]["source_hosts"]
-        mapped = [dst for src, dst in self.overrides.url_map if any(h in src for h in hosts)]
-        return any(h in uri for h in hosts) or any(uri.startswith(m) for m in mapped)
+        return any(h in uri for h in self.doc[vendor]["source_hosts"])
 
-    def map_url(self, text: str) -> str:
-        for src, dst in self.overrides.url_map:
-            text = text.replace(src, dst)
-        return text
+    @property
+    def loopback_keys(self) -> bool:
+        """Whether a key comes over plain http from this machine (what the fetch must allow)."""
+        return any(_loopback_http(self.doc[v]["key"]["url"]) for v in ("amd", "nvidia"))
 
     def _key(self, vendor: str, fmt: dict[str, str]) -> Key:
         spec = self.doc[vendor]["key"]
-        fpr = dict(self.overrides.fingerprints).get(vendor, spec["fingerprint"])
         return Key(
-            url=self.map_url(spec["url"].format(**fmt)),
-            fingerprint=fpr,
+            url=spec["url"].format(**fmt),
+            fingerprint=spec["fingerprint"],
             keyring=spec["keyring"],
             source=spec["source"],
             confirmed=spec["confirmed"],
@@ -157,18 +127,42 @@ def _lookup(entries: list[dict], os_id: str, version: str | None, key: str) -> s
     return None
 
 
-def default_path() -> str:
-    from gpuenv import bundled
+def _loopback_http(url: str) -> bool:
+    import ipaddress
+    import urllib.parse
 
+    parts = urllib.parse.urlsplit(url)
+    try:
+        return parts.scheme == "http" and ipaddress.ip_address(parts.hostname or "").is_loopback
+    except ValueError:
+        return False
+
+
+def default_path() -> str:
+    """The repos.json of the matrices in effect: an installed bundle's own when it carries one,
+    else the shipped one."""
+    import os
+
+    from gpuenv import bundled
+    from gpuenv.matrices import MatrixError
+    from gpuenv.matrices import load as matrices
+
+    try:
+        bundle = matrices().bundle
+    except MatrixError as exc:
+        raise PlanError(f"repos: {exc}") from None
+    own = os.path.join(bundle.path, "repos.json")
+    if bundle.origin == "installed" and os.path.isfile(own):
+        return own
     return bundled.path("matrices", "repos.json")
 
 
-def load(path: str | Path | None = None, overrides: Overrides | None = None) -> Repos:
-    return _load(str(path or default_path()), overrides or Overrides())
+def load(path: str | Path | None = None) -> Repos:
+    return _load(str(path or default_path()))
 
 
 @lru_cache(maxsize=8)
-def _load(path: str, overrides: Overrides) -> Repos:
+def _load(path: str) -> Repos:
     from gpuenv.jsoninput import InputError, read
 
     try:
@@ -182,11 +176,12 @@ def _load(path: str, overrides: Overrides) -> Repos:
         for vendor in ("amd", "nvidia"):
             if not _FPR.fullmatch(doc[vendor]["key"]["fingerprint"]):
                 raise PlanError(f"repos: {vendor} key fingerprint is not 40 upper-case hex digits")
-            if not doc[vendor]["key"]["url"].startswith("https://"):
-                raise PlanError(f"repos: {vendor} key URL must be https")
+            url = doc[vendor]["key"]["url"]
+            if not (url.startswith("https://") or _loopback_http(url)):
+                raise PlanError(f"repos: {vendor} key URL must be https (or http on this machine's loopback)")
     except (KeyError, TypeError) as exc:
         raise PlanError(f"repos: {path}: missing or malformed {exc}") from exc
-    return Repos(doc=doc, purge=purge, overrides=overrides)
+    return Repos(doc=doc, purge=purge)
 
 
 # Packages no purge may ever name: the desktop, the container toolkit, and the lookalikes that

@@ -7,8 +7,8 @@ sysroot points into the sysroot, never at the host. With a root, live sources (N
 uname, the environment, the current process's user) are off, so that an image or a fixture tree
 is never mixed with facts of the machine that happens to read it.
 
-``run_json`` (another Python interpreter, for ``--python PATH``) is the only place a probe runs
-a command, and only on the live machine.
+A probe runs no command but another Python interpreter, for ``--python PATH`` on the live
+machine only, through ``gpuenv.interpreter``.
 """
 
 from __future__ import annotations
@@ -109,29 +109,6 @@ class Host:
     def is_char_device(self, path: str) -> bool:
         st = self.stat(path)
         return st is not None and stat.S_ISCHR(st.st_mode)
-
-    # -- the one command a probe runs ----------------------------------------------------------
-    def run_json(self, argv: list[str], stdin: str, timeout: float = 20.0) -> str:
-        """Run ``argv`` (a Python interpreter fed a small script) and return its stdout.
-
-        Only on the live machine: a sysroot's binaries are never executed.
-        """
-        if not self.live:
-            raise RuntimeError("commands are not run with --root")
-        import subprocess
-
-        done = subprocess.run(  # noqa: S603 - argv is the interpreter the user named, no shell
-            argv,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            check=False,
-        )
-        if done.returncode != 0:
-            tail = (done.stderr or "").strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-            raise RuntimeError(f"{argv[0]} failed: {tail[0]}")
-        return done.stdout
 
     def which(self, name: str) -> str | None:
         """Where ``name`` is on PATH (live machine only; None under ``--root``)."""

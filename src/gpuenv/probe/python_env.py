@@ -2,8 +2,9 @@
 
 torch is never imported (it takes seconds and may crash on a broken driver): its build comes
 from ``torch/version.py`` and the distribution metadata. For another interpreter
-(``--python PATH``) on the live machine, that interpreter runs once with a tiny script that only
-prints its ``sys.path``; the site directories are then read here. Under ``--root`` nothing is
+(``--python PATH``) on the live machine, that interpreter runs once (``gpuenv.interpreter``: in
+/, isolated as root) with a tiny script that only prints its ``sys.path``; the site directories
+are then read here. Under ``--root`` nothing is
 run: the interpreter's venv (``pyvenv.cfg``) or the system site directories are read.
 """
 
@@ -193,9 +194,9 @@ def probe(
     else:
         import json  # only for --python: a probe writes its JSON without json
 
-        from gpuenv.trust import unprivileged
+        from gpuenv.interpreter import output
 
-        doc = json.loads(host.run_json([*unprivileged(python), python, "-B", "-"], _SCRIPT))
+        doc = json.loads(output(python, ["-"], _SCRIPT, timeout=20.0))
         exe, version = doc.get("executable") or python, doc.get("version")
         dirs = [p for p in doc.get("path", []) if isinstance(p, str) and p]
     packages, torch = scan_site(host, dirs, errors)

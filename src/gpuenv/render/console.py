@@ -1,4 +1,10 @@
-"""The rich Console every human output uses: colour only on a terminal, never with NO_COLOR."""
+"""The rich Console every human output uses: colour only on a terminal, never with NO_COLOR.
+
+Whatever it prints, control characters in the text are shown escaped (``gpuenv.render.term.inert``):
+strings before layout, and every rendered segment but rich's own control codes after it (text
+that reached a table or a ``Text`` some other way). Reports, facts and plans come from files and
+other hosts: a finding title holding ``\x1b]0;...\x07`` or ``\x1b[2J`` must not drive the
+terminal that shows it, and rich itself drops only a few C0 characters."""
 
 from __future__ import annotations
 
@@ -13,7 +19,25 @@ def make_console(stderr: bool = False):
     stream = sys.stderr if stderr else sys.stdout
     no_color = "NO_COLOR" in os.environ
     is_tty = hasattr(stream, "isatty") and stream.isatty()
-    return Console(
+    from rich.segment import Segment
+
+    from gpuenv.render.term import inert
+
+    class _Console(Console):
+        def render_str(self, text: str, **kwargs):
+            return super().render_str(inert(text), **kwargs)
+
+        def render(self, renderable, options=None):
+            for segment in super().render(renderable, options):
+                yield segment if segment.control else Segment(inert(segment.text), segment.style)
+
+        def on_broken_pipe(self) -> None:
+            # rich's own answer is exit status 1 ("problems found"): let the command line give
+            # the closed pipe's 141, as for every other output.
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(
         file=stream,
         no_color=no_color,
         color_system=None if (no_color or not is_tty) else "auto",

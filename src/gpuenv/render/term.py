@@ -3,7 +3,8 @@
 rich stays for what needs layout (tables: probe, matrix, report; plans and their progress), but
 importing it costs more than the whole of a doctor run (about 40 ms here), and a line needs
 only a colour. Colour only on a terminal, never with NO_COLOR (https://no-color.org) or
-TERM=dumb; no wrapping (the terminal wraps). Text is never read as markup, and control
+TERM=dumb. On a terminal a long line is wrapped at spaces (the terminal itself would cut words
+in two); piped, a line stays whole. Text is never read as markup, and control
 characters in it are shown escaped (``\\x1b``): a facts file or a sysroot is untrusted, and a
 GPU name holding an escape sequence must not drive the terminal that shows it.
 """
@@ -15,22 +16,28 @@ import sys
 
 # C0 controls but tab and newline, DEL and the C1 controls (which terminals also obey).
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
+
+
+def inert(text: str) -> str:
+    """``text`` with its control characters shown escaped (ESC as ``\\x1b``): what every renderer
+    does to text from a file, a host or a user before it reaches a terminal. Tab and newline stay."""
+    return text.translate(_CONTROLS)
+
+
 _SGR = {"bold": "1", "dim": "2", "underline": "4", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 
 
 class Term:
     """Lines for one stream; ``color`` None decides as above (on only for a terminal)."""
 
-    def __init__(self, stream=None, color: bool | None = None):
+    def __init__(self, stream=None, color: bool | None = None, width: int | None = None):
         self.stream = stream if stream is not None else sys.stdout
+        isatty = getattr(self.stream, "isatty", None)
+        tty = bool(isatty and isatty())
         if color is None:
-            isatty = getattr(self.stream, "isatty", None)
-            color = (
-                bool(isatty and isatty())
-                and "NO_COLOR" not in os.environ
-                and os.environ.get("TERM") != "dumb"
-            )
+            color = tty and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
         self.color = color
+        self.width = (columns(self.stream) if tty else 0) if width is None else width  # 0: no wrapping
 
     def style(self, text: str, style: str) -> str:
         """``text`` in ``style`` (words of _SGR: "bold red"); the text itself when colour is off."""
@@ -41,6 +48,71 @@ class Term:
         return f"\x1b[{codes}m{text}\x1b[0m"
 
     def line(self, *parts: str | tuple[str, str]) -> None:
-        """One line of parts: plain strings, or (text, style) pairs."""
-        text = "".join(p.translate(_CONTROLS) if isinstance(p, str) else self.style(*p) for p in parts)
-        self.stream.write(text + "\n")
+        """One line of parts: plain strings, or (text, style) pairs; wrapped to ``width``."""
+        pieces = [((p, "") if isinstance(p, str) else p) for p in parts]
+        pieces = [(text.translate(_CONTROLS), style) for text, style in pieces]
+        for row in wrap(pieces, self.width) if self.width else [pieces]:
+            self.stream.write("".join(self.style(text, style) for text, style in row) + "\n")
+
+
+def columns(stream) -> int:
+    """The terminal's width as shutil finds it (COLUMNS, else the terminal of ``stream``, else
+    80), without importing shutil."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+Pieces = list[tuple[str, str]]  # (text, style)
+
+
+def wrap(pieces: Pieces, width: int) -> list[Pieces]:
+    """The line as rows of at most ``width`` characters, broken only at spaces; a row after the
+    first is indented two more than the line. A word longer than a row is left whole (a command
+    or URL cut in two is worse than one the terminal folds)."""
+    words = _words(pieces)
+    if sum(len(gap) + sum(len(t) for t, _ in word) for gap, word in words) <= width:
+        return [pieces]
+    indent = len(words[0][0]) if words else 0
+    hang = " " * min(indent + 2, width // 2)
+    rows: list[Pieces] = []
+    row: Pieces = []
+    used = 0
+    for gap, word in words:
+        size = sum(len(text) for text, _ in word)
+        if row and used + len(gap) + size > width:
+            rows.append(row)
+            row, used, gap = [], len(hang), hang
+        row += [(gap, ""), *word] if gap else word
+        used += len(gap) + size
+    rows.append(row)
+    return rows
+
+
+def _words(pieces: Pieces) -> list[tuple[str, Pieces]]:
+    """(the spaces before it, its styled parts) for each word: a word may span pieces of
+    different styles, and a row breaks only at spaces."""
+    from itertools import groupby
+
+    words: list[tuple[str, Pieces]] = []
+    gap, word = "", []
+    for text, style in pieces:
+        for is_space, run in groupby(text, key=lambda c: c == " "):
+            chunk = "".join(run)
+            if not is_space:
+                word.append((chunk, style))
+                continue
+            if word:
+                words.append((gap, word))
+                gap, word = "", []
+            gap += chunk
+    if word:
+        words.append((gap, word))
+    return words
