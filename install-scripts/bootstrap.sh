@@ -2,14 +2,22 @@
 # gpuenv bootstrap: provision a fresh Ubuntu 22.04/24.04 or Debian 12 box (python3 only) with a
 # GPU stack, unattended: cloud-init runcmd or by hand, as root.
 #
-#   sh bootstrap.sh [--stack auto|rocm|cuda] [--version V] [--torch V --venv DIR] [--user NAME]
-#                   [--wheel PATH|https://URL [--sha256 HEX]] [--pip-spec SPEC] [--no-reboot]
-#                   [--dry-run]
+#   sh bootstrap.sh (--wheel PATH|URL --sha256 HEX | --git URL --commit SHA)
+#                   [--stack auto|rocm|cuda] [--version V] [--torch V --venv DIR] [--user NAME]
+#                   [--no-reboot] [--dry-run]
 #   sh bootstrap.sh --resume        what gpuenv-resume.service runs after each boot
 #
-# Each flag has a variable (the flag wins): GPUENV_STACK GPUENV_VERSION GPUENV_TORCH GPUENV_VENV
-# GPUENV_USER GPUENV_WHEEL GPUENV_WHEEL_SHA256 GPUENV_PIP_SPEC (default: gpuenv, from PyPI; pip's
-# own PIP_INDEX_URL, PIP_FIND_LINKS... apply) GPUENV_NO_REBOOT=1 GPUENV_DRY_RUN=1.
+# Where gpuenv comes from, one of (required: no package name is ever looked up on an index):
+#   --wheel PATH|URL --sha256 HEX  a wheel (`pip wheel . -w dist`) as a file, or an https:// or
+#       http:// URL, and its sha256sum. It is read once into a root-only temporary directory;
+#       that copy is hashed, and only that copy is installed.
+#   --git URL --commit SHA  a git repository (https://, http://, ssh:// or file://) at a pinned
+#       commit (40 hex digits); git is installed when missing, and pip builds the wheel.
+# pip fetches gpuenv's dependencies from its index (PIP_INDEX_URL, PIP_FIND_LINKS... apply).
+#
+# Each flag has a variable (the flag wins): GPUENV_WHEEL GPUENV_WHEEL_SHA256 GPUENV_GIT
+# GPUENV_COMMIT GPUENV_STACK GPUENV_VERSION GPUENV_TORCH GPUENV_VENV GPUENV_USER, and
+# GPUENV_NO_REBOOT, GPUENV_DRY_RUN (0, 1 or empty).
 # GPUENV_LOCK_RETRIES (20) x GPUENV_RETRY_DELAY (15 s): how long to wait for a dpkg/apt lock
 # (cloud-init's own apt) or another apply.
 #
@@ -27,12 +35,20 @@
 # --dry-run changes nothing: it says what it would install and write, and shows gpuenv's plan
 # for this box (`gpuenv install STACK --dry-run`); it needs no root.
 #
+# Root runs what is in /opt/gpuenv and writes into /var/log/gpuenv and /var/lib/gpuenv: each of
+# them, and everything in them, must be root's and writable by no one else, and none may be a
+# symbolic link; otherwise the run is refused before any change (exit 3). Files are written to
+# a new temporary name in their directory and renamed into place, never through a link.
+# --resume reads back /var/lib/gpuenv/bootstrap.env (root's, mode 0600) line by line: known
+# keys only, each once, every value checked as its flag is.
+#
 # Exit status (also "exit" in status.json):
 #   0  done: the plan is applied, or there was nothing to do (health: doctor/verify in status.json)
 #   1  failed: a plan step failed (see /var/log/gpuenv/apply.log)
-#   2  usage: a bad flag or value, not root (no status written); or gpuenv's own usage error,
-#      e.g. --stack auto on a box without a GPU a stack could use
-#   3  refused: gpuenv refused the plan before any change (blockers, a bad key, ...)
+#   2  usage: a bad or missing flag or value, not root, a bad bootstrap.env (no status written);
+#      or gpuenv's own usage error, e.g. --stack auto on a box without a GPU a stack could use
+#   3  refused before any change: gpuenv refused the plan (blockers, a bad key, ...), or a
+#      directory above is another account's (no status written then)
 #   4  busy: a dpkg/apt lock or another apply held on past the retries
 #   5  could not install python3-venv or gpuenv (apt, download, sha256, pip)
 #  10  reboot pending: applied up to the reboot the plan needs; rebooting now, or, with --no-reboot
@@ -53,8 +69,9 @@ SETTINGS=$STATEDIR/bootstrap.env
 PENDING=$STATEDIR/reboot-pending
 STATUS=$STATEDIR/status.json
 REBOOT_MARK='reboot to load the new driver'
-NL='
-'
+# Spelled out, not a range: what [a-z] matches depends on the shell and the locale.
+ALNUM=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
+HEX=0123456789abcdef
 export DEBIAN_FRONTEND=noninteractive NO_COLOR=1 COLUMNS="${COLUMNS:-160}" PIP_DISABLE_PIP_VERSION_CHECK=1
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 LOG=
@@ -64,14 +81,15 @@ say() {
 	[ -z "$LOG" ] || printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >>"$LOG" || true
 }
 usage() { say "usage: $*" >&2; exit 2; }
+refuse() { say "refused: $*; nothing was changed" >&2; exit 3; }
 
 STACK=${GPUENV_STACK:-auto} VERSION=${GPUENV_VERSION:-} TORCH=${GPUENV_TORCH:-} VENV=${GPUENV_VENV:-}
-TUSER=${GPUENV_USER:-} WHEEL=${GPUENV_WHEEL:-} SHA256=${GPUENV_WHEEL_SHA256:-} SPEC=${GPUENV_PIP_SPEC:-gpuenv}
-NO_REBOOT=${GPUENV_NO_REBOOT:-} DRY=${GPUENV_DRY_RUN:-} RESUME=
+TUSER=${GPUENV_USER:-} WHEEL=${GPUENV_WHEEL:-} SHA256=${GPUENV_WHEEL_SHA256:-} GIT=${GPUENV_GIT:-}
+COMMIT=${GPUENV_COMMIT:-} NO_REBOOT=${GPUENV_NO_REBOOT:-} DRY=${GPUENV_DRY_RUN:-} RESUME=
 RETRIES=${GPUENV_LOCK_RETRIES:-20} DELAY=${GPUENV_RETRY_DELAY:-15}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--stack | --version | --torch | --venv | --user | --wheel | --sha256 | --pip-spec)
+	--stack | --version | --torch | --venv | --user | --wheel | --sha256 | --git | --commit)
 		[ $# -ge 2 ] || usage "$1 needs a value"
 		case $1 in
 		--stack) STACK=$2 ;;
@@ -81,7 +99,8 @@ while [ $# -gt 0 ]; do
 		--user) TUSER=$2 ;;
 		--wheel) WHEEL=$2 ;;
 		--sha256) SHA256=$2 ;;
-		--pip-spec) SPEC=$2 ;;
+		--git) GIT=$2 ;;
+		--commit) COMMIT=$2 ;;
 		esac
 		shift 2
 		;;
@@ -92,32 +111,104 @@ while [ $# -gt 0 ]; do
 	*) usage "unknown argument: $1 (see --help)" ;;
 	esac
 done
-[ "$NO_REBOOT" != 0 ] || NO_REBOOT=
-[ "$DRY" != 0 ] || DRY=
-case $STACK in auto | rocm | cuda) ;; *) usage "--stack: auto, rocm or cuda, not '$STACK'" ;; esac
-# Values go to gpuenv and pip as single arguments, never through a shell; they are kept in
-# bootstrap.env one per line: no newline, and nothing that reads as an option.
-for v in "$VERSION" "$TORCH" "$VENV" "$TUSER" "$SPEC" "$WHEEL"; do
-	case $v in *"$NL"* | -*) usage "unexpected value: '$v'" ;; esac
-done
-[ -z "$TORCH" ] || [ -n "$VENV" ] || usage "--torch needs --venv DIR"
-case $VENV in '' | /*) ;; *) usage "--venv: an absolute path" ;; esac
-case $WHEEL in '' | https://*) ;; *://*) usage "--wheel: an https:// URL or a path" ;; esac
-case $SHA256 in
-'') ;;
-*[!0-9a-f]*) usage "--sha256: 64 lower-case hex digits" ;;
-*) [ ${#SHA256} -eq 64 ] || usage "--sha256: 64 lower-case hex digits" ;;
-esac
+
+# -- checking what is asked -------------------------------------------------------------------
+# Every value goes to gpuenv or pip as one argument, never through a shell, and is kept in
+# bootstrap.env one per line; each is checked here, from the flags and again from that file.
+FROM=
+bad() { usage "$FROM$1: $2"; }
+flag01() { case $2 in '' | 0 | 1) ;; *) bad "$1" "0, 1 or empty" ;; esac; }
+# version FLAG V: empty, or a release such as 12.8, 7.2.4 or 2.7.1+cu128
+version() {
+	case $2 in
+	'') ;;
+	[0-9]*) case $2 in *[!"$ALNUM".+~-]*) bad "$1" "a version such as 12.8, not '$2'" ;; esac ;;
+	*) bad "$1" "a version such as 12.8, not '$2'" ;;
+	esac
+}
+validate_settings() {
+	case $STACK in auto | rocm | cuda) ;; *) bad --stack "auto, rocm or cuda, not '$STACK'" ;; esac
+	flag01 GPUENV_NO_REBOOT "$NO_REBOOT"
+	version --version "$VERSION"
+	version --torch "$TORCH"
+	case $VENV in
+	'') ;;
+	/*) case $VENV in *[!"$ALNUM"/._+-]*) bad --venv "letters, digits and /._+- only" ;; esac ;;
+	*) bad --venv "an absolute path" ;;
+	esac
+	[ -z "$TORCH" ] || [ -n "$VENV" ] || bad --torch "needs --venv DIR"
+	# What useradd accepts: letters, digits, _ . -, not first a - or a digit, a $ at the end.
+	case ${TUSER%\$} in
+	'') [ -z "$TUSER" ] || bad --user "not a user name: '$TUSER'" ;;
+	[0-9.-]* | *[!"$ALNUM"_.-]*) bad --user "not a user name: '$TUSER'" ;;
+	esac
+	[ ${#TUSER} -le 32 ] || bad --user "at most 32 characters"
+}
+hex() { case $2 in *[!$HEX]*) false ;; *) [ ${#2} -eq "$1" ] ;; esac; }
+# url VALUE: characters a URL needs, and none that a shell, pip (#, spaces) or YAML would read
+url() { case $1 in *[!"$ALNUM"._~:/?@!\$\&+,\;=%-]*) false ;; *) true ;; esac; }
+validate_source() {
+	[ -z "$WHEEL" ] || [ -z "$GIT" ] || usage "--wheel or --git: one source, not both"
+	[ -n "$WHEEL$GIT" ] ||
+		usage "no source for gpuenv: give --wheel PATH|URL --sha256 HEX, or --git URL --commit SHA"
+	if [ -n "$WHEEL" ]; then
+		case $WHEEL in
+		https://* | http://*) url "$WHEEL" || usage "--wheel: a URL without spaces, quotes or #" ;;
+		*://*) usage "--wheel: an https:// or http:// URL, or a path" ;;
+		-*) usage "--wheel: a path or a URL, not '$WHEEL'" ;;
+		esac
+		WHEEL_NAME=$(basename "${WHEEL%%[?]*}")
+		case $WHEEL_NAME in
+		gpuenv-*.whl) case $WHEEL_NAME in *[!"$ALNUM"_.+-]*) usage "--wheel: not a wheel's file name: $WHEEL_NAME" ;; esac ;;
+		*) usage "--wheel: a gpuenv wheel (gpuenv-VERSION-py3-none-any.whl), not $WHEEL_NAME" ;;
+		esac
+		hex 64 "$SHA256" || usage "--wheel needs --sha256 HEX: the wheel's sha256sum, 64 lower-case hex digits"
+		[ -z "$COMMIT" ] || usage "--commit goes with --git"
+	else
+		case $GIT in
+		https://* | http://* | ssh://* | file:///*) url "$GIT" || usage "--git: a URL without spaces, quotes or #" ;;
+		*) usage "--git: an https://, http://, ssh:// or file:/// URL" ;;
+		esac
+		hex 40 "$COMMIT" || usage "--git needs --commit SHA: the full commit, 40 lower-case hex digits"
+		[ -z "$SHA256" ] || usage "--sha256 goes with --wheel"
+	fi
+}
+
+validate_settings
+flag01 GPUENV_DRY_RUN "$DRY"
 case $RETRIES$DELAY in *[!0-9]*) usage "GPUENV_LOCK_RETRIES, GPUENV_RETRY_DELAY: whole numbers" ;; esac
 [ -n "$DRY" ] || [ "$(id -u)" -eq 0 ] || usage "run as root (or with --dry-run)"
+[ -n "$RESUME" ] || validate_source
 [ -f "$0" ] || usage "run from a file (sh bootstrap.sh), not from a pipe"
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 
-TMP=$(mktemp -d)
+# -- the directories root runs from and writes into -------------------------------------------
+# root_only PATH: PATH itself (a link not followed) is root's and no one else can write it
+root_only() { [ -n "$(find "$1" -maxdepth 0 -user 0 ! -perm /022 -print 2>/dev/null)" ]; }
+# check_dir DIR: refuse DIR when another account controls it, something in it, or its parent
+check_dir() {
+	_up=$(dirname "$1")
+	[ -n "$(find -H "$_up" -maxdepth 0 -type d -user 0 \( ! -perm -0002 -o -perm -1000 \) -print 2>/dev/null)" ] ||
+		refuse "$_up is not a directory that only root can change"
+	if [ -L "$1" ]; then refuse "$1 is a symbolic link"; fi
+	[ -e "$1" ] || return 0
+	[ -d "$1" ] || refuse "$1 is not a directory"
+	_bad=$(find "$1" -xdev \( ! -user 0 -o ! -type l -perm /022 \) -printf '%p (uid %U, mode %m)\n' 2>/dev/null | head -n 1)
+	[ -z "$_bad" ] || refuse "$1 is not root's alone: $_bad"
+}
+check_dirs() {
+	for _d in "$PREFIX" "$LOGDIR" "$STATEDIR"; do check_dir "$_d"; done
+}
+check_dirs
+
+TMP=$(mktemp -d /tmp/gpuenv-bootstrap.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 if [ -z "$DRY" ]; then
 	mkdir -p "$LOGDIR" "$STATEDIR" || exit 5
+	check_dirs
+	# Where a file goes, a link is replaced, never written through (the directory is root's).
+	if [ -L "$LOGDIR/bootstrap.log" ]; then rm -f "$LOGDIR/bootstrap.log"; fi
 	LOG=$LOGDIR/bootstrap.log
 fi
 
@@ -160,16 +251,23 @@ same_boot() {
 has_systemd() { [ -d /run/systemd/system ]; }
 pkg_ok() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
 gpuenv_current() { [ -x "$GPUENV" ] && [ "$(cat "$MARKER" 2>/dev/null || true)" = "$SOURCE" ]; }
+# write_file DEST MODE: stdin becomes DEST through a new file of its own, renamed over DEST (a
+# link at DEST is replaced, not followed; -T: nor is DEST taken for a directory to move into)
+write_file() {
+	_t=
+	if mkdir -p "$(dirname "$1")" && _t=$(mktemp "$(dirname "$1")/.gpuenv-bootstrap.XXXXXX") &&
+		cat >"$_t" && chmod "$2" "$_t" && mv -fT "$_t" "$1"; then
+		return 0
+	fi
+	[ -z "$_t" ] || rm -f "$_t"
+	say "cannot write $1"
+	return 1
+}
 # write_if_changed DEST MODE: stdin becomes DEST unless DEST already holds exactly that
 write_if_changed() {
 	cat >"$TMP/new" || return 1
-	if cmp -s "$TMP/new" "$1"; then return 0; fi
-	if mkdir -p "$(dirname "$1")" && install -m "$2" "$TMP/new" "$1.tmp" && mv -f "$1.tmp" "$1"; then
-		say "wrote $1"
-	else
-		say "cannot write $1"
-		return 1
-	fi
+	if [ ! -L "$1" ] && cmp -s "$TMP/new" "$1"; then return 0; fi
+	write_file "$1" "$2" <"$TMP/new" && say "wrote $1"
 }
 
 unit_text() {
@@ -226,7 +324,7 @@ status() {
 	fi
 	python3 - "$STATUS" "$_state" "$_exit" "$TMP/doctor.json" "$_de" "$TMP/verify.json" "$_ve" \
 		"$STACK" "$VERSION" "$TORCH" "$VENV" "$TUSER" "$(cat "$MARKER" 2>/dev/null || true)" "$LOG" <<'EOF'
-import json, os, socket, sys, time
+import json, os, socket, sys, tempfile, time
 (path, state, code, dpath, dexit, vpath, vexit,
  stack, version, torch, venv, user, source, log) = sys.argv[1:]
 def load(p):
@@ -248,14 +346,19 @@ doc = {
     "log": log,
     "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
 }
-tmp = path + ".tmp"
-with open(tmp, "w") as f:
-    json.dump(doc, f, indent=1)
-    f.write("\n")
-    f.flush()
-    os.fsync(f.fileno())
-os.chmod(tmp, 0o644)
-os.replace(tmp, path)
+# A new file of its own (O_EXCL: never through a link), renamed over status.json.
+fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".status.", suffix=".tmp")
+try:
+    with os.fdopen(fd, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+        f.flush()
+        os.fchmod(f.fileno(), 0o644)
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+except BaseException:
+    os.unlink(tmp)
+    raise
 EOF
 	say "state $_state, exit $_exit: $STATUS"
 	exit "$_exit"
@@ -265,7 +368,7 @@ EOF
 finish() {
 	[ "$1" -eq 0 ] || status failed "$1"
 	if grep -q "$REBOOT_MARK" "$TMP/out"; then
-		boot_id >"$PENDING"
+		boot_id | write_file "$PENDING" 0644 || exit 5
 		reboot_pending
 	fi
 	rm -f "$PENDING"
@@ -289,37 +392,42 @@ reboot_pending() {
 	exit 10
 }
 
-# -- the wheel, python3-venv, gpuenv ----------------------------------------------------------
-get_wheel() {
+# -- the source, python3-venv, gpuenv ---------------------------------------------------------
+# get_source: SOURCE (what .gpuenv-source records) and PIP_REQ (what pip installs). A wheel is
+# read once into $TMP (mode 0700, root's); the hash and pip see only that copy, so a file
+# swapped at the given path after the check is never installed.
+get_source() {
+	if [ -n "$GIT" ]; then
+		SOURCE="git:$GIT@$COMMIT"
+		PIP_REQ="gpuenv @ git+$GIT@$COMMIT"
+		return 0
+	fi
+	mkdir -m 0700 "$TMP/wheel"
+	_f=$TMP/wheel/$WHEEL_NAME
 	case $WHEEL in
-	'')
-		SOURCE="pip:$SPEC"
-		return
-		;;
-	https://*)
-		_f=$TMP/$(basename "${WHEEL%%[?#]*}")
+	https://* | http://*)
 		say "downloading $WHEEL"
 		python3 -c 'import shutil, sys, urllib.request
-with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "wb") as f:
+with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "xb") as f:
     shutil.copyfileobj(r, f)' "$WHEEL" "$_f" 2>>"${LOG:-/dev/null}" || { say "cannot download $WHEEL"; exit 5; }
 		;;
 	*)
 		[ -f "$WHEEL" ] || { say "no such wheel: $WHEEL"; exit 5; }
-		_f=$WHEEL
+		cat -- "$WHEEL" >"$_f" || { say "cannot read $WHEEL"; exit 5; }
 		;;
 	esac
 	_sum=$(sha256sum "$_f" | cut -d' ' -f1)
-	if [ -n "$SHA256" ] && [ "$_sum" != "$SHA256" ]; then
+	if [ "$_sum" != "$SHA256" ]; then
 		say "sha256 mismatch for $WHEEL: $_sum, expected $SHA256; nothing was installed"
 		exit 5
 	fi
-	WHEEL_FILE=$_f
+	PIP_REQ=$_f
 	SOURCE="sha256:$_sum"
 }
 
 # need_packages: true when a package gpuenv needs is missing; NEED: their names. python3-venv
 # for this python3 (absent on fresh Ubuntu), ca-certificates (pip over https), gpg (gpuenv
-# checks the vendors' signing keys with it; Debian's apt has only gpgv).
+# checks the vendors' signing keys with it; Debian's apt has only gpgv), git for --git.
 need_packages() {
 	_v=$(python3 -c 'import sys; print("python%d.%d-venv" % sys.version_info[:2])') || {
 		say "python3 does not run"
@@ -329,6 +437,7 @@ need_packages() {
 	pkg_ok "$_v" || NEED="python3-venv"
 	pkg_ok ca-certificates || NEED="${NEED:+$NEED }ca-certificates"
 	command -v gpg >/dev/null 2>&1 || NEED="${NEED:+$NEED }gpg"
+	[ -z "$GIT" ] || command -v git >/dev/null 2>&1 || NEED="${NEED:+$NEED }git"
 	[ -n "$NEED" ]
 }
 
@@ -349,7 +458,7 @@ apt_install() {
 	exit 5
 }
 
-pip_install() { run "$TMP/pip" "$PREFIX/bin/python" -m pip install -q --no-cache-dir "$@"; }
+pip_install() { run "$TMP/pip" "$1" -m pip install -q --no-cache-dir "$2"; }
 install_gpuenv() {
 	if gpuenv_current; then
 		say "gpuenv in $PREFIX is up to date ($SOURCE)"
@@ -359,13 +468,10 @@ install_gpuenv() {
 		run "$TMP/pip" python3 -m venv "$PREFIX"
 		[ "$rc" -eq 0 ] || { say "python3 -m venv $PREFIX failed"; exit 5; }
 	fi
-	if [ -n "${WHEEL_FILE:-}" ]; then
-		# The given file wins over an installed gpuenv of the same version.
-		pip_install "$WHEEL_FILE"
-		[ "$rc" -ne 0 ] || pip_install --force-reinstall --no-deps "$WHEEL_FILE"
-	else
-		pip_install "$SPEC"
-	fi
+	pip_install "$PREFIX/bin/python" "$PIP_REQ"
+	# The given source wins over an installed gpuenv of the same version.
+	[ "$rc" -ne 0 ] || run "$TMP/pip" "$PREFIX/bin/python" -m pip install -q --no-cache-dir \
+		--force-reinstall --no-deps "$PIP_REQ"
 	if [ "$rc" -ne 0 ] || [ ! -x "$GPUENV" ]; then
 		say "pip could not install gpuenv"
 		exit 5
@@ -374,33 +480,46 @@ install_gpuenv() {
 }
 
 # bootstrap.env: what --resume needs, KEY=value a line (read back as data, never sourced)
+SETTING_KEYS="STACK VERSION TORCH VENV TUSER NO_REBOOT"
 settings_text() {
 	printf 'STACK=%s\nVERSION=%s\nTORCH=%s\nVENV=%s\nTUSER=%s\nNO_REBOOT=%s\n' \
 		"$STACK" "$VERSION" "$TORCH" "$VENV" "$TUSER" "$NO_REBOOT"
 }
+# read_settings: bootstrap.env back, strictly: a file of root's that only root can write, each
+# line KEY=VALUE with a known KEY, each key once; then every value checked as the flags are.
 read_settings() {
-	[ -f "$SETTINGS" ] || return 0
+	[ -e "$SETTINGS" ] || [ -L "$SETTINGS" ] || return 0
+	FROM="$SETTINGS: "
+	{ [ ! -L "$SETTINGS" ] && [ -f "$SETTINGS" ] && root_only "$SETTINGS"; } ||
+		usage "$SETTINGS: not a file of root's that only root can write"
+	_seen=" "
 	while IFS= read -r _line || [ -n "$_line" ]; do
-		_val=${_line#*=}
-		case $_line in
-		STACK=*) STACK=$_val ;;
-		VERSION=*) VERSION=$_val ;;
-		TORCH=*) TORCH=$_val ;;
-		VENV=*) VENV=$_val ;;
-		TUSER=*) TUSER=$_val ;;
-		NO_REBOOT=*) NO_REBOOT=$_val ;;
+		case $_line in *=*) ;; *) usage "$SETTINGS: not KEY=VALUE: '$_line'" ;; esac
+		_key=${_line%%=*} _val=${_line#*=}
+		case " $SETTING_KEYS " in *" $_key "*) ;; *) usage "$SETTINGS: unknown setting '$_key'" ;; esac
+		case $_seen in *" $_key "*) usage "$SETTINGS: $_key twice" ;; esac
+		_seen="$_seen$_key "
+		case $_key in
+		STACK) STACK=$_val ;;
+		VERSION) VERSION=$_val ;;
+		TORCH) TORCH=$_val ;;
+		VENV) VENV=$_val ;;
+		TUSER) TUSER=$_val ;;
+		NO_REBOOT) NO_REBOOT=$_val ;;
 		esac
 	done <"$SETTINGS"
+	validate_settings
+	FROM=
 }
 
 # -- the three modes --------------------------------------------------------------------------
 dry_run() {
 	say "dry run: nothing is changed; stack $STACK${VERSION:+ $VERSION}${TORCH:+, torch $TORCH into $VENV}${TUSER:+, user $TUSER}"
-	get_wheel
+	get_source
 	if need_packages; then
 		say "would run: apt-get update; apt-get install --no-install-recommends $NEED"
 	else
-		say "python3-venv, ca-certificates, gpg: installed"
+		say "python3-venv, ca-certificates, gpg${GIT:+, git}: installed"
 	fi
 	if gpuenv_current; then
 		say "gpuenv in $PREFIX: up to date ($SOURCE)"
@@ -428,7 +547,7 @@ dry_run() {
 		say "the plan, from gpuenv in a throwaway venv:"
 		run "$TMP/pip" python3 -m venv "$TMP/venv"
 		[ "$rc" -eq 0 ] || exit 5
-		run "$TMP/pip" "$TMP/venv/bin/python" -m pip install -q --no-cache-dir "${WHEEL_FILE:-$SPEC}"
+		pip_install "$TMP/venv/bin/python" "$PIP_REQ"
 		[ "$rc" -eq 0 ] || exit 5
 		_g=$TMP/venv/bin/gpuenv
 	fi
@@ -449,7 +568,7 @@ resume() {
 
 main() {
 	say "bootstrap: stack $STACK${VERSION:+ $VERSION}${TORCH:+, torch $TORCH into $VENV}${TUSER:+, user $TUSER}"
-	get_wheel
+	get_source
 	if need_packages; then apt_install; fi
 	install_gpuenv
 	write_if_changed "$PREFIX/bootstrap.sh" 0755 <"$SELF" || exit 5

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -425,6 +426,7 @@ def test_role_installs_gpuenv_from_a_wheel(tmp_path, wheel_and_wheelhouse):
         "gpuenv_manage_install": True,
         "gpuenv_packages": [],
         "gpuenv_wheel_src": str(gpuenv_wheel),
+        "gpuenv_wheel_sha256": hashlib.sha256(gpuenv_wheel.read_bytes()).hexdigest(),
         "gpuenv_wheel_dir": str(tmp_path / "wheels"),
         "gpuenv_prefix": str(prefix),
         "gpuenv_collect": False,
@@ -439,6 +441,52 @@ def test_role_installs_gpuenv_from_a_wheel(tmp_path, wheel_and_wheelhouse):
     again = box.play(env=env, **common)
     assert again.returncode == 0, show(again)
     assert "Install gpuenv into its venv" not in changed_tasks(again), show(again)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {},
+        {"gpuenv_wheel_url": "https://files.example/gpuenv-0.1.0-py3-none-any.whl"},
+        {"gpuenv_wheel_url": "ftp://files.example/gpuenv-0.1.0-py3-none-any.whl", "gpuenv_wheel_sha256": "0" * 64},
+        {"gpuenv_git": "https://git.example/gpuenv.git", "gpuenv_commit": "main"},
+        {"gpuenv_git": "https://git.example/gpuenv.git", "gpuenv_commit": "a" * 40, "gpuenv_wheel_src": "/x.whl",
+         "gpuenv_wheel_sha256": "0" * 64},
+    ],
+    ids=["none", "no-sha256", "ftp", "commit-not-pinned", "two-sources"],
+)
+def test_no_source_fails_before_anything_runs(tmp_path, source):
+    """Item 1: no package name is guessed; check mode reports no `changed` for an install that
+    could not work: the host fails first, with the settings to give."""
+    box = Box(tmp_path)
+    prefix = tmp_path / "opt-gpuenv"
+    for args in (("--check",), ()):
+        res = box.play(*args, gpuenv_manage_install=True, gpuenv_packages=[], gpuenv_prefix=str(prefix), **source)
+        assert res.returncode != 0 and recap(res)["failed"] == 1 and recap(res)["changed"] == 0, show(res)
+        assert "gpuenv needs one source" in res.stdout, show(res)
+    assert box.calls() == [] and not prefix.exists()
+
+
+def test_check_mode_without_gpuenv_shows_a_throwaway_plan(tmp_path, wheel_and_wheelhouse):
+    """Item 2: on a host without gpuenv, check mode installs nothing and still shows gpuenv's
+    plan, from a throwaway gpuenv in a temporary directory that is removed afterwards."""
+    import glob
+    import tempfile
+
+    gpuenv_wheel, wheelhouse = wheel_and_wheelhouse
+    box = Box(tmp_path)
+    prefix = tmp_path / "opt-gpuenv"
+    env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
+    before = set(glob.glob(os.path.join(tempfile.gettempdir(), "gpuenv-check.*")))
+    res = box.play("--check", env=env, gpuenv_manage_install=True, gpuenv_packages=[], gpuenv_stack="cuda",
+                   gpuenv_executable=str(prefix / "bin/gpuenv"), gpuenv_prefix=str(prefix),
+                   gpuenv_wheel_src=str(gpuenv_wheel), gpuenv_wheel_dir=str(tmp_path / "wheels"),
+                   gpuenv_wheel_sha256=hashlib.sha256(gpuenv_wheel.read_bytes()).hexdigest())  # fmt: skip
+    # This machine has no NVIDIA GPU: the plan may have blockers (the host then fails), but it is shown.
+    assert "dry run: nothing was changed" in res.stdout, show(res)
+    assert "TASK [gpuenv : Show the plan (gpuenv install --dry-run)]" in res.stdout
+    assert not prefix.exists() and not (tmp_path / "wheels").exists()
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "gpuenv-check.*"))) == before
 
 
 # --------------------------------------------------------------------------------------------

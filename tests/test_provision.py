@@ -1,19 +1,22 @@
 """The provisioning hook (install-scripts/): bootstrap.sh, its systemd unit and the cloud-init
-user-data, checked with the real tools and run for real in a Debian 12 chroot.
+user-data `gpuenv provision cloud-init` writes, checked with the real tools and run for real in a
+Debian 12 chroot.
 
 - shellcheck (Debian's package) is clean for every shell script in install-scripts/;
-- `cloud-init schema --config-file` (Debian's cloud-init) passes for cloud-init.yaml and fails for
-  broken copies; the bootstrap it embeds is install-scripts/bootstrap.sh byte for byte;
-- bootstrap.sh's usage errors, and its --dry-run on this machine, which changes nothing;
+- `cloud-init schema --config-file` (Debian's cloud-init) passes for the user-data gpuenv writes
+  and fails for broken copies; the bootstrap it embeds is install-scripts/bootstrap.sh byte for
+  byte, as the wheel ships it; its bad input is one line and exit 2;
+- bootstrap.sh's usage errors (a source is required), and its --dry-run on this machine, which
+  changes nothing;
 - in a Debian 12 chroot with only python3 (tests/chroot_env.py's, plus python3 and a local APT
   repository holding python3-venv), bootstrap.sh installs python3-venv with apt, gpuenv from a
   wheel built from this checkout, and CUDA from the local signed vendor repository; it writes
   the unit, enables it and asks systemd (a PATH stand-in for systemctl) to reboot; after the
   simulated reboot (a new boot id) the unit's own command finishes and disables it; a second
-  run changes nothing.
-
-Refresh the bootstrap that cloud-init.yaml embeds after editing bootstrap.sh:
-    python3 tests/test_provision.py --sync
+  run changes nothing;
+- what another account can prepare cannot take the root bootstrap over: a wheel swapped after
+  its hash, /opt/gpuenv, /var/log/gpuenv or /var/lib/gpuenv of theirs or writable by them, links
+  where files go, a setting with a newline, a tampered bootstrap.env.
 """
 
 from __future__ import annotations
@@ -35,10 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "install-scripts"
 BOOTSTRAP = SCRIPTS / "bootstrap.sh"
 UNIT = SCRIPTS / "gpuenv-resume.service"
-CLOUD_INIT = SCRIPTS / "cloud-init.yaml"
-EMBED_INDENT = "      "
-EMBED_START = "    content: |\n"
-EMBED_END = "runcmd:\n"
+USER_DATA_PATH = "/usr/local/sbin/gpuenv-bootstrap"
 
 
 def need(tool: str) -> str:
@@ -111,30 +111,26 @@ def test_unit_file_verifies(tmp_path):
     assert "Failed to parse service type" in res.stderr
 
 
-def embedded_bootstrap(text: str) -> str:
-    start = text.index(EMBED_START) + len(EMBED_START)
-    end = text.index(EMBED_END, start)
-    lines = text[start:end].splitlines(True)
-    return "".join(ln[len(EMBED_INDENT) :] if ln.strip() else ln.lstrip(" ") for ln in lines)
+SHA0 = "0" * 64
+WHEEL_URL = "https://files.example/gpuenv-0.1.0-py3-none-any.whl"
 
 
-def embed(bootstrap: str, text: str) -> str:
-    start = text.index(EMBED_START) + len(EMBED_START)
-    end = text.index(EMBED_END, start)
-    block = "".join((EMBED_INDENT + ln) if ln.strip() else "\n" for ln in bootstrap.splitlines(True))
-    return text[:start] + block + text[end:]
+def provision(*args: str) -> subprocess.CompletedProcess:
+    """`gpuenv provision cloud-init ARGS` (the installed gpuenv under tests/run.sh), as bytes."""
+    from tests.chroot_env import gpuenv_argv
+
+    return subprocess.run([*gpuenv_argv(), "provision", "cloud-init", *args], capture_output=True, timeout=120)
 
 
-def test_cloud_init_embeds_this_bootstrap():
-    import yaml
+def user_data(tmp_path: Path, *args: str) -> tuple[str, subprocess.CompletedProcess]:
+    """The user-data `gpuenv provision cloud-init ARGS --out FILE` writes, as text."""
+    import gzip
 
-    doc = yaml.safe_load(CLOUD_INIT.read_text())
-    files = {f["path"]: f for f in doc["write_files"]}
-    script = files["/usr/local/sbin/gpuenv-bootstrap"]
-    assert script["content"] == BOOTSTRAP.read_text(), "cloud-init.yaml is stale: python3 tests/test_provision.py --sync"
-    assert script["permissions"] == "0755"
-    assert doc["runcmd"][0][:2] == ["sh", "/usr/local/sbin/gpuenv-bootstrap"]
-    assert CLOUD_INIT.read_text().startswith("#cloud-config\n")
+    out = tmp_path / "user-data"
+    res = provision(*args, "--out", str(out))
+    assert res.returncode == 0, res.stdout + res.stderr
+    data = out.read_bytes()
+    return (gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data).decode(), res
 
 
 def cloud_init_schema(path: Path) -> subprocess.CompletedProcess:
@@ -143,16 +139,99 @@ def cloud_init_schema(path: Path) -> subprocess.CompletedProcess:
     )
 
 
-def test_cloud_init_schema_passes():
-    res = cloud_init_schema(CLOUD_INIT)
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert "Valid cloud-config" in res.stdout + res.stderr
+def test_provision_writes_user_data_cloud_init_accepts(tmp_path):
+    """Real `cloud-init schema` passes; the script is this checkout's bootstrap.sh byte for byte,
+    run once with the settings given; over 16 KB it is gzipped, with a note on stderr."""
+    import yaml
+
+    text, res = user_data(tmp_path, "--wheel-url", WHEEL_URL, "--sha256", SHA0, "--stack", "rocm",
+                          "--user", "alice", "--no-reboot")  # fmt: skip
+    assert len(text.encode()) > 16384 and (tmp_path / "user-data").read_bytes()[:2] == b"\x1f\x8b"
+    assert b"written gzipped" in res.stderr and res.stderr.count(b"\n") == 1 and res.stdout == b""
+    assert text.startswith("#cloud-config\n")
+    doc = yaml.safe_load(text)
+    (script,) = doc["write_files"]
+    assert script["path"] == USER_DATA_PATH and script["permissions"] == "0755" and script["owner"] == "root:root"
+    assert script["content"] == BOOTSTRAP.read_text()
+    assert doc["runcmd"] == [["sh", USER_DATA_PATH, "--wheel", WHEEL_URL, "--sha256", SHA0, "--stack", "rocm",
+                              "--user", "alice", "--no-reboot"]]  # fmt: skip
+    plain = tmp_path / "user-data.yaml"
+    plain.write_text(text)
+    res = cloud_init_schema(plain)
+    assert res.returncode == 0 and "Valid cloud-config" in res.stdout + res.stderr, res.stdout + res.stderr
+
+
+def test_provision_to_stdout_and_from_git(tmp_path):
+    import gzip
+
+    import yaml
+
+    res = provision("--git", "https://git.example/gpuenv.git", "--commit", "a" * 40, "--version", "12.8",
+                    "--stack", "cuda", "--torch", "2.7.1", "--venv", "/opt/torch")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    doc = yaml.safe_load(gzip.decompress(res.stdout))
+    assert doc["runcmd"][0][2:] == ["--git", "https://git.example/gpuenv.git", "--commit", "a" * 40, "--stack",
+                                    "cuda", "--version", "12.8", "--torch", "2.7.1", "--venv", "/opt/torch"]  # fmt: skip
+
+
+def test_packed_only_over_the_limit():
+    import gzip
+
+    from gpuenv.commands.provision import packed
+
+    assert packed("x" * 100, limit=100) == (b"x" * 100, False)
+    data, gzipped = packed("x" * 101, limit=100)
+    assert gzipped and gzip.decompress(data) == b"x" * 101
+    assert packed("x" * 101, limit=100) == (data, True)  # reproducible: no time stamp
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ((), "one source"),
+        (("--wheel-url", WHEEL_URL), "--sha256: the wheel's sha256sum"),
+        (("--wheel-url", WHEEL_URL, "--sha256", "ABC"), "--sha256: the wheel's sha256sum"),
+        (("--wheel-url", "ftp://files.example/gpuenv-0.1.0-py3-none-any.whl", "--sha256", SHA0), "https:// or http://"),
+        (("--wheel-url", "https://files.example/evil.whl", "--sha256", SHA0), "a gpuenv wheel"),
+        (("--wheel-url", "https://files.example/a b/gpuenv-0.1.0-py3-none-any.whl", "--sha256", SHA0), "without spaces"),
+        (("--wheel-url", WHEEL_URL + "\nruncmd: [reboot]", "--sha256", SHA0), "without spaces"),
+        (("--git", "https://git.example/g.git", "--commit", "main"), "--commit: the full commit"),
+        (("--git", "ext::sh", "--commit", "a" * 40), "--git: an https://"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--git", "https://g.example/g.git"), "one source"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--user=-o"), "--user: a user name useradd accepts"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--user", "alice\nbob"), "--user: a user name"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--user", "a" * 33), "at most 32"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--version", "--yes"), "expected one argument"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--version", "12.8;reboot"), "--version: a version"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--venv", "venvs/t"), "--venv: an absolute path"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--torch", "2.7.1"), "--torch needs --venv"),
+        (("--wheel-url", WHEEL_URL, "--sha256", SHA0, "--stack", "intel"), "invalid choice"),
+    ],
+)
+def test_provision_bad_input_is_one_line_and_nothing_written(tmp_path, args, message):
+    out = tmp_path / "user-data"
+    res = provision(*args, "--out", str(out))
+    err = res.stderr.decode()
+    assert res.returncode == 2 and err.count("\n") == 1 and message in err, err
+    assert "Traceback" not in err and res.stdout == b"" and not out.exists()
+
+
+def test_bootstrap_accepts_what_provision_writes(tmp_path):
+    """The runcmd line passes the bootstrap's own checks (as --dry-run, which here stops at the
+    download of the example URL: exit 5, not a usage error)."""
+    import yaml
+
+    text, _ = user_data(tmp_path, "--wheel-url", "http://127.0.0.1:9/gpuenv-0.1.0-py3-none-any.whl", "--sha256",
+                        SHA0, "--stack", "cuda", "--version", "12.8", "--user", "al.ice_1$")  # fmt: skip
+    argv = yaml.safe_load(text)["runcmd"][0]
+    res = bootstrap("--dry-run", *argv[2:])
+    assert res.returncode == 5 and "cannot download" in res.stdout, res.stdout + res.stderr
 
 
 @pytest.mark.parametrize(
     "breakage",
     [
-        ("runcmd:\n  - [sh, /usr/local/sbin/gpuenv-bootstrap, --stack, auto]\n", "runcmd: 5\n"),
+        ("runcmd:\n  - [", "runcmd: 5\n  - ["),
         ("  - path: /usr/local/sbin/gpuenv-bootstrap\n", "  - pathh: /usr/local/sbin/gpuenv-bootstrap\n"),
         ("write_files:\n", "write_files: {\n"),
     ],
@@ -160,12 +239,21 @@ def test_cloud_init_schema_passes():
 )
 def test_cloud_init_schema_fails_for_a_broken_copy(tmp_path, breakage):
     old, new = breakage
-    text = CLOUD_INIT.read_text()
+    text, _ = user_data(tmp_path, "--wheel-url", WHEEL_URL, "--sha256", SHA0)
     assert old in text
     broken = tmp_path / "user-data.yaml"
     broken.write_text(text.replace(old, new, 1))
     res = cloud_init_schema(broken)
     assert res.returncode != 0, res.stdout + res.stderr
+
+
+def test_the_wheel_ships_the_bootstrap(wheel_and_wheelhouse):
+    """The installed gpuenv embeds its own copy: the wheel must carry it."""
+    import zipfile
+
+    wheel, _ = wheel_and_wheelhouse
+    with zipfile.ZipFile(wheel) as zf:
+        assert zf.read("gpuenv/_install_scripts/bootstrap.sh") == BOOTSTRAP.read_bytes()
 
 
 # --------------------------------------------------------------------------------------------
@@ -210,16 +298,29 @@ def host_state() -> dict[str, str | None]:
     [
         (("--stack", "intel"), "--stack: auto, rocm or cuda"),
         (("--frobnicate",), "unknown argument: --frobnicate"),
-        (("--torch", "2.7.1"), "--torch needs --venv DIR"),
-        (("--wheel", "http://example.invalid/gpuenv.whl"), "an https:// URL or a path"),
-        (("--sha256", "abc"), "64 lower-case hex digits"),
-        (("--version", "--yes"), "unexpected value"),
+        (("--torch", "2.7.1"), "--torch: needs --venv DIR"),
+        (("--venv", "venvs/torch"), "--venv: an absolute path"),
+        (("--version", "--yes"), "--version: a version such as 12.8"),
         (("--user",), "--user needs a value"),
+        (("--user", "-o"), "--user: not a user name"),
+        (("--user", "al ice"), "--user: not a user name"),
+        ((), "no source for gpuenv: give --wheel PATH|URL --sha256 HEX, or --git URL --commit SHA"),
+        (("--wheel", "ftp://example.invalid/gpuenv-0.1.0-py3-none-any.whl"), "an https:// or http:// URL, or a path"),
+        (("--wheel", "gpuenv-0.1.0-py3-none-any.whl"), "--wheel needs --sha256 HEX"),
+        (("--wheel", "gpuenv-0.1.0-py3-none-any.whl", "--sha256", "abc"), "64 lower-case hex digits"),
+        (("--wheel", "https://example.invalid/evil.whl", "--sha256", "0" * 64), "a gpuenv wheel"),
+        (("--wheel", "https://example.invalid/a b/gpuenv-0.1.0-py3-none-any.whl", "--sha256", "0" * 64),
+         "without spaces"),
+        (("--git", "https://example.invalid/gpuenv.git"), "--git needs --commit SHA"),
+        (("--git", "https://example.invalid/gpuenv.git", "--commit", "main"), "40 lower-case hex digits"),
+        (("--git", "ext::sh -c touch% /tmp/x", "--commit", "0" * 40), "--git: an https://"),
+        (("--git", "https://example.invalid/g.git", "--commit", "0" * 40, "--wheel", "gpuenv-0.1.0-py3-none-any.whl"),
+         "one source, not both"),
     ],
 )
 def test_usage_errors_exit_2_and_change_nothing(args, message):
     before = host_state()
-    res = bootstrap(*args)
+    res = bootstrap("--dry-run", *args)  # --dry-run: should a check slip, still nothing changes here
     assert res.returncode == 2, res.stdout + res.stderr
     assert message in res.stdout + res.stderr
     assert host_state() == before
@@ -232,13 +333,14 @@ def test_help_lists_the_exit_codes():
         assert code in res.stdout, code
 
 
-def test_needs_root_unless_dry_run():
+def test_needs_root_unless_dry_run(open_tmp):
     if os.geteuid() == 0:
+        # uid 65534 must read the script, and may not reach the clone (root's home is 0700): a copy.
+        script = shutil.copy(BOOTSTRAP, open_tmp)
         res = subprocess.run(
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", str(BOOTSTRAP), "--stack", "cuda"],
-            capture_output=True,
-            text=True,
-        )
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "sh", script, "--stack", "cuda"],
+            capture_output=True, text=True, cwd=open_tmp, check=False,
+        )  # fmt: skip
     else:
         res = bootstrap("--stack", "cuda")
     assert res.returncode == 2, res.stdout + res.stderr
@@ -260,7 +362,8 @@ def test_dry_run_here_changes_nothing(wheel_and_wheelhouse):
     wheel, wheelhouse = wheel_and_wheelhouse
     before = host_state()
     env = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheelhouse)}
-    res = bootstrap("--dry-run", "--stack", "cuda", "--wheel", str(wheel), env=env, timeout=300)
+    res = bootstrap("--dry-run", "--stack", "cuda", "--wheel", str(wheel), "--sha256", sha256_of(wheel), env=env,
+                    timeout=300)
     out = res.stdout + res.stderr
     assert res.returncode in (0, 3), out
     assert "dry run: nothing is changed" in out
@@ -400,13 +503,16 @@ def fresh_box(python_chroot, vendor_repo, wheel_and_wheelhouse, tmp_path) -> Chr
     (root / "proc/sys/kernel/random").mkdir(parents=True, exist_ok=True)
     shutil.copytree(house, root / "srv/wheelhouse")
     shutil.copy(wheel, root / "root" / wheel.name)
-    shutil.copy(BOOTSTRAP, root / "usr/local/sbin/gpuenv-bootstrap")  # as cloud-init.yaml writes it
+    shutil.copy(BOOTSTRAP, root / "usr/local/sbin/gpuenv-bootstrap")  # as the user-data writes it
     (root / "usr/local/sbin/systemctl").write_text(SYSTEMCTL)
     (root / "usr/local/sbin/systemctl").chmod(0o755)
     (root / "run/systemd/system").mkdir(parents=True)  # "systemd is running": the reboot is asked for
-    box = Chroot(root, vendor_repo.env)
+    # The mirror's bundle where root's gpuenv in the box reads it (/var/lib/gpuenv/matrices).
+    vendor_repo.install_bundle(root / "var/lib/gpuenv")
+    box = Chroot(root, {})
     box.reboot()
     box.wheel = f"/root/{wheel.name}"
+    box.sha256 = sha256_of(wheel)
     return box
 
 
@@ -422,7 +528,7 @@ def test_bootstrap_in_a_fresh_debian12(fresh_box):
 
     box, root = fresh_box, fresh_box.root
     args = ("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "cuda", "--version", "12.8", "--user", "alice",
-            "--wheel", box.wheel)  # fmt: skip
+            "--wheel", box.wheel, "--sha256", box.sha256)  # fmt: skip
     assert not {"python3.11-venv", "gpg", "ca-certificates"} & set(box.packages())
 
     # The dry run on the fresh box: what it would do, nothing done.
@@ -502,7 +608,7 @@ def test_bootstrap_no_reboot_and_environment_settings(fresh_box):
     left to the operator; the unit is enabled and remembers the settings for --resume."""
     box, root = fresh_box, fresh_box.root
     box.env.update(GPUENV_STACK="cuda", GPUENV_VERSION="12.8", GPUENV_USER="alice", GPUENV_WHEEL=box.wheel,
-                   GPUENV_NO_REBOOT="1")  # fmt: skip
+                   GPUENV_WHEEL_SHA256=box.sha256, GPUENV_NO_REBOOT="1")  # fmt: skip
     first = box.run("sh", "/usr/local/sbin/gpuenv-bootstrap")
     assert first.returncode == 10, first.stdout + first.stderr
     assert "reboot this machine (--no-reboot)" in first.stdout
@@ -511,7 +617,7 @@ def test_bootstrap_no_reboot_and_environment_settings(fresh_box):
     assert "VERSION=12.8" in settings and "TUSER=alice" in settings and "NO_REBOOT=1" in settings
     assert oct((root / "var/lib/gpuenv/bootstrap.env").stat().st_mode & 0o777) == "0o600"
     box.reboot()
-    for k in ("GPUENV_STACK", "GPUENV_VERSION", "GPUENV_USER", "GPUENV_WHEEL", "GPUENV_NO_REBOOT"):
+    for k in ("GPUENV_STACK", "GPUENV_VERSION", "GPUENV_USER", "GPUENV_WHEEL", "GPUENV_WHEEL_SHA256", "GPUENV_NO_REBOOT"):
         del box.env[k]  # the unit runs with systemd's environment, not cloud-init's
     after = box.run(*exec_start(root))
     assert after.returncode == 0, after.stdout + after.stderr
@@ -524,7 +630,7 @@ def test_bootstrap_reports_a_refused_plan(fresh_box):
     """A plan gpuenv refuses (here: --stack rocm for an NVIDIA-only box has blockers): exit 3,
     status.json says failed, the unit is not enabled."""
     box, root = fresh_box, fresh_box.root
-    res = box.run("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "rocm", "--wheel", box.wheel)
+    res = box.run("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "rocm", "--wheel", box.wheel, "--sha256", box.sha256)
     assert res.returncode == 3, res.stdout + res.stderr
     status = box.status()
     assert status["state"] == "failed" and status["exit"] == 3
@@ -532,19 +638,240 @@ def test_bootstrap_reports_a_refused_plan(fresh_box):
 
 
 # --------------------------------------------------------------------------------------------
+# The bootstrap runs as root: what another account can set up beforehand must not take it over
+
+ALICE = 1000  # the chroot's ordinary account (tests/chroot_env.py)
+PWNED = "pwned"  # a directory at the chroot's top that only a hijacked root process makes
+EVIL_PTH = f'import os; os.makedirs("/{PWNED}", exist_ok=True)\n'
+
+# Stand-in sha256sum: the real sum, and right after it alice swaps the wheel at its path (once),
+# so that whatever is installed after the hash from that path is hers.
+SWAP_AFTER_HASH = """#!/bin/sh
+/usr/bin/sha256sum "$@"
+rc=$?
+if [ -f /home/alice/evil.whl ]; then
+	mv -f /home/alice/evil.whl "$(cat /home/alice/target)"
+	echo swapped >>/var/log/swaps
+fi
+exit $rc
+"""
 
 
-def _sync() -> int:
-    text = CLOUD_INIT.read_text()
-    new = embed(BOOTSTRAP.read_text(), text)
-    if new != text:
-        CLOUD_INIT.write_text(new)
-        print(f"updated {CLOUD_INIT}")
-    assert embedded_bootstrap(new) == BOOTSTRAP.read_text()
-    return 0
+def evil_wheel(good: Path, dest: Path) -> Path:
+    """The good wheel plus a .pth file: Python runs its import line at every start of the venv."""
+    import zipfile
+
+    shutil.copy(good, dest)
+    with zipfile.ZipFile(dest, "a") as zf:
+        zf.writestr("zz_gpuenv_evil.pth", EVIL_PTH)
+    return dest
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--sync"]:
-        sys.exit(_sync())
-    print(__doc__)
+def chown_tree(path: Path, uid: int) -> None:
+    os.lchown(path, uid, uid)
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in dirnames + filenames:
+            os.lchown(os.path.join(dirpath, name), uid, uid)
+
+
+def sha256_of(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.chroot
+def test_wheel_swapped_after_the_hash_is_never_installed(fresh_box, wheel_and_wheelhouse):
+    """Item 4: the wheel sits where alice can change it; she swaps it right after the bootstrap
+    hashed it. Only the copy that was hashed may be installed: her .pth never runs as root."""
+    box, root = fresh_box, fresh_box.root
+    good, _ = wheel_and_wheelhouse
+    home = root / "home/alice"
+    path = home / good.name
+    shutil.copy(good, path)
+    evil_wheel(good, home / "evil.whl")
+    (home / "target").write_text(f"/home/alice/{good.name}\n")
+    chown_tree(home, ALICE)
+    (root / "usr/local/bin/sha256sum").write_text(SWAP_AFTER_HASH)
+    (root / "usr/local/bin/sha256sum").chmod(0o755)
+    res = box.run("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "cuda", "--version", "12.8",
+                  "--wheel", f"/home/alice/{good.name}", "--sha256", sha256_of(good))  # fmt: skip
+    out = res.stdout + res.stderr
+    assert (root / "var/log/swaps").exists(), "the swap never happened: the test proves nothing\n" + out
+    assert res.returncode == 10, out
+    assert not (root / PWNED).exists(), "alice's wheel ran as root\n" + out
+    assert not list((root / "opt/gpuenv/lib").glob("python3*/site-packages/zz_gpuenv_evil.pth"))
+    assert (root / "opt/gpuenv/.gpuenv-source").read_text() == f"sha256:{sha256_of(good)}\n"
+
+
+def _alice_venv(prefix: Path) -> None:
+    """A venv-looking tree of alice's whose python and gpuenv, run as root, leave /pwned."""
+    (prefix / "bin").mkdir(parents=True)
+    for name in ("python", "gpuenv"):
+        script = prefix / "bin" / name
+        script.write_text(f"#!/bin/sh\nmkdir -p /{PWNED}\nexit 0\n")
+        script.chmod(0o755)
+    chown_tree(prefix, ALICE)
+
+
+def _hostile_opt(root: Path) -> None:
+    """/opt/gpuenv made by alice (the test adds a marker claiming the good wheel)."""
+    _alice_venv(root / "opt/gpuenv")
+
+
+def _hostile_opt_link(root: Path) -> None:
+    """/opt/gpuenv a link to a venv-looking tree of alice's."""
+    _alice_venv(root / "home/alice/venv")
+    (root / "opt/gpuenv").symlink_to("/home/alice/venv")
+
+
+def _hostile_log(root: Path) -> None:
+    """/var/log/gpuenv of alice's, its bootstrap.log a link to a file in /etc."""
+    logdir = root / "var/log/gpuenv"
+    logdir.mkdir(parents=True)
+    (logdir / "bootstrap.log").symlink_to("/etc/gpuenv-victim")
+    chown_tree(logdir, ALICE)
+
+
+def _hostile_state(root: Path) -> None:
+    """/var/lib/gpuenv of alice's, status.json.tmp a link to a file in /etc."""
+    state = root / "var/lib/gpuenv"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "status.json.tmp").symlink_to("/etc/gpuenv-victim")
+    chown_tree(state, ALICE)
+
+
+def _open_state(root: Path) -> None:
+    """/var/lib/gpuenv root's, but anyone may write it."""
+    state = root / "var/lib/gpuenv"
+    state.mkdir(parents=True, exist_ok=True)
+    state.chmod(0o777)
+
+
+def _linked_files(root: Path) -> None:
+    """The directories root's, but the files the bootstrap writes are links into /etc."""
+    for d, name in (("var/log/gpuenv", "bootstrap.log"), ("var/lib/gpuenv", "status.json.tmp"),
+                    ("var/lib/gpuenv", "status.json")):  # fmt: skip
+        (root / d).mkdir(parents=True, exist_ok=True)
+        (root / d / name).symlink_to("/etc/gpuenv-victim")
+
+
+@pytest.mark.chroot
+@pytest.mark.parametrize(
+    ("setup", "refused"),
+    [
+        (_hostile_opt, "/opt/gpuenv"),
+        (_hostile_opt_link, "/opt/gpuenv"),
+        (_hostile_log, "/var/log/gpuenv"),
+        (_hostile_state, "/var/lib/gpuenv"),
+        (_open_state, "/var/lib/gpuenv"),
+        (_linked_files, None),
+    ],
+    ids=["opt-of-alice", "opt-a-link", "log-of-alice", "state-of-alice", "state-world-writable", "files-are-links"],
+)
+def test_directories_another_account_controls_are_refused(fresh_box, wheel_and_wheelhouse, setup, refused):
+    """Item 5: nothing from a directory another account owns or can write runs as root, and no
+    file is written through a link. A directory like that is refused before any change (exit 3,
+    one line naming it); a link where a file goes is replaced, never followed."""
+    from tests.chroot_env import manifest
+
+    box, root = fresh_box, fresh_box.root
+    good, _ = wheel_and_wheelhouse
+    victim = root / "etc/gpuenv-victim"
+    victim.write_text("root's own file\n")
+    victim.chmod(0o600)
+    setup(root)
+    (root / "opt/gpuenv").parent.mkdir(exist_ok=True)
+    if (root / "opt/gpuenv/bin").is_dir():  # alice's marker: "this is the good wheel, up to date"
+        (root / "opt/gpuenv/.gpuenv-source").write_text(f"sha256:{sha256_of(good)}\n")
+        os.lchown(root / "opt/gpuenv/.gpuenv-source", ALICE, ALICE)
+    before = manifest(root)
+    res = box.run("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "cuda", "--version", "12.8",
+                  "--wheel", box.wheel, "--sha256", sha256_of(good), "--no-reboot")  # fmt: skip
+    out = res.stdout + res.stderr
+    assert not (root / PWNED).exists(), "root ran alice's program\n" + out
+    assert victim.read_text() == "root's own file\n" and victim.stat().st_mode & 0o777 == 0o600, out
+    if refused:
+        assert res.returncode == 3, out
+        lines = [ln for ln in res.stderr.splitlines() if refused in ln]
+        assert len(lines) == 1 and "refused" in lines[0], out
+        assert manifest(root) == before, "a refused run changed the box"
+    else:
+        assert res.returncode == 10, out
+        assert not (root / "var/log/gpuenv/bootstrap.log").is_symlink()
+        assert json.loads((root / "var/lib/gpuenv/status.json").read_text())["state"] == "reboot-pending"
+
+
+@pytest.mark.chroot
+def test_settings_are_validated_and_read_back_strictly(fresh_box, wheel_and_wheelhouse):
+    """Item 6: GPUENV_NO_REBOOT is 0, 1 or empty (a newline in it would add lines to
+    bootstrap.env); --resume reads bootstrap.env line by line, known keys once each, and checks
+    every value as the flags are checked."""
+    from tests.chroot_env import manifest
+
+    box, root = fresh_box, fresh_box.root
+    good, _ = wheel_and_wheelhouse
+    args = ("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "cuda", "--version", "12.8",
+            "--wheel", box.wheel, "--sha256", sha256_of(good))  # fmt: skip
+    before = manifest(root)
+    for bad in ("1\nVENV=relative", "yes", "2"):
+        box.env["GPUENV_NO_REBOOT"] = bad
+        res = box.run(*args)
+        assert res.returncode == 2, res.stdout + res.stderr
+        assert "GPUENV_NO_REBOOT: 0, 1 or empty" in res.stderr
+        assert manifest(root) == before
+    box.env["GPUENV_NO_REBOOT"] = "1"
+    first = box.run(*args)
+    assert first.returncode == 10, first.stdout + first.stderr
+    del box.env["GPUENV_NO_REBOOT"]
+    settings = root / "var/lib/gpuenv/bootstrap.env"
+    good_text = settings.read_text()
+    assert good_text.splitlines() == ["STACK=cuda", "VERSION=12.8", "TORCH=", "VENV=", "TUSER=", "NO_REBOOT=1"]
+    status = (root / "var/lib/gpuenv/status.json").read_text()
+    box.reboot()
+    for bad in (
+        good_text + "VENV=relative/path\n",  # a key twice
+        good_text.replace("NO_REBOOT=1", "NO_REBOOT=yes"),
+        good_text.replace("TUSER=", "TUSER=--yes"),
+        good_text.replace("VENV=", "VENV=tmp/evil"),
+        good_text.replace("STACK=cuda", "STACK=intel"),
+        good_text + "PATH=/home/alice\n",  # not a setting
+        good_text + "no equals sign\n",
+    ):
+        settings.write_text(bad)
+        res = box.run(*exec_start(root))
+        assert res.returncode == 2, repr(bad) + "\n" + res.stdout + res.stderr
+        assert "bootstrap.env" in res.stderr, res.stderr
+        assert (root / "var/lib/gpuenv/status.json").read_text() == status
+    settings.write_text(good_text)
+    os.chown(settings, ALICE, ALICE)  # a settings file another account could have written
+    res = box.run(*exec_start(root))
+    assert res.returncode == 3 and "refused" in res.stderr and "bootstrap.env" in res.stderr, res.stdout + res.stderr
+    os.chown(settings, 0, 0)
+    settings.unlink()
+    settings.symlink_to("/etc/gpuenv-settings")  # root's own link, to a file of root's: not read either
+    (root / "etc/gpuenv-settings").write_text(good_text)
+    (root / "etc/gpuenv-settings").chmod(0o600)
+    res = box.run(*exec_start(root))
+    assert res.returncode == 2 and "bootstrap.env" in res.stderr, res.stdout + res.stderr
+    settings.unlink()
+    settings.write_text(good_text)
+    settings.chmod(0o600)
+    res = box.run(*exec_start(root))
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+@pytest.mark.chroot
+def test_no_source_is_a_usage_error(fresh_box):
+    """Item 1: without --wheel or --git the bootstrap never guesses a package name: exit 2,
+    one line naming the options, nothing changed."""
+    from tests.chroot_env import manifest
+
+    box, root = fresh_box, fresh_box.root
+    before = manifest(root)
+    res = box.run("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "cuda")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stdout == ""
+    assert res.stderr.count("\n") == 1, res.stderr
+    assert "--wheel PATH|URL --sha256 HEX" in res.stderr and "--git URL --commit SHA" in res.stderr
+    assert manifest(root) == before

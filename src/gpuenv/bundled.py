@@ -1,7 +1,8 @@
-"""The one way to reach data shipped inside gpuenv: the matrices and the JSON schemas.
+"""The one way to reach data shipped inside gpuenv: the matrices, the JSON schemas, and the
+provisioning scripts.
 
-Both live in real packages (``gpuenv._matrices``, mapped from the repository's ``matrices/``,
-and ``gpuenv.schemas``), so the package's own location is the data's, whether gpuenv was
+They live in real packages (``gpuenv._matrices`` and ``gpuenv._install_scripts``, mapped from the
+repository's ``matrices/`` and ``install-scripts/``, and ``gpuenv.schemas``), so the package's own location is the data's, whether gpuenv was
 installed from a wheel, installed editable, or imported from a checkout. (``importlib.resources``
 would give the same directory and cost 8 ms of start-up: it imports zipfile and tempfile.)
 Nothing else in gpuenv builds a path to its own data. Paths are strings: pathlib (with the
@@ -13,12 +14,16 @@ from __future__ import annotations
 import os
 from functools import cache
 
-_PACKAGES = {"matrices": "gpuenv._matrices", "schemas": "gpuenv.schemas"}
+_PACKAGES = {
+    "matrices": "gpuenv._matrices",
+    "schemas": "gpuenv.schemas",
+    "install-scripts": "gpuenv._install_scripts",
+}
 
 
 @cache
 def directory(kind: str) -> str:
-    """The directory of the bundled ``kind`` ("matrices" or "schemas")."""
+    """The directory of the bundled ``kind`` ("matrices", "schemas" or "install-scripts")."""
     from gpuenv import import_module
 
     package = import_module(_PACKAGES[kind])
