@@ -20,9 +20,11 @@ CASE_KEYS = ("source", "title", "root_cause", "must", "must_not", "target", "tor
 
 
 def catalog_codes() -> set[str]:
-    """Every finding code in the public catalog (tests/contracts/findings.md)."""
+    """Every finding code gpuenv reports: its catalog FINDINGS.md, which keeps every code of the public
+    contract (tests/contracts/findings.md; tests/test_checks_catalog.py holds it to that) and adds
+    the codes checks added since (rocm.release-unknown, ...)."""
     codes = set()
-    for line in (CONTRACTS / "findings.md").read_text().splitlines():
+    for line in (CONTRACTS.parent.parent / "FINDINGS.md").read_text().splitlines():
         m = re.match(r"\|\s*([a-z]+\.[a-z0-9-]+)\s*\|", line)
         if m:
             codes.add(m.group(1))

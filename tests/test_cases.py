@@ -52,7 +52,7 @@ def test_case_is_well_formed(slug):
     assert isinstance(case["must"], list) and 1 <= len(case["must"]) <= 3, case["must"]
     assert isinstance(case["must_not"], list)
     for code in case["must"] + case["must_not"]:
-        assert code in CODES, f"{code} is not in tests/contracts/findings.md"
+        assert code in CODES, f"{code} is not in FINDINGS.md"
     assert not set(case["must"]) & set(case["must_not"])
     assert len(set(case["must"])) == len(case["must"]) and len(set(case["must_not"])) == len(case["must_not"])
 

@@ -410,7 +410,11 @@ def test_rocm_6_0_and_6_1_releases(m):
     assert {"6.0.0", "6.0.2", "6.1.0", "6.1.1", "6.1.2", "6.1.5"} <= set(versions)
     r = m.rocm_release("6.1")
     assert r.version == "6.1.5" and r.support("gfx942") == "full" and r.support("gfx1100") == "radeon"
-    assert r.support("gfx906") is None and r.amdgpu_driver == "6.1.x"
+    assert r.amdgpu_driver == "6.1.x"
+    # gfx906 is "deprecated" in 6.0-6.3 (system requirements) and gone from 6.4 (errata.md section 7).
+    assert r.support("gfx906") == "deprecated" and m.rocm_release("6.0.0").support("gfx906") == "deprecated"
+    assert m.rocm_release("6.3.3").support("gfx906") == "deprecated" and m.rocm_release("6.4.0").support("gfx906") is None
+    assert any("compatibility-matrix-historical-6.0.csv omits gfx906" in n for n in r.notes)
     assert m.rocm_release("6.0.0").torch == ("2.1", "2.0", "1.13")
     assert m.rocm_release("6.0.0").os_support("ubuntu", "22.04.3") is not None
     assert m.rocm_release("6.0.0").os_support("centos", "7") is not None

@@ -258,17 +258,6 @@ def test_purge_rules_that_reach_unrelated_packages_are_refused(tmp_path, rule):
         repos.load(bad)
 
 
-def test_test_overrides_parse_and_refuse_garbage():
-    o = repos.Overrides.parse("https://repo.radeon.com=http://127.0.0.1:1/amd", "amd=" + "A" * 40)
-    r = repos.load(overrides=o)
-    assert r.amd_key().url == "http://127.0.0.1:1/amd/rocm/rocm.gpg.key"
-    assert r.amd_key().fingerprint == "A" * 40
-    with pytest.raises(PlanError):
-        repos.Overrides.parse("repo.radeon.com", None)
-    with pytest.raises(PlanError):
-        repos.Overrides.parse(None, "amd=XYZ")
-
-
 # --------------------------------------------------------------------------------------------
 # Plan files
 

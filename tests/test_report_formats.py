@@ -97,16 +97,16 @@ def test_no_redact_keeps_the_hostname():
     assert "gpu-box-07" in md and "> not redacted: " in md and "pass --redact to hide them" in md
 
 
-def test_json_is_not_redacted_by_default_and_says_so_on_stderr():
+def test_json_is_not_redacted_by_default_and_adds_nothing_on_stderr():
     args = cli_args("debian12-kvm-cuda118-gcc12-loader")
     res = invoke(["probe", "--json", *args])
     assert json.loads(res.stdout)["host"]["hostname"] == "gpu-box-07"
-    assert res.stderr.count("\n") == 1 and "pass --redact to hide them" in res.stderr
+    assert res.stderr == ""  # a notice on every scripted run is noise: markdown, for sharing, says it
     res = invoke(["probe", "--format", "json", "--redact", *args])
     doc = json.loads(res.stdout)
     validate(doc, "facts")  # placeholders keep the document valid
     assert doc["host"]["hostname"] == "<host-1>" and doc["user"]["name"] == "<user-1>"
-    assert "redacted: hostname" in res.stderr and "pass --no-redact" in res.stderr
+    assert res.stderr == ""
     res = invoke(["doctor", "--json", "--redact", *args])
     validate(json.loads(res.stdout), "report")
 

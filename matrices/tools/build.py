@@ -155,6 +155,20 @@ def gfx_arch(support: list[dict]) -> dict[str, str]:
     return {g["gfx_target"]: g["architecture"] for g in support}
 
 
+# ERRATA section 7: gfx906 on ROCm 6.0-6.3. The system-requirements pages list MI50 (6.0.0 on) and
+# Radeon VII / Radeon PRO VII (6.0.2 on; 6.0.0 marks them supported) as "⚠️ Deprecated: Existing
+# features and capabilities are maintained"; the compatibility CSV the release lists come from
+# omits gfx906. Its own level, citing both; the 6.4.2-era page marks it unsupported (6.4.0/6.4.1
+# pages not read; ROCm 6.4.0's rocBLAS already lacked gfx906: ROCm/ROCm#4625), so 6.4 is left out.
+GFX906_DEPRECATED = ((6, 0), (6, 1), (6, 2), (6, 3))
+GFX906_SOURCE = (
+    "ROCm/rocm-install-on-linux docs/reference/system-requirements.rst @ docs/6.0.0, docs/6.0.2, docs/6.1.x, "
+    "docs/6.2.x, docs/6.3.0 (rendered at https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.4/"
+    "reference/system-requirements.html): MI50, Radeon PRO VII, Radeon VII '⚠️ Deprecated'; "
+    "ROCm/ROCm docs/compatibility/compatibility-matrix-historical-6.0.csv omits gfx906"
+)
+
+
 def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
     v = rel["version"]
     out = {
@@ -246,6 +260,14 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
         out["notes"].append(
             "RDNA4 (gfx1200/gfx1201) is Supported from 6.4.1 in the production docs, not 'preview' "
             "as the product brief said (seed check; ROCm 6.4.1 RELEASE.md)."
+        )
+    if vtuple(v)[:2] in GFX906_DEPRECATED and "gfx906" not in out["gpus"]:
+        out["gpus"]["gfx906"] = "deprecated"
+        out["notes"].append(
+            f"gfx906 (MI50/MI60, Radeon VII, Radeon PRO VII): level deprecated ({ERRATA} section 7): "
+            f"{GFX906_SOURCE}."
+            + (" 6.0.0 itself lists Radeon VII and Radeon PRO VII as supported, MI50 as deprecated; one gfx "
+               "target takes the weaker level." if v == "6.0.0" else "")
         )
     for e in out["os"]:
         e.setdefault("source", rel.get("kernels_source") or rel["source"])
@@ -406,6 +428,8 @@ def build_rocm(ref: dict) -> dict:
             "see the OS entry's notes and products[].os_limits)",
             "radeon": "Radeon / Radeon PRO (RDNA) target: supported, on the narrower OS list AMD gives per GPU",
             "preview": "technology-preview stream only (TheRock 7.9-7.12); no production release 6.2-7.2.4 uses it",
+            "deprecated": "listed with '⚠️ Deprecated: existing features and capabilities are maintained, no new "
+            "features or optimizations; a future release removes support' (gfx906 in 6.0-6.3: " + GFX906_SOURCE + ")",
         },
         "levels_source": "ROCm system-requirements.rst per-GPU OS limits; shared/reference/matrices.md section 1c; "
         "5.x: the Instinct tab of gpu_os_support.md is full, the Radeon Pro and Radeon tabs radeon",

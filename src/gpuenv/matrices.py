@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 FILES = ("bundle.json", "amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json")
+# A bundle may also carry the vendor repositories, keys and purge rules (an admin's mirror); the
+# planner reads them from the bundle in effect (gpuenv.plan.repos), else the shipped ones.
+OPTIONAL_FILES = ("repos.json",)
 MAX_FILE = 16 << 20  # the largest shipped file is under half a megabyte
 
 
@@ -104,7 +107,7 @@ class OsSupport:
 class RocmRelease:
     version: str  # "7.2.4"
     os: tuple[OsSupport, ...]
-    gpus: dict[str, str]  # gfx target -> "full" | "preview" | "radeon"
+    gpus: dict[str, str]  # gfx target -> "full" | "preview" | "radeon" | "deprecated"
     # The amdgpu driver line it pairs with: "6.2.x" for 6.2 (same numbering up to 6.4), the newest
     # 30.x AMD lists for the release from 7.0 on ("30.30.x" for 7.2.4).
     amdgpu_driver: str | None
@@ -314,6 +317,28 @@ class Matrices:
             return exact[0]
         series = [r for r in self._rocm if r.version.startswith(version + ".")]
         return series[-1] if series else None
+
+    def rocm_releases_for(
+        self, gfx_targets: tuple[str, ...] | list[str], os_id: str | None = None, os_version: str | None = None
+    ) -> list[RocmRelease]:
+        """The bundled releases that list every gfx target (at any level), oldest first; with
+        ``os_id``, only those that also list that distribution (and ``os_version``, when given)."""
+        self._need("rocm")
+        out = []
+        for r in self._rocm:
+            if not all(r.support(g) for g in gfx_targets):
+                continue
+            if os_id is not None and (
+                r.os_support(os_id, os_version) is None if os_version else not any(o.id == os_id for o in r.os)
+            ):
+                continue
+            out.append(r)
+        return out
+
+    def newest_rocm_for(self, gfx: str) -> RocmRelease | None:
+        """The newest bundled release that lists a gfx target, whatever the OS; None when none does."""
+        found = self.rocm_releases_for((gfx,))
+        return found[-1] if found else None
 
     def default_rocm(self) -> RocmRelease:
         """The default install target (7.2.4)."""
@@ -681,7 +706,7 @@ def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple]:
     return out
 
 
-_LEVELS = ("full", "preview", "radeon")
+_LEVELS = ("full", "preview", "radeon", "deprecated")
 
 
 def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
@@ -985,8 +1010,9 @@ def _untrusted(directory: str) -> str | None:
         return None
     from gpuenv.trust import untrusted
 
-    for name in FILES:
-        why = untrusted(os.path.join(directory, name))
+    for name in FILES + OPTIONAL_FILES:
+        path = os.path.join(directory, name)
+        why = untrusted(path) if name in FILES or os.path.lexists(path) else None
         if why:
             return why
     return None

@@ -2,7 +2,8 @@
 
 Several facts files (or a directory of them) are judged in one process; with --json each gets one
 line (JSON Lines), a report or, for an unreadable file, {"schema", "source", "error"}.
-Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable input (gpuenv.exitcodes).
+Exit status: 0 no errors and everything judged, 1 errors found, 2 usage error or unreadable input,
+5 no errors but something could not be judged (gpuenv.exitcodes.Exit.NOT_JUDGED).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from gpuenv.commands import (
     probe_facts,
     read_facts,
 )
-from gpuenv.commands.output import add_output, json_notice, output_format, wants_redaction
+from gpuenv.commands.output import add_output, output_format, wants_redaction
 from gpuenv.exitcodes import Exit
 
 
@@ -96,7 +97,6 @@ def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore
     redactor = _redactor(facts) if redact else None
     if json_out:
         sys.stdout.write(jsonout.dumps(_report_doc(report, redactor)) + "\n")
-        json_notice(redactor)
     elif fmt == "markdown":
         from gpuenv.commands.output import notice
         from gpuenv.render.report import report_markdown
@@ -176,6 +176,10 @@ def _expand(paths: list[str]) -> tuple[list[str], bool]:
     return files, many
 
 
+# The status a many-files run keeps: an unreadable file, else errors, else something not judged.
+_RANK = {Exit.OK: 0, Exit.NOT_JUDGED: 1, Exit.PROBLEMS: 2, Exit.USAGE: 3}
+
+
 def _many(files, matrices, wanted, only, skip, json_out: bool, redact: bool = False) -> Exit:
     """Judge every file in one process; stream one line per file. Returns the run's exit status."""
     from gpuenv.facts import FactsError, read
@@ -196,8 +200,7 @@ def _many(files, matrices, wanted, only, skip, json_out: bool, redact: bool = Fa
                 out.write(f"{path}: unreadable: {message}\n")
             continue
         report = _diagnose(facts, matrices, wanted, only, skip, source=path)
-        if report.exit_code() > status and status != Exit.USAGE:
-            status = report.exit_code()
+        status = max(status, report.exit_code(), key=_RANK.__getitem__)
         if json_out:
             out.write(dumps(_report_doc(report, _redactor(facts) if redact else None)) + "\n")
         else:
@@ -205,14 +208,6 @@ def _many(files, matrices, wanted, only, skip, json_out: bool, redact: bool = Fa
             codes = ", ".join(dict.fromkeys(f.code for f in report.findings if f.severity.value != "info"))
             state = "ok" if not codes else codes
             out.write(f"{path}: {s['error']} error(s), {s['warning']} warning(s): {state}\n")
-    if json_out:
-        from gpuenv.commands.output import CHECKED
-
-        sys.stderr.write(
-            f"gpuenv: redacted per file: {CHECKED} — pass --no-redact to keep them\n"
-            if redact
-            else f"gpuenv: not redacted: {CHECKED} are shown as probed; pass --redact to hide them\n"
-        )
     return status
 
 
@@ -222,6 +217,7 @@ COMMANDS = {
         "what is wrong with this machine's GPU stack, and the exact fix",
         configure,
         run,
-        "Exit status: 0 no errors, 1 errors found, 2 usage error or unreadable input.",
+        "Exit status: 0 no errors and everything judged, 1 errors found, 2 usage error or unreadable input, "
+        "5 no errors but something could not be judged (a release, OS or GPU the matrices do not know).",
     )
 }

@@ -18,7 +18,7 @@ from gpuenv.plan.repos import Repos
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.blockers import judge
 from gpuenv.resolve.finding import Target
-from gpuenv.resolve.target import choose_auto, newest_cuda_for
+from gpuenv.resolve.target import choose_auto, fitting_rocm, newest_cuda_for
 
 _DEB_NAME = re.compile(r"[a-z0-9][a-z0-9.+-]+")
 
@@ -66,7 +66,6 @@ def make_plan(facts: Facts, matrices: Matrices, repos: Repos, req: Request) -> P
         blockers=tuple(blockers),
         notes=tuple(dict.fromkeys(notes)),
         user=req.user,
-        test_overrides=bool(repos.overrides),
         request=req,
     )
 
@@ -395,7 +394,8 @@ def _torch_steps(
 
 
 def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]):
-    version = req.version or matrices.default_rocm().version
+    installable = {r["rocm"] for r in repos.section("amd")["releases"]}
+    version = req.version or fitting_rocm(facts, matrices, installable).version
     known = matrices.rocm_release(version)
     if known is None:
         raise PlanError(f"ROCm {version} is not in the bundled matrices (gpuenv matrix show rocm)")
@@ -457,6 +457,9 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
                 skip_if="the user is already in both groups",
             )
         )
+        if facts.user is None or facts.user.name != req.user:
+            # A facts file names the one user it was probed for: another name is not checked.
+            notes.append(f"whether the account {req.user} exists was not checked (the facts do not describe it)")
     else:
         notes.append(
             "no --user given (and no SUDO_USER): add the GPU user with usermod -a -G render,video NAME"

@@ -54,6 +54,11 @@ def target_line(report: Report, facts: Facts | None = None) -> str:
             "installed": " (installed)",
             "auto": " (what `gpuenv install auto` would install)",
         }.get(basis, "")
+        installed = t.extra.get("installed")
+        if installed and installed != t.version:
+            what = f"{label} {installed} (installed, " + (
+                f"judged as {t.version})" if t.version else "not in the matrices: not judged)"
+            )
     if t.torch:
         what += f", PyTorch {t.torch}"
     return what
@@ -107,7 +112,7 @@ def render_report(report: Report, facts: Facts, term: Term, only=()) -> None:
             term.line("  ", (f"matrices {bundle.get('version')} ({bundle.get('origin')})", "dim"))
         return
     parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
-    term.line((", ".join(parts), "bold"), f" — judged against {target_line(report, facts)}")
+    term.line((", ".join(parts) + _not_judged(report), "bold"), f" — judged against {target_line(report, facts)}")
     for area, findings in grouped(report.findings):
         term.line()
         term.line((_AREA_TITLES.get(area, area), "bold underline"))
@@ -116,6 +121,12 @@ def render_report(report: Report, facts: Facts, term: Term, only=()) -> None:
     if bundle:
         term.line()
         term.line((f"matrices {bundle.get('version')} ({bundle.get('origin')}); ignore a check with --ignore CODE", "dim"))
+
+
+def _not_judged(report: Report) -> str:
+    """'; not judged: rocm.release-unknown, os.unknown' where part of the machine went unjudged."""
+    codes = dict.fromkeys(f.code for f in report.unjudged())
+    return f"; not judged: {', '.join(codes)}" if codes else ""
 
 
 def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s, only=()) -> str:
@@ -127,7 +138,7 @@ def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s,
 
     s = report.summary()
     parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
-    verdict = "All good" if not s["error"] and not s["warning"] else ", ".join(parts)
+    verdict = "All good" if not s["error"] and not s["warning"] else ", ".join(parts) + _not_judged(report)
     checked = f" ({', '.join(only)} checked)" if only else ""
     bundle = report.matrices or {}
     out = [

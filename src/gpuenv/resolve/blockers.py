@@ -37,6 +37,7 @@ NOTED = frozenset(
     {
         "amd.igpu-present",
         "amd.gpu-preview",
+        "amd.gpu-deprecated",
         "os.unsupported",  # warning form: a newer point release than the release lists
         "os.point-release",
         "kernel.unsupported",

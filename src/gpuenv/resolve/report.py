@@ -14,6 +14,11 @@ from gpuenv.resolve.target import TargetError, basis, effective_target
 
 SCHEMA = "gpuenv.report/1"
 
+# Findings that say what could not be judged: a stack release, an OS or a GPU the matrices do not
+# know, or facts that do not say. Nothing wrong was found there, and nothing is known to be fine
+# either: while one stands the report is no all-clear and does not exit 0 (Exit.NOT_JUDGED).
+NOT_JUDGED = frozenset({"rocm.release-unknown", "cuda.release-unknown", "os.unknown", "gpu.unknown"})
+
 
 @record(frozen=True)
 class Report:
@@ -29,8 +34,14 @@ class Report:
             counts[f.severity.value] += 1
         return counts
 
+    def unjudged(self) -> tuple[Finding, ...]:
+        """The findings that say what could not be judged."""
+        return tuple(f for f in self.findings if f.code in NOT_JUDGED and f.severity is not Severity.INFO)
+
     def exit_code(self) -> Exit:
-        return Exit.PROBLEMS if any(f.severity is Severity.ERROR for f in self.findings) else Exit.OK
+        if any(f.severity is Severity.ERROR for f in self.findings):
+            return Exit.PROBLEMS
+        return Exit.NOT_JUDGED if self.unjudged() else Exit.OK
 
     def to_dict(self) -> dict:
         out: dict = {

@@ -1,8 +1,9 @@
 """What the checks judge against: an explicit install target, the installed stack, or what
 `gpuenv install auto` would choose on a bare box.
 
-The planner imports ``choose_auto`` and ``newest_cuda_for`` so that `install auto` and `doctor`
-never disagree about the target. All functions are pure (facts and matrices in, answer out).
+The planner imports ``choose_auto``, ``fitting_rocm`` and ``newest_cuda_for`` so that `install auto`
+and `doctor` never disagree about the target. All functions are pure (facts and matrices in,
+answer out).
 The ``basis`` in ``Target.extra`` says where the target came from: "explicit" (--target),
 "installed" (the stack found on the machine), "auto" (bare box: what install auto would pick) or
 "none" (nothing to judge: no GPU stack and no GPU a stack could serve, or both vendors).
@@ -21,21 +22,20 @@ class TargetError(ValueError):
 
 
 def choose_auto(facts: Facts, matrices) -> Target | None:
-    """The stack `install auto` installs here: ROCm (default release) for AMD discrete GPUs, CUDA
-    (newest toolkit every NVIDIA GPU supports) for NVIDIA GPUs; None when there are both vendors
-    (the user must choose) or no GPU a stack could serve. An AMD integrated GPU alone counts only
-    when the default ROCm release supports its gfx target (e.g. Strix Halo). Without matrices
-    (None) the stack is chosen from the GPUs alone and the version left None."""
+    """The stack `install auto` installs here: ROCm (``fitting_rocm``) for AMD discrete GPUs, CUDA
+    (``newest_cuda_for``) for NVIDIA GPUs; None when there are both vendors (the user must choose)
+    or no GPU a stack could serve. An AMD integrated GPU alone counts only when a bundled ROCm
+    release lists its gfx target (e.g. Strix Halo). Without matrices (None) the stack is chosen
+    from the GPUs alone and the version left None."""
     nvidia = facts.gpus_of("nvidia")
     amd = inv.amd_discrete(facts, matrices)
     if not amd and matrices is not None:
-        default = matrices.default_rocm()
         integrated = inv.amd_integrated(facts, matrices)
-        amd = tuple(g for g in integrated if default.support(inv.gfx_target(g, matrices) or ""))
+        amd = tuple(g for g in integrated if matrices.newest_rocm_for(inv.gfx_target(g, matrices) or ""))
     if nvidia and amd:
         return None
     if amd:
-        version = matrices.default_rocm().version if matrices is not None else None
+        version = fitting_rocm(facts, matrices).version if matrices is not None else None
         return Target(stack="rocm", version=version, extra={"basis": "auto"})
     if nvidia:
         version = newest_cuda_for(facts, matrices) if matrices is not None else None
@@ -43,15 +43,60 @@ def choose_auto(facts: Facts, matrices) -> Target | None:
     return None
 
 
+def fitting_rocm(facts: Facts, matrices, installable=None):
+    """The ROCm release to install here when none is named (`install auto`, `install rocm`, a bare
+    `--target rocm`): the default release when it lists every ROCm GPU's gfx target and this OS,
+    else the newest release that does, else the newest that lists the GPUs on any OS, else the
+    default (the checks then say what does not fit: amd.gpu-unsupported, os.unsupported). GPUs of
+    unknown gfx target and an unknown OS do not narrow the choice. ``installable`` (the planner's:
+    versions it has repository data for) leaves out the releases it cannot install."""
+    default = matrices.default_rocm()
+    gpus = inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
+    gfx = sorted({t for g in gpus if (t := inv.gfx_target(g, matrices))})
+
+    def among(releases):
+        return [r for r in releases if installable is None or r.version in installable]
+
+    os_id = facts.os.id if facts.os.id not in ("", "unknown") else None
+    fits = among(matrices.rocm_releases_for(gfx, os_id, inv.os_version(facts))) if os_id else []
+    if default in fits:
+        return default
+    fits = fits or among(matrices.rocm_releases_for(gfx))
+    if not os_id and default in fits:
+        return default
+    return fits[-1] if fits else default
+
+
 def newest_cuda_for(facts: Facts, matrices) -> str | None:
     """Series ('12.8') of the newest bundled CUDA toolkit that supports every NVIDIA GPU's compute
     capability (GPUs of unknown capability do not narrow the choice)."""
-    caps = {cc for g in facts.gpus_of("nvidia") if (cc := inv.compute_capability(g, matrices))}
+    gpus = facts.gpus_of("nvidia")
+    caps = {cc for g in gpus if (cc := inv.compute_capability(g, matrices))}
     toolkits = [t for t in matrices.cuda_toolkits() if t.confirmed and t.min_driver]
+    branch = _last_branch(gpus, matrices)
     for tk in reversed(toolkits):
-        if caps <= set(tk.compute_capabilities):
+        if caps <= set(tk.compute_capabilities) and (branch is None or _runs_on(tk, branch)):
             return tk.series
     return toolkits[-1].series if toolkits else None
+
+
+def _last_branch(gpus, matrices) -> int | None:
+    """The newest driver branch every GPU still runs (R470 for Kepler), None when not limited."""
+    last = []
+    for g in gpus:
+        arch_name = inv.nvidia_architecture(g, matrices)
+        arch = matrices.nvidia_arch(arch_name) if arch_name else None
+        nums = inv.version_tuple(arch.last_driver) if arch is not None and arch.last_driver else ()
+        if nums:
+            last.append(nums[0])
+    return min(last, default=None)
+
+
+def _runs_on(toolkit, branch: int) -> bool:
+    """A toolkit runs on a driver branch at or above its minimum, or, within its major release,
+    at or above the minor-version-compatibility floor."""
+    nums = inv.version_tuple(toolkit.minor_compat_driver or toolkit.min_driver)
+    return not nums or nums[0] <= branch
 
 
 def resolve_version(stack: str, version: str | None, facts: Facts, matrices) -> str | None:
@@ -59,7 +104,7 @@ def resolve_version(stack: str, version: str | None, facts: Facts, matrices) -> 
     ROCm '7.2' means its newest bundled patch release."""
     if stack == "rocm":
         if not version:
-            return matrices.default_rocm().version
+            return fitting_rocm(facts, matrices).version
         known = matrices.rocm_release(version)
         if known is not None and inv.version_tuple(known.version)[
             : len(inv.version_tuple(version))

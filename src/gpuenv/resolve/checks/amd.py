@@ -10,6 +10,8 @@ from gpuenv.resolve.target import basis, rocm_release
 
 PREREQ_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"
 OVERRIDE_REF = "https://github.com/ROCm/TheRock/issues/1719"
+# The 6.0-6.3 system requirements, where gfx906 is listed as deprecated (matrices/rocm.json notes).
+DEPRECATED_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.4/reference/system-requirements.html"
 # Radeon (consumer and workstation) GPUs are supported on fewer distributions than Instinct
 # (ROCm system requirements footnote: Ubuntu 24.04 / 22.04.5 and RHEL 9.6 only).
 RADEON_OS = ("ubuntu", "rhel")
@@ -170,6 +172,8 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
     if release is None:
         if basis(target) == "none":
             yield from _only_gpu_unsupported(facts, matrices)
+        elif target.stack == "rocm":
+            yield from _unsupported_by_every_release(facts, matrices, target)
         return
     bad = []
     for g in rocm_gpus(facts, matrices):
@@ -179,16 +183,73 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
     if not bad:
         return
     supported = ", ".join(sorted(release.gpus))
+    targets = sorted({gfx for _, gfx in bad})
+    elsewhere = [line for gfx in targets if (line := newest_supporting(matrices, gfx))]
     yield Finding(
         code="amd.gpu-unsupported",
         severity=Severity.ERROR,
-        title=f"ROCm {release.version} does not support {', '.join(sorted({gfx for _, gfx in bad}))}",
+        title=f"ROCm {release.version} does not support {', '.join(targets)}",
         detail=f"{inv.describe([g for g, _ in bad], matrices)}; ROCm {release.version} ({basis(target)} target) "
-        f"supports {supported}.",
-        fix="Use a ROCm release that lists this GPU (`gpuenv matrix show rocm`), or a supported GPU. "
-        "HSA_OVERRIDE_GFX_VERSION is an unsupported same-family workaround, not a fix.",
+        f"supports {supported}. " + " ".join(elsewhere),
+        fix=_other_release_fix(matrices, targets)
+        + "HSA_OVERRIDE_GFX_VERSION is an unsupported same-family workaround, not a fix.",
         gpus=inv.slots(g for g, _ in bad),
         refs=(release.source,),
+    )
+
+
+def newest_supporting(matrices, gfx: str) -> str:
+    """'gfx906: the newest ROCm release that lists it is 6.3.3 (deprecated).' or the absence of one."""
+    newest = matrices.newest_rocm_for(gfx)
+    releases = matrices.rocm_releases()
+    if newest is None:
+        return f"{gfx}: no ROCm release the matrices know ({releases[0].version} to {releases[-1].version}) lists it."
+    return f"{gfx}: the newest ROCm release that lists it is {newest.version} ({LEVELS[newest.support(gfx)]})."
+
+
+def _other_release_fix(matrices, targets: list[str]) -> str:
+    newest = [r for gfx in targets if (r := matrices.newest_rocm_for(gfx))]
+    if len(newest) != len(targets):
+        return "Use a GPU a ROCm release lists (`gpuenv matrix show rocm`). "
+    oldest_newest = min(newest, key=lambda r: inv.version_tuple(r.version))
+    return f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} --dry-run. "
+
+
+# How a finding names each support level of rocm.json.
+LEVELS = {
+    "full": "supported",
+    "radeon": "supported on Radeon terms",
+    "preview": "technology preview",
+    "deprecated": "deprecated: existing features maintained, no new ones",
+}
+
+
+def _unsupported_by_every_release(facts: Facts, matrices, target: Target):
+    """The installed ROCm is one the matrices do not know (rocm.release-unknown says so): a GPU that
+    no bundled release lists is still said to be one, as a warning, since whether that release
+    served it is not known."""
+    bad = [
+        (g, gfx)
+        for g in rocm_gpus(facts, matrices)
+        if (gfx := inv.gfx_target(g, matrices)) and matrices.newest_rocm_for(gfx) is None
+    ]
+    if not bad:
+        return
+    releases = matrices.rocm_releases()
+    targets = sorted({gfx for _, gfx in bad})
+    installed = target.extra.get("installed") or target.version
+    yield Finding(
+        code="amd.gpu-unsupported",
+        severity=Severity.WARNING,
+        title=f"No ROCm release the matrices know supports {', '.join(targets)}",
+        detail=f"{inv.describe([g for g, _ in bad], matrices)}: no release from {releases[0].version} to "
+        f"{releases[-1].version} lists {', '.join(targets)}. The installed ROCm"
+        + (f" {installed}" if installed else "")
+        + " is not one the matrices know, so whether it serves the GPU is not judged.",
+        fix="Use a GPU a ROCm release lists (`gpuenv matrix show rocm`). HSA_OVERRIDE_GFX_VERSION is an "
+        "unsupported same-family workaround, not a fix.",
+        gpus=inv.slots(g for g, _ in bad),
+        refs=(releases[-1].source,),
     )
 
 
@@ -222,6 +283,32 @@ def _only_gpu_unsupported(facts: Facts, matrices):
         "workaround, not a fix.",
         gpus=inv.slots(g for g, _ in bad),
         refs=(default.source,),
+    )
+
+
+@check(code="amd.gpu-deprecated", area="amd", needs=("matrices",))
+def gpu_deprecated(facts: Facts, matrices, target: Target):
+    release = rocm_release(matrices, target)
+    if release is None:
+        return
+    old = [(g, gfx) for g in rocm_gpus(facts, matrices) if (gfx := inv.gfx_target(g, matrices))
+           and release.support(gfx) == "deprecated"]  # fmt: skip
+    if not old:
+        return
+    targets = sorted({gfx for _, gfx in old})
+    yield Finding(
+        code="amd.gpu-deprecated",
+        severity=Severity.WARNING,
+        title=f"ROCm {release.version} supports {', '.join(targets)} as deprecated",
+        detail=f"{inv.describe([g for g, _ in old], matrices)}: AMD's system requirements for ROCm "
+        f"{release.version} mark it Deprecated (existing features and capabilities are maintained; no new "
+        "features or optimizations; a future release removes support); AMD's compatibility matrix leaves it out."
+        + " "
+        + " ".join(newest_supporting(matrices, gfx) for gfx in targets),
+        fix="Keep to a release that lists the GPU: later ROCm releases drop it. "
+        "Pick a PyTorch wheel whose libraries still carry its kernels (`gpuenv torch`).",
+        gpus=inv.slots(g for g, _ in old),
+        refs=(DEPRECATED_REF,),
     )
 
 

@@ -77,6 +77,8 @@ def _expected_suite(facts: Facts, vendor: str, src: AptSource) -> tuple[str | No
     m = re.search(_NVIDIA_DISTRO, src.uri)
     if not m or "/compute/cuda/repos/" not in src.uri:
         return None, None
+    if os_id in ("", "unknown") or not version:
+        return None, None  # which release this is is not known: nothing to compare with
     seen = m.group(1) + m.group(2)
     expected = f"{os_id}{version.replace('.', '')}"
     return seen, expected

@@ -8,6 +8,7 @@ from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
+from gpuenv.resolve.target import basis, cuda_toolkit
 
 MIXED_REF = "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/"
 COMPAT_REF = "https://docs.nvidia.com/deploy/cuda-compatibility/"
@@ -125,4 +126,36 @@ def not_on_path(facts: Facts, matrices, target: Target):
         + " (the environment gpuenv ran in; sudo resets PATH).",
         fix=f"echo 'export PATH={newest.path}/bin${{PATH:+:${{PATH}}}}' >> ~/.profile  # then log in again",
         refs=(MIXED_REF,),
+    )
+
+
+@check(code="cuda.release-unknown", area="nvidia", needs=("matrices",))
+def release_unknown(facts: Facts, matrices, target: Target):
+    if target.stack != "cuda" or not target.version or cuda_toolkit(matrices, target) is not None:
+        return
+    toolkits = matrices.cuda_toolkits()
+    oldest, newest = toolkits[0].version, toolkits[-1].version
+    version = target.version
+    if inv.older(version, oldest):
+        why, fix = f"older than the oldest toolkit the matrices know ({oldest})", (
+            "Move to a toolkit the matrices know: gpuenv install cuda --dry-run"
+        )
+    elif inv.older(inv.series(newest), version):
+        why, fix = f"newer than the newest toolkit the matrices know ({newest})", (
+            "gpuenv matrix update --from URL  # a bundle that knows this toolkit"
+        )
+    else:
+        why, fix = f"not a toolkit the matrices know ({oldest} to {newest})", (
+            "Judge it against a known toolkit: gpuenv doctor --target cuda@SERIES"
+        )
+    gpus = facts.gpus_of("nvidia")
+    yield Finding(
+        code="cuda.release-unknown",
+        severity=Severity.WARNING,
+        title=f"CUDA {version} is not in the matrices: this toolkit was not judged",
+        detail=f"CUDA {version} ({basis(target)}) is {why}. Not judged: the driver it needs, the GPUs' compute "
+        f"capabilities ({', '.join(sorted({c for g in gpus if (c := inv.compute_capability(g, matrices))})) or '?'}) "
+        "in it.",
+        fix=fix,
+        gpus=inv.slots(gpus),
     )

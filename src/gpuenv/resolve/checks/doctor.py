@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from gpuenv import pep440
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
@@ -73,7 +74,7 @@ def matrices_stale(facts: Facts, matrices, target: Target):
             newer.append(f"CUDA {version} (newest bundled {newest})")
     torch = facts.python.torch if facts.python else None
     if torch and torch.version and (newest := _newest(matrices, "torch")):
-        if inv.older(newest, torch.version.split("+")[0]):
+        if pep440.older(newest, torch.version.split("+")[0]):  # 2.9.0.dev1 is older than 2.9.0
             newer.append(f"PyTorch {torch.version} (newest bundled {newest})")
     driver = inv.nvidia_driver_version(facts)
     branch = inv.version_tuple(driver)[:1]

@@ -46,8 +46,14 @@ def none(facts: Facts, matrices, target: Target):
             detail=f"found: {seen}. {target.stack} {target.version or ''} has nothing to run on here.".replace(
                 "  ", " "
             ),
-            fix=f"Target the stack of the GPUs present (gpuenv doctor --target {'rocm' if vendor == 'nvidia' else 'cuda'}), "
-            "or check the GPU is seated, enabled in the firmware setup and passed through to this VM.",
+            fix=(
+                f"Target the stack of the GPUs present (gpuenv doctor --target {'rocm' if vendor == 'nvidia' else 'cuda'}), "
+                if facts.gpus_of("amd" if vendor == "nvidia" else "nvidia")
+                else "No NVIDIA or AMD GPU is present, so neither target has anything to run on: --target rocm needs an "
+                "AMD GPU a ROCm release lists (`gpuenv matrix show rocm`), --target cuda an NVIDIA GPU of an "
+                "architecture the toolkit supports (`gpuenv matrix show cuda`). "
+            )
+            + "Check the GPU is seated, enabled in the firmware setup and passed through to this VM.",
         )
         return
     if facts.gpus_of("nvidia") or facts.gpus_of("amd"):

@@ -261,6 +261,43 @@ def os_unsupported(facts: Facts, matrices, target: Target):
         )
 
 
+@check(code="os.unknown", area="platform", needs=("matrices",))
+def os_unknown(facts: Facts, matrices, target: Target):
+    """What os.unsupported passes over for want of facts: said, since unknown is not supported."""
+    why = _os_not_judged(facts, matrices, target)
+    if why is None:
+        return
+    name = "ROCm " + (target.version or "") if target.stack == "rocm" else "CUDA"
+    yield Finding(
+        code="os.unknown",
+        severity=Severity.WARNING,
+        title=f"Whether {name.strip()} supports this OS was not judged",
+        detail=f"{why} (os-release ID={facts.os.id or '?'}, VERSION_ID={facts.os.version_id or '?'}, "
+        f"PRETTY_NAME={facts.os.pretty_name or '?'}).",
+        fix="Give gpuenv the machine's /etc/os-release (run it on the machine, or `gpuenv probe --json` there), "
+        "and compare with `gpuenv matrix show rocm` / NVIDIA's supported distributions.",
+    )
+
+
+def _os_not_judged(facts: Facts, matrices, target: Target) -> str | None:
+    """Why the OS could not be judged against the target, or None when it was (or there is no
+    target, or its release is unknown: rocm.release-unknown says so)."""
+    if target.stack not in ("rocm", "cuda"):
+        return None
+    if facts.os.id in ("", "unknown"):
+        return "the facts do not say which distribution this is"
+    version_id = inv.os_version(facts)
+    if target.stack == "cuda":
+        return "its release is not known" if facts.os.id in CUDA_DISTROS and not version_id else None
+    release = rocm_release(matrices, target)
+    if release is None:
+        return None
+    listed = [o for o in release.os if o.id == facts.os.id]
+    if listed and not version_id:
+        return f"ROCm {release.version} lists {facts.os.id}, and this machine's release of it is not known"
+    return None
+
+
 @check(code="os.point-release", area="platform", needs=("matrices",))
 def os_point_release(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)

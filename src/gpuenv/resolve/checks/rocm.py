@@ -6,8 +6,10 @@ import re
 
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.checks.amd import newest_supporting, rocm_gpus
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
+from gpuenv.resolve.target import fitting_rocm, rocm_release
 
 _AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
 
@@ -89,4 +91,44 @@ def multiple_versions(facts: Facts, matrices, target: Target):
         + f"; gpuenv judges {current} (the one /opt/rocm points at when known, else the newest).",
         fix="update-alternatives --display rocm  # shows where /opt/rocm points\n"
         "Remove the releases you do not use: sudo apt-get autoremove rocm-core<version>",
+    )
+
+
+@check(code="rocm.release-unknown", area="amd", needs=("matrices",))
+def release_unknown(facts: Facts, matrices, target: Target):
+    if target.stack != "rocm" or rocm_release(matrices, target) is not None:
+        return
+    installed = target.extra.get("installed") or target.version
+    releases = matrices.rocm_releases()
+    oldest, newest = releases[0].version, releases[-1].version
+    if not installed:
+        why = "the installed ROCm release could not be read (no ROCm toolkit version, no rocm-core package version)"
+        fix = "cat /opt/rocm/.info/version  # then judge it: gpuenv doctor --target rocm@VERSION"
+    elif inv.older(installed, oldest):
+        why = f"ROCm {installed} is older than the oldest release the matrices know ({oldest})"
+        fix = (
+            f"Move to a release the matrices know: gpuenv install rocm --dry-run plans ROCm {fitting_rocm(facts, matrices).version}, "
+            "the newest that lists this machine's GPUs and OS."
+        )
+    elif inv.older(newest, installed):
+        why = f"ROCm {installed} is newer than the newest release the matrices know ({newest})"
+        fix = "gpuenv matrix update --from URL  # a bundle that knows this release"
+    else:
+        why = f"ROCm {installed} is not a release the matrices know ({oldest} to {newest})"
+        fix = f"Judge it as the nearest known release: gpuenv doctor --target rocm@{inv.series(installed) or installed}"
+    gpus = rocm_gpus(facts, matrices)
+    gfx = sorted({t for g in gpus if (t := inv.gfx_target(g, matrices))})
+    unjudged = [
+        f"the OS ({facts.os.pretty_name or facts.os.id}) and kernel {facts.kernel.release} against its support list",
+        f"GPU support ({', '.join(gfx)}) in it" if gfx else "GPU support in it",
+        "the amdgpu driver it pairs with",
+    ]
+    yield Finding(
+        code="rocm.release-unknown",
+        severity=Severity.WARNING,
+        title=f"ROCm {installed or '(version unknown)'} is not in the matrices: this stack was not judged",
+        detail=f"{why}. Not judged: {'; '.join(unjudged)}."
+        + (" " + " ".join(newest_supporting(matrices, t) for t in gfx) if gfx else ""),
+        fix=fix,
+        gpus=inv.slots(gpus),
     )

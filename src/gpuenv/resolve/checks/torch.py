@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from gpuenv import torchpick
+from gpuenv import pep440, torchpick
 from gpuenv.facts import Facts, Gpu
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.checks.amd import rocm_gpus
@@ -113,7 +113,7 @@ def _rocm_builds_exist(matrices, release: str | None) -> bool | None:
     if any(v.stack == "rocm" for v in matrices.torch_variants(release)):
         return True
     firsts = [ver for ver in matrices.torch_versions() if any(v.stack == "rocm" for v in matrices.torch_variants(ver))]
-    if firsts and inv.version_tuple(release) < inv.version_tuple(firsts[0]):
+    if firsts and pep440.older(release, firsts[0]):  # 1.8 is 1.8.0
         return False
     return None if not matrices.torch_variants(release) else False
 
@@ -163,7 +163,10 @@ def _nvidia_archs(facts: Facts, matrices) -> list[torchpick.GpuArch]:
 def driver_too_old(facts: Facts, matrices, target: Target):
     driver = inv.nvidia_driver_version(facts)
     gpus = facts.gpus_of("nvidia")
-    if not driver or not gpus:
+    if not driver:
+        yield from _cuda_version_only(facts, target)
+        return
+    if not gpus:
         return
     torch = _torch(facts)
     if torch is not None and torch.cuda and not target.torch:
@@ -203,6 +206,35 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         detail="; ".join(f"{v.variant}: {why}" for v, (_, why, _) in verdicts) + ".",
         fix="Upgrade the driver: gpuenv install cuda --dry-run",
         gpus=inv.slots(gpus),
+        refs=(COMPAT_REF,),
+    )
+
+
+def _cuda_version_only(facts: Facts, target: Target):
+    """A driver known only by the CUDA version it supports (inside a container: nvidia-smi's "CUDA
+    Version", NVML's cuda_driver_version) still judges the installed CUDA build of torch. From CUDA
+    11 on, a driver of a major release runs every build of that major release (minor-version
+    compatibility); a newer major release, or before 11 a newer minor, needs a newer driver."""
+    supports = facts.nvidia.cuda_driver_version if facts.nvidia else None
+    torch = _torch(facts)
+    if not supports or target.torch or torch is None or not torch.cuda:
+        return
+    have, need = inv.version_tuple(supports)[:2], inv.version_tuple(torch.cuda)[:2]
+    if len(have) < 2 or len(need) < 2 or have >= need or (have[0] == need[0] and need[0] >= 11):
+        return
+    yield Finding(
+        code="torch.driver-too-old",
+        severity=Severity.ERROR,
+        title=f"The NVIDIA driver supports CUDA {supports}, too old for PyTorch {torch.version or ''} "
+        f"(CUDA {torch.cuda})".replace("  ", " "),
+        detail=f"The driver's own version is not in the facts (a container sees the host's driver only as the CUDA "
+        f"version it supports); that is CUDA {supports}, and torch {torch.version or '?'} was built with CUDA "
+        f"{torch.cuda}: "
+        + ("a newer major release, which minor-version compatibility does not cover."
+           if have[0] != need[0] else "before CUDA 11 a driver runs only the CUDA releases up to its own."),
+        fix="Upgrade the driver on the host (the container uses the host's), or install a wheel built for CUDA "
+        f"{have[0]}.x or older: " + (f"gpuenv torch --version {torch.version.split('+')[0]}" if torch.version else "gpuenv torch"),
+        gpus=inv.slots(facts.gpus_of("nvidia")),
         refs=(COMPAT_REF,),
     )
 

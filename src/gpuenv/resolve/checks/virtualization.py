@@ -24,7 +24,6 @@ HYPERVISORS = {
     "apple": "Apple Virtualization",
     "amazon": "Amazon EC2 (Nitro)",
     "google": "Google Compute Engine",
-    "vm": "an unnamed hypervisor",
 }
 CLOUDS = {
     "aws": "AWS", "gcp": "Google Cloud", "azure": "Azure", "oracle": "Oracle Cloud", "alibaba": "Alibaba Cloud",
@@ -33,12 +32,18 @@ CLOUDS = {
 }  # fmt: skip
 
 
+def _title(kind: str) -> str:
+    if kind == "vm":  # the CPU says a hypervisor is there; nothing readable named it
+        return "Running in a virtual machine (the hypervisor could not be identified)"
+    name = HYPERVISORS.get(kind, kind)
+    return f"Running in {'an' if name[:1] in 'AEIOU' else 'a'} {name} virtual machine"
+
+
 @check(code="platform.virtual-machine", area="platform")
 def virtual_machine(facts: Facts, matrices, target: Target):
     p = facts.platform
     if not p.virtualization or p.wsl:
         return
-    name = HYPERVISORS.get(p.virtualization, p.virtualization)
     cloud = CLOUDS.get(p.cloud, p.cloud) if p.cloud else None
     gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
     seen = (
@@ -49,7 +54,7 @@ def virtual_machine(facts: Facts, matrices, target: Target):
     yield Finding(
         code="platform.virtual-machine",
         severity=Severity.INFO,
-        title=f"Running in a {name} virtual machine" + (f" on {cloud}" if cloud else ""),
+        title=_title(p.virtualization) + (f" on {cloud}" if cloud else ""),
         detail=f"{seen} (evidence: {p.virtualization_evidence or 'the platform facts'}). A GPU reaches a VM either "
         "whole, by PCI passthrough (the host binds it to vfio-pci with the IOMMU on, and the guest runs the normal "
         "NVIDIA or AMD driver), or as a virtual GPU (NVIDIA vGPU: the guest runs NVIDIA's vGPU guest driver, which "
