@@ -45,8 +45,8 @@ ROWS = [
     ("matrix --help", [SCRIPT, "matrix", "--help"], 8),
 ]
 # What every command pays before gpuenv's own code runs, shown for reference (no target): the
-# interpreter, and gpuenv.cli with one parser built: argparse and re (argparse imports it),
-# imported as gpuenv.cli imports them, without gettext; no help option, whose default formatter
+# interpreter, and gpuenv.cli with one parser built: argparse, re and gettext (argparse imports
+# them), without gettext's lookups; no help option, whose default formatter
 # imports shutil, which gpuenv's does not. json is not on it: a probe writes its JSON with
 # gpuenv.jsonout.
 FLOOR = ("(floor: gpuenv.cli, argparse, re)", [

@@ -254,7 +254,7 @@ def test_binary_unreadable_huge_and_outside_files_are_skipped_and_counted(tmp_pa
         if (tree / "secret.cu").exists():
             (tree / "secret.cu").chmod(0o600)
     assert doc["files"]["skipped"] == {
-        "binary": 1, "unreadable": unreadable, "too_large": 1, "outside_tree": 2, "unparsable": 1,
+        "binary": 1, "unreadable": unreadable, "too_large": 1, "outside_tree": 2, "unparsable": 1, "ignored": 0,
     }  # fmt: skip
     # The binary blob's shuffle mask and asm() are not findings; the readable main.py is read.
     assert (code, doc["verdict"], doc["findings"]) == (0, "portable", [])

@@ -60,6 +60,6 @@ def advise(path: str) -> Advice:
             source_files += 1
             source_lines += lines_of(text)
             hits += scan(f.path, f.suffix, text)
-    skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable)
+    skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable, counts.ignored)
     return judge(path, hits, table, source_files=source_files, manifests=manifests,
                  source_lines=source_lines, skipped=skipped, rocm_path=tuple(rocm))  # fmt: skip

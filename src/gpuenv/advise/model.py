@@ -81,13 +81,15 @@ class Finding:
 @dataclass(frozen=True)
 class Skipped:
     """Files passed over, never fatal: NUL bytes, unreadable, over the size cap, links that
-    leave the tree (or FIFOs, devices), and manifests that do not parse."""
+    leave the tree (or FIFOs, devices), manifests that do not parse, and what is not the
+    project's own source (what .gitignore ignores, build and venv directories)."""
 
     binary: int = 0
     unreadable: int = 0
     too_large: int = 0
     outside_tree: int = 0
     unparsable: int = 0
+    ignored: int = 0
 
     def to_dict(self) -> dict[str, int]:
         return {
@@ -96,11 +98,12 @@ class Skipped:
             "too_large": self.too_large,
             "outside_tree": self.outside_tree,
             "unparsable": self.unparsable,
+            "ignored": self.ignored,
         }
 
     @property
     def total(self) -> int:
-        return self.binary + self.unreadable + self.too_large + self.outside_tree + self.unparsable
+        return self.binary + self.unreadable + self.too_large + self.outside_tree + self.unparsable + self.ignored
 
 
 @dataclass(frozen=True)

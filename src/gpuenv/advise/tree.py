@@ -5,12 +5,17 @@ only: never a FIFO or device node), capped at MAX_BYTES, and a file with a NUL b
 Symbolic links are never followed: one that leaves the tree is counted, one that stays inside
 is passed over (its target is read where it lies). None of this is fatal: each file passed over
 is counted by why.
+
+What is not the project's own source is not read: what the tree's .gitignore files ignore (git's
+rules, ``Ignore``), and build output and environments (BUILD_DIRS: the ``build/`` that ``pip
+install .`` leaves is a second copy of every source), each counted as ignored.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -27,6 +32,11 @@ SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", "node_modules", "__pycache__", ".tox", ".nox", ".venv", "venv",
     ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".eggs",
 })  # fmt: skip
+# Build output and environments: copies of the sources, or other projects' code. Counted.
+BUILD_DIRS = frozenset({"build", "dist"})
+BUILD_SUFFIXES = (".egg-info",)
+BUILD_PREFIXES = (".venv",)
+GITIGNORE_MAX = 1 << 20
 
 _MANIFESTS = {
     "pyproject.toml": "pyproject",
@@ -65,6 +75,7 @@ class Counts:
     unreadable: int = 0
     too_large: int = 0
     outside_tree: int = 0
+    ignored: int = 0  # files and directories .gitignore ignores, and build or venv directories
 
 
 @dataclass(frozen=True)
@@ -79,9 +90,9 @@ class File:
 def walk(root: str, counts: Counts) -> Iterator[File]:
     """The files of the tree under ``root`` that advise reads, in a stable order."""
     root_real = os.path.realpath(root)
-    todo = [""]
+    todo: list[tuple[str, Ignore]] = [("", Ignore())]
     while todo:
-        rel_dir = todo.pop()
+        rel_dir, ignore = todo.pop()
         here = os.path.join(root_real, rel_dir) if rel_dir else root_real
         try:
             with os.scandir(here) as it:
@@ -89,6 +100,7 @@ def walk(root: str, counts: Counts) -> Iterator[File]:
         except OSError:
             counts.unreadable += 1
             continue
+        ignore = ignore.below(rel_dir, _read_gitignore(os.path.join(here, ".gitignore")))
         subdirs = []
         parent = os.path.basename(rel_dir)
         for entry in entries:
@@ -99,12 +111,17 @@ def walk(root: str, counts: Counts) -> Iterator[File]:
                     if target != root_real and not target.startswith(root_real + os.sep):
                         counts.outside_tree += 1
                     continue
-                if entry.is_dir(follow_symlinks=False):
-                    if entry.name not in SKIP_DIRS:
-                        subdirs.append(rel)
-                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
                 counts.unreadable += 1
+                continue
+            if is_dir and entry.name in SKIP_DIRS:
+                continue
+            if (is_dir and _build_dir(entry.name)) or ignore.ignores(rel, is_dir):
+                counts.ignored += 1
+                continue
+            if is_dir:
+                subdirs.append((rel, ignore))
                 continue
             suffix = os.path.splitext(entry.name)[1].lower()
             manifest = manifest_kind(entry.name, parent)
@@ -115,6 +132,123 @@ def walk(root: str, counts: Counts) -> Iterator[File]:
             if data is not None:
                 yield File(rel, suffix, manifest, source, data)
         todo.extend(reversed(subdirs))
+
+
+def _build_dir(name: str) -> bool:
+    return name in BUILD_DIRS or name.endswith(BUILD_SUFFIXES) or name.startswith(BUILD_PREFIXES)
+
+
+def _read_gitignore(path: str) -> str:
+    try:
+        return read_regular(path, GITIGNORE_MAX, nofollow=True, truncate=True).decode("utf-8", "replace")
+    except (OSError, NotRegular, TooLarge):
+        return ""  # none, or not a file git would read either
+
+
+# -- .gitignore ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rule:
+    base: str  # the directory of the .gitignore it comes from, relative to the tree ("": the top)
+    regex: re.Pattern[str]  # matched against the path relative to base
+    negate: bool  # "!pattern": re-includes
+    dir_only: bool  # "pattern/": directories only
+
+
+@dataclass(frozen=True)
+class Ignore:
+    """The rules of the .gitignore files from the top of the tree down to one directory, as git
+    reads them (gitignore(5)): the last rule that matches decides, a deeper file's rules after a
+    higher one's; a pattern with a slash before its end is anchored to its file's directory,
+    one without matches at any depth; ``*``, ``?`` and ``[...]`` never match a slash, ``**``
+    spans directories. What is under an ignored directory is never looked at (git cannot
+    re-include it either)."""
+
+    rules: tuple[Rule, ...] = ()
+
+    def below(self, rel_dir: str, text: str) -> Ignore:
+        """These rules and those of ``rel_dir``'s .gitignore (its text)."""
+        more = tuple(rule for line in text.splitlines() if (rule := parse_rule(rel_dir, line)) is not None)
+        return Ignore(self.rules + more) if more else self
+
+    def ignores(self, rel: str, is_dir: bool) -> bool:
+        for rule in reversed(self.rules):
+            if rule.dir_only and not is_dir:
+                continue
+            if rule.base and not rel.startswith(rule.base + "/"):
+                continue
+            if rule.regex.fullmatch(rel[len(rule.base) + 1 :] if rule.base else rel):
+                return not rule.negate
+        return False
+
+
+def parse_rule(base: str, line: str) -> Rule | None:
+    """One line of a .gitignore as a rule; None for a blank line or a comment."""
+    while line.endswith(" ") and not line.endswith("\\ "):
+        line = line[:-1]  # trailing spaces are not part of a pattern unless escaped
+    if not line or line.startswith("#"):
+        return None
+    negate = line.startswith("!")
+    if negate:
+        line = line[1:]
+    dir_only = line.endswith("/")
+    line = line.rstrip("/")
+    if not line:
+        return None
+    anchored = "/" in line
+    body = _glob_regex(line.lstrip("/"))
+    return Rule(base, re.compile(body if anchored else f"(?:.*/)?{body}", re.DOTALL), negate, dir_only)
+
+
+def _glob_regex(pattern: str) -> str:
+    segments = pattern.split("/")
+    out = []
+    for i, seg in enumerate(segments):
+        last = i == len(segments) - 1
+        if seg == "**":
+            out.append(".+" if last else "(?:[^/]*/)*")
+        else:
+            out.append(_segment_regex(seg) + ("" if last else "/"))
+    return "".join(out)
+
+
+def _segment_regex(seg: str) -> str:
+    out, i = [], 0
+    while i < len(seg):
+        c = seg[i]
+        if c == "\\" and i + 1 < len(seg):
+            out.append(re.escape(seg[i + 1]))
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and (end := _class_end(seg, i)) > 0:
+            body = seg[i + 1 : end]
+            negated = body[:1] in ("!", "^")
+            body = body[1:] if negated else body
+            members = "".join(f"\\{m}" if m in "\\[]&~|" else m for m in body)
+            out.append(f"[^/{members}]" if negated else f"[{members}]")  # a class never matches a slash
+            i = end + 1
+            continue
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def _class_end(seg: str, start: int) -> int:
+    """Where the ``[...]`` opened at ``start`` closes (a ``]`` first in it is a member); -1: it
+    does not, and the ``[`` is itself."""
+    i = start + 1
+    if i < len(seg) and seg[i] in ("!", "^"):
+        i += 1
+    if i < len(seg) and seg[i] == "]":
+        i += 1
+    end = seg.find("]", i)
+    return end
 
 
 def _read(path: str, counts: Counts) -> bytes | None:

@@ -1,14 +1,14 @@
 """The output options `probe` and `doctor` share: --format human|json|markdown and --redact.
 
 One rule for both: --json is --format json; markdown is redacted unless --no-redact, JSON and
-human output are not unless --redact; every redactable output says which way it went in one
-line (markdown in the document, JSON on standard error so that standard output stays JSON).
+human output are not unless --redact. Markdown, the output made for sharing, says which way it
+went in the document, and human output says what --redact replaced; JSON says nothing on
+standard error (a line on every scripted run is noise, and whoever asked for --redact knows).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 
 from gpuenv.commands import Usage
 
@@ -53,8 +53,3 @@ def notice(redactor) -> str:
     if redactor is None:
         return NOT_REDACTED
     return f"redacted: {redactor.summary()} — pass --no-redact to keep them"
-
-
-def json_notice(redactor) -> None:
-    """The one line for JSON output, on standard error."""
-    sys.stderr.write(f"gpuenv: {notice(redactor)}\n")

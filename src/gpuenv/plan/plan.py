@@ -237,7 +237,6 @@ class Plan:
     # gpuenv's additions: why each blocker stops the plan, and what the host or user must do.
     notes: tuple[str, ...] = ()
     user: str | None = None
-    test_overrides: bool = False  # made with GPUENV_TEST_* vendor URL or key overrides
     request: Request | None = None  # what it was made from (plans of gpuenv 0.1.0 have none)
 
     def __post_init__(self) -> None:
@@ -309,7 +308,6 @@ def to_dict(plan: Plan) -> dict[str, Any]:
         "blockers": list(plan.blockers),
         "notes": list(plan.notes),
         "user": plan.user,
-        "test_overrides": plan.test_overrides,
         **({"request": plan.request.to_dict()} if plan.request else {}),
         "steps": [_step_to_dict(s) for s in plan.steps],
     }
@@ -409,7 +407,6 @@ def from_dict(doc: Any) -> Plan:
         blockers=_strings(doc, "blockers", "plan") or (),
         notes=_strings(doc, "notes", "plan") or (),
         user=_typed(doc, "user", str, "plan"),
-        test_overrides=_typed(doc, "test_overrides", bool, "plan", False),
         request=_request_from_dict(doc.get("request"), doc),
     )
     declared = doc.get("reboot_required")

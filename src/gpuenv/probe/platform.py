@@ -114,16 +114,21 @@ def _dmi(host: Host) -> dict[str, str]:
     return out
 
 
-def _acpi_oem(host: Host) -> bytes | None:
-    """The OEM ID of the ACPI tables (bytes 10-15 of a table header; the tables are root-only)."""
+def _acpi_oem(host: Host) -> tuple[bytes | None, bool]:
+    """The OEM ID of the ACPI tables (bytes 10-15 of a table header), and whether a table was
+    there but this process may not read it (they are root-only)."""
+    denied = False
     for table in ("FACP", "DSDT"):
         try:
             head = host.read_bytes(f"/sys/firmware/acpi/tables/{table}", 16)
+        except PermissionError:
+            denied = True
+            continue
         except OSError:
             continue
         if len(head) >= 16:
-            return head[10:16]
-    return None
+            return head[10:16], False
+    return None, denied
 
 
 def cloud_of(dmi: dict[str, str], hypervisor_uuid: str | None) -> tuple[str | None, str | None]:
@@ -147,7 +152,7 @@ def detect(host: Host, cmdline: str | None = None) -> tuple[str | None, str | No
     hv_uuid = (host.read_optional("/sys/hypervisor/uuid") or "").strip() or None
     cloud, cloud_why = cloud_of(dmi, hv_uuid)
     kind = why = None
-    oem = _acpi_oem(host)
+    oem, oem_denied = _acpi_oem(host)
     if oem == FIRECRACKER_OEM_ID:
         kind, why = "firecracker", "ACPI OEM ID FIRECK"
     elif not dmi and cmdline and "virtio_mmio.device=" in cmdline:
@@ -178,7 +183,12 @@ def detect(host: Host, cmdline: str | None = None) -> tuple[str | None, str | No
         elif any("fw-cfg" in n for n in host.listdir("/proc/device-tree")):
             kind, why = "kvm", "QEMU fw-cfg in /proc/device-tree"
     if kind is None and why is None and _cpu_hypervisor_flag(host):
-        kind, why = "vm", "/proc/cpuinfo flags: hypervisor (hypervisor not named)"
+        unnamed = (
+            "the ACPI tables that could name it are readable only by root"
+            if oem_denied
+            else "nothing readable here names it"
+        )
+        kind, why = "vm", f"/proc/cpuinfo flags: hypervisor (hypervisor not named: {unnamed})"
     evidence = "; ".join(x for x in (why, cloud_why if cloud_why != why else None) if x) or None
     return kind, cloud, evidence
 

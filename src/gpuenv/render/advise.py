@@ -37,7 +37,8 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
         s = advice.skipped
         parts = [f"{n} {what}" for n, what in ((s.binary, "binary"), (s.unreadable, "unreadable"),
                  (s.too_large, "too large"), (s.outside_tree, "links out of the tree"),
-                 (s.unparsable, "manifests that do not parse")) if n]  # fmt: skip
+                 (s.unparsable, "manifests that do not parse"),
+                 (s.ignored, "ignored (what .gitignore ignores; build, dist, *.egg-info and venv directories)")) if n]  # fmt: skip
         out.append(("", ""))
         out.append(("dim", f"Skipped: {', '.join(parts)}"))
     out.append(("", ""))

@@ -25,6 +25,11 @@ def _gpu_line(g: Gpu) -> str:
     return "  ".join(parts)
 
 
+def _vm(kind: str) -> str:
+    # "vm": a hypervisor is there (the CPU says so) but nothing this user could read names it.
+    return "virtual machine (hypervisor not identified)" if kind == "vm" else f"VM: {kind}"
+
+
 def summary_rows(facts: Facts) -> list[tuple[str, str]]:
     """(label, value) rows of the summary; pure, so it is tested without a terminal."""
     rows: list[tuple[str, str]] = []
@@ -37,7 +42,7 @@ def summary_rows(facts: Facts) -> list[tuple[str, str]]:
     rows.append(("Kernel", kernel))
     p = facts.platform
     where = [x for x in (f"container: {p.container}" if p.container else None, "WSL 2" if p.wsl else None,
-                         f"VM: {p.virtualization}" if p.virtualization else None) if x]  # fmt: skip
+                         _vm(p.virtualization) if p.virtualization else None) if x]  # fmt: skip
     rows.append(("Platform", ", ".join(where) or "bare metal"))
     if facts.gpus:
         for i, g in enumerate(facts.gpus):

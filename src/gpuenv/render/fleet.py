@@ -41,6 +41,24 @@ def headline(report: FleetReport) -> str:
     return ", ".join(parts)
 
 
+def _unjudged(report: FleetReport) -> list[str]:
+    """The hosts known only from their facts: nothing judged them (a facts file holds no findings)."""
+    return [h.name for h in report.hosts if h.kinds == ("facts",)]
+
+
+def no_findings(report: FleetReport) -> str:
+    """What an empty findings table means: no host has one, or some hosts were never judged."""
+    unjudged = _unjudged(report)
+    if not unjudged:
+        return "No findings on any host."
+    judged = len(report.hosts) - len(unjudged)
+    return (
+        (f"No findings on the {judged} judged host{'s' if judged != 1 else ''}; " if judged else "No host was judged: ")
+        + f"{names(tuple(unjudged))} {'has' if len(unjudged) == 1 else 'have'} only facts, which hold no findings "
+        "(gpuenv doctor --facts FILE judges them)."
+    )
+
+
 def render_fleet(report: FleetReport, console) -> None:
     from rich.markup import escape
     from rich.table import Table
@@ -57,7 +75,7 @@ def render_fleet(report: FleetReport, console) -> None:
             )
         console.print(t)
     else:
-        console.print(Text("No findings on any host.", style="green"))
+        console.print(Text(no_findings(report), style="green" if not _unjudged(report) else "yellow"))
     if report.groups:
         t = Table(title="Machines by GPU model, driver and stack", title_justify="left")
         for col in ("GPU model", "driver", "stack", "hosts", "which"):
@@ -171,7 +189,7 @@ def fleet_html(report: FleetReport) -> str:
             )
         out.append("</table>")
     else:
-        out.append("<p>No findings on any host.</p>")
+        out.append(f"<p>{_e(no_findings(report))}</p>")
     out.append('<h2 id="groups">Machines by GPU model, driver and stack</h2>')
     out.append("<table><tr><th>GPU model</th><th>driver</th><th>stack</th><th>hosts</th><th>which</th></tr>")
     for g in report.groups:

@@ -109,9 +109,48 @@ def render_show(m: Matrices, subject: str | None, console) -> None:
         console.print("\ngpuenv matrix show rocm|cuda|torch|gpus prints the tables.")
         return
     for title, columns, rows in tables(m, subject):
+        widths = word_widths(columns, rows)
+        if table_width(widths) > console.width:
+            _print_list(console, title, columns, rows)
+            continue
         table = RichTable(title=title, title_justify="left", show_lines=False)
-        for col in columns:
-            table.add_column(col, overflow="fold")
+        for col, width in zip(columns, widths, strict=True):
+            table.add_column(col, overflow="fold", min_width=width)
         for row in rows:
             table.add_row(*row)
         console.print(table)
+
+
+def word_widths(columns: list[str], rows: list[list[str]]) -> list[int]:
+    """Each column's longest word: narrower, a cell would cut a word in two."""
+    return [
+        max((len(word) for cell in (col, *(r[i] for r in rows)) for word in cell.split()), default=0)
+        for i, col in enumerate(columns)
+    ]
+
+
+def table_width(widths: list[int]) -> int:
+    """The width of a rich table whose columns are ``widths`` wide: a space either side of each
+    cell and a border between and around them."""
+    return sum(widths) + 3 * len(widths) + 1
+
+
+def _print_list(console, title: str, columns: list[str], rows: list[list[str]]) -> None:
+    """A table too wide for the terminal, as a list: each row's first cell (and its unnamed
+    cells: flags), then one indented line per named cell, wrapped at words."""
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    console.print(Text(title, style="italic"))
+    named = [i for i, col in enumerate(columns) if col and i > 0]
+    label = max((len(columns[i]) for i in named), default=0)
+    for row in rows:
+        flags = [row[i] for i, col in enumerate(columns) if not col and row[i]]
+        console.print(Text.assemble((row[0], "bold"), *(f"  {flag}" for flag in flags)))
+        grid = RichTable.grid(padding=(0, 2))
+        grid.add_column(no_wrap=True, min_width=2 + label)
+        grid.add_column(overflow="fold")
+        for i in named:
+            if row[i]:
+                grid.add_row(Text(f"  {columns[i]}", style="dim"), Text(row[i]))
+        console.print(grid)

@@ -66,8 +66,6 @@ def show_plan(con, plan: Plan, dry: Outcome | None = None) -> None:
     if t.torch:
         head += escape(f"  torch {t.torch.version} ({t.torch.variant}) into {t.torch.venv}")
     con.print(head)
-    if plan.test_overrides:
-        con.print("[yellow]made with GPUENV_TEST_* overrides (test vendor URLs or keys)[/yellow]")
     for code in plan.blockers:
         con.print(f"[bold red]BLOCKER[/bold red] {escape(code)}")
     for note in plan.notes:
