@@ -29,6 +29,7 @@ CHECK_MODULES = (
     "cuda",
     "amd",
     "rocm",
+    "rock",
     "stack",
     "apt",
     "torch",
