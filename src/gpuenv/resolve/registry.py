@@ -33,6 +33,7 @@ CHECK_MODULES = (
     "stack",
     "apt",
     "torch",
+    "torch_rocm",
     "doctor",
     "loader",
     "toolchain",
