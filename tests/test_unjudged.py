@@ -215,6 +215,28 @@ def test_minor_version_compatibility_covers_the_same_major(m, cuda_driver):
     assert "torch.driver-too-old" not in codes(judge(cuda_container(cuda_driver, "12.1"), m))
 
 
+def toolkit_target_box(cuda_driver: str) -> dict:
+    doc = cuda_container(cuda_driver, "12.1")
+    doc["python"] = None
+    doc["toolkits"]["cuda"] = []
+    doc["packages"]["installed"] = {n: v for n, v in doc["packages"]["installed"].items() if not n.startswith("cuda")}
+    return doc
+
+
+def test_a_driver_known_only_by_its_cuda_version_is_too_old_for_a_newer_cuda_target(m):
+    # open-webui/docs#507: a driver that supports CUDA 12.2 and an image that requires cuda>=12.8
+    [old] = codes(judge(toolkit_target_box("12.2"), m, "cuda@12.8"))["nvidia.driver-too-old"]
+    assert old.severity is Severity.ERROR and "supports CUDA 12.2, older than CUDA 12.8" in old.title
+    assert "Minor-version compatibility" in old.detail and "cuda>=12.8" in old.detail
+    [old] = codes(judge(toolkit_target_box("11.4"), m, "cuda@12.8"))["nvidia.driver-too-old"]
+    assert "Minor-version compatibility" not in old.detail
+
+
+@pytest.mark.parametrize("cuda_driver", ["12.8", "12.9", "13.0"])
+def test_a_driver_that_supports_the_target_cuda_is_not_too_old(m, cuda_driver):
+    assert "nvidia.driver-too-old" not in codes(judge(toolkit_target_box(cuda_driver), m, "cuda@12.8"))
+
+
 def test_secure_boot_is_the_error_when_an_installed_nvidia_driver_is_not_loaded(m):
     doc = base("doctor-healthy-cuda")
     doc["kernel"]["secure_boot"] = True

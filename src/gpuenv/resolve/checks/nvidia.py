@@ -145,7 +145,10 @@ def version_mismatch(facts: Facts, matrices, target: Target):
 @check(code="nvidia.driver-too-old", area="nvidia", needs=("matrices",))
 def driver_too_old(facts: Facts, matrices, target: Target):
     driver = inv.nvidia_driver_version(facts)
-    if not driver or not facts.gpus_of("nvidia"):
+    if not driver:
+        yield from _cuda_version_only(facts, matrices, target)
+        return
+    if not facts.gpus_of("nvidia"):
         return
     for why, tk in judged_toolkits(facts, matrices, target):
         if not tk.min_driver or not inv.older(driver, tk.min_driver):
@@ -162,6 +165,42 @@ def driver_too_old(facts: Facts, matrices, target: Target):
                 else ""
             ),
             fix=f"Upgrade the driver to a branch >= {branch_number(tk.min_driver)}: gpuenv install cuda@{tk.series} --dry-run",
+            gpus=inv.slots(facts.gpus_of("nvidia")),
+            refs=(TABLE3_REF,),
+        )
+
+
+def _cuda_version_only(facts: Facts, matrices, target: Target):
+    """A driver known only by the highest CUDA version it supports (nvidia-smi's "CUDA Version",
+    NVML's cuda_driver_version: what a container sees of the host's driver, or what a report
+    quotes). A toolkit of a newer CUDA release needs a newer driver than Table 3's minimum this one
+    meets; minor-version compatibility (CUDA 11 on) runs some of its programs, which is said."""
+    supports = facts.nvidia.cuda_driver_version if facts.nvidia else None
+    have = inv.version_tuple(supports)[:2]
+    if len(have) < 2:
+        return
+    for why, tk in judged_toolkits(facts, matrices, target):
+        need = inv.version_tuple(tk.series)[:2]
+        if len(need) < 2 or have >= need:
+            continue
+        minor = have[0] == need[0] and need[0] >= 11
+        yield Finding(
+            code="nvidia.driver-too-old",
+            severity=Severity.ERROR,
+            title=f"The NVIDIA driver supports CUDA {supports}, older than CUDA {tk.series} requires"
+            + (f" ({tk.min_driver})" if tk.min_driver else ""),
+            detail=f"{why} needs a driver that supports CUDA {tk.series}"
+            + (f" (>= {tk.min_driver}, Table 3)" if tk.min_driver else "")
+            + f"; the driver's own version is not in the facts, and it supports CUDA {supports}"
+            + (
+                ". Minor-version compatibility runs some of its programs, without PTX JIT or newer APIs; the "
+                f"NVIDIA container toolkit refuses an image that requires cuda>={tk.series}."
+                if minor
+                else "."
+            ),
+            fix="Upgrade the driver (on the host, for a container)"
+            + (f" to a branch >= {branch_number(tk.min_driver)}" if tk.min_driver else "")
+            + f": gpuenv install cuda@{tk.series} --dry-run",
             gpus=inv.slots(facts.gpus_of("nvidia")),
             refs=(TABLE3_REF,),
         )
