@@ -160,3 +160,48 @@ def test_every_package_of_the_source_tree_is_in_the_wheel():
     src = root / "src"
     found = {".".join(p.parent.relative_to(src).parts) for p in src.rglob("__init__.py")}
     assert found - listed == set()
+
+
+def _check_modules_imported(tree: ast.AST) -> set[str]:
+    """The check modules a module imports, at module level or inside a function: by dotted name
+    (gpuenv.resolve.checks.amd) or from the package (from gpuenv.resolve.checks import amd)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "gpuenv.resolve.checks":
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level and node.module is not None:
+            found.add(node.module.split(".")[0])  # a relative import inside resolve/checks/
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            found.update(alias.name for alias in node.names)
+    for name in _imports(tree):
+        if name.startswith("gpuenv.resolve.checks."):
+            found.add(name.split(".")[3])
+    return found
+
+
+def test_no_check_module_imports_another_check_module():
+    # Checks depend only on the layers below them (inventory, facts_view, target, the matrices): a
+    # helper two checks share lives in resolve/facts_view.py, not in one of the check modules.
+    checks_dir = PKG / "resolve" / "checks"
+    modules = sorted(p for p in checks_dir.glob("*.py") if p.name != "__init__.py")
+    assert len(modules) > 10, "check modules not found"
+    bad = []
+    for path in modules:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        others = _check_modules_imported(tree) - {path.stem}
+        bad.extend(f"{path.name} imports checks.{other}" for other in sorted(others))
+    assert bad == []
+
+
+def test_the_check_import_rule_sees_every_form_of_import():
+    # The rule above must fail on what it forbids, whichever way the import is written.
+    for source in (
+        "from gpuenv.resolve.checks.amd import rocm_gpus",
+        "import gpuenv.resolve.checks.rocm",
+        "from gpuenv.resolve.checks import apt",
+        "def f():\n    from gpuenv.resolve.checks.loader import shadowed_wheel_libraries",
+        "from .gpus import nvidia_driver_absent",
+        "from . import envpaths",
+    ):
+        assert _check_modules_imported(ast.parse(source)), source
+    assert not _check_modules_imported(ast.parse("from gpuenv.resolve.facts_view import rocm_gpus"))

@@ -481,7 +481,7 @@ def test_versions_are_shown_as_the_vendor_writes_them(matrices):
 
 
 def test_amdgpu_pairing_is_read_from_the_installed_package(matrices):
-    from gpuenv.resolve.checks.rocm import dkms_release
+    from gpuenv.resolve.facts_view import dkms_release
 
     assert dkms_release("1:6.12.12.60401-2164967.22.04") == "6.4.1"
     assert dkms_release("1:6.16.6.30300400-2255209.24.04") == "30.30.4"

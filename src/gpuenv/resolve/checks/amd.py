@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.facts_view import newest_supporting, rocm_gpus
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, rocm_release
@@ -15,11 +16,6 @@ DEPRECATED_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.
 # Radeon (consumer and workstation) GPUs are supported on fewer distributions than Instinct
 # (ROCm system requirements footnote: Ubuntu 24.04 / 22.04.5 and RHEL 9.6 only).
 RADEON_OS = ("ubuntu", "rhel")
-
-
-def rocm_gpus(facts: Facts, matrices) -> tuple:
-    """The AMD GPUs ROCm would run on: the discrete ones, else integrated ones (APU-only boxes)."""
-    return inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
 
 
 def _relevant(facts: Facts, matrices, target: Target) -> bool:
@@ -198,30 +194,12 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
     )
 
 
-def newest_supporting(matrices, gfx: str) -> str:
-    """'gfx906: the newest ROCm release that lists it is 6.3.3 (deprecated).' or the absence of one."""
-    newest = matrices.newest_rocm_for(gfx)
-    releases = matrices.rocm_releases()
-    if newest is None:
-        return f"{gfx}: no ROCm release the matrices know ({releases[0].version} to {releases[-1].version}) lists it."
-    return f"{gfx}: the newest ROCm release that lists it is {newest.version} ({LEVELS[newest.support(gfx)]})."
-
-
 def _other_release_fix(matrices, targets: list[str]) -> str:
     newest = [r for gfx in targets if (r := matrices.newest_rocm_for(gfx))]
     if len(newest) != len(targets):
         return "Use a GPU a ROCm release lists (`gpuenv matrix show rocm`). "
     oldest_newest = min(newest, key=lambda r: inv.version_tuple(r.version))
     return f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} --dry-run. "
-
-
-# How a finding names each support level of rocm.json.
-LEVELS = {
-    "full": "supported",
-    "radeon": "supported on Radeon terms",
-    "preview": "technology preview",
-    "deprecated": "deprecated: existing features maintained, no new ones",
-}
 
 
 def _unsupported_by_every_release(facts: Facts, matrices, target: Target):

@@ -5,15 +5,11 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import AptSource, Facts
+from gpuenv.resolve.facts_view import vendor_of
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
 KEYS_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/install-methods/package-manager/package-manager-ubuntu.html"
-_VENDORS = (
-    ("repo.radeon.com", "amd"),
-    ("developer.download.nvidia.com/compute", "nvidia"),
-    ("nvidia.github.io", "nvidia"),
-)
 _NVIDIA_DISTRO = r"/repos/([a-z]+)(\d+)/"  # …/compute/cuda/repos/ubuntu2404/x86_64/
 # AMD builds for Ubuntu suites; Debian 12 uses AMD's jammy suite (installers.md row 3,
 # matrices/repos.json). No source names Debian 13's suite: it is not judged (silence, not a guess).
@@ -22,13 +18,6 @@ _AMD_SUITE = {
     ("ubuntu", "22.04"): "jammy",
     ("debian", "12"): "jammy",
 }
-
-
-def vendor_of(uri: str) -> str | None:
-    for needle, vendor in _VENDORS:
-        if needle in uri:
-            return vendor
-    return None
 
 
 def _where(src: AptSource) -> str:

@@ -11,6 +11,7 @@ import re
 
 from gpuenv.facts import Facts, Gpu
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.facts_view import HOME_VARS, wanted_toolkit
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
@@ -18,9 +19,6 @@ CPP_EXT_REF = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_exte
 CUDA_ENV_REF = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"
 MPS_UUID_REF = "https://docs.nvidia.com/deploy/topics/topic_5_2_1.html"
 ROCM_ENV_REF = "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/env_variables.html"
-HOME_VARS = ("CUDA_HOME", "CUDA_PATH")
-
-
 def _label(stack: str) -> str:
     return "CUDA" if stack == "cuda" else "ROCm"
 
@@ -83,29 +81,6 @@ def _export(var: str, facts: Facts, nvcc) -> str:
         newest = max(facts.toolkits.cuda, key=lambda t: inv.version_tuple(t.version))
         tree = newest.path
     return f"export {var}={tree}  # in the shell profile or job script" if tree else f"unset {var}"
-
-
-def wanted_toolkit(facts: Facts, target: Target, stack: str) -> tuple[str, str] | None:
-    """(version, why) of the toolkit that should come first for ``stack``."""
-    if target.stack == stack and target.version and target.explicit:
-        return target.version, "the --target"
-    env = facts.environment or {}
-    if stack == "cuda":
-        for var in HOME_VARS:
-            tk = inv.toolkit_of_path(facts, env.get(var) or "") if env.get(var) else None
-            if tk and tk[0] == "cuda":
-                return tk[1], f"{var}"
-        torch = facts.python.torch if facts.python else None
-        if torch is not None and torch.cuda:
-            return torch.cuda, f"PyTorch {torch.version}'s CUDA"
-        versions = inv.installed_cuda(facts)
-        return (versions[0], "the newest installed toolkit") if versions else None
-    for var in ("ROCM_PATH", "HIP_PATH"):
-        tk = inv.toolkit_of_path(facts, env.get(var) or "") if env.get(var) else None
-        if tk and tk[0] == "rocm":
-            return tk[1], var
-    rocm = inv.installed_rocm(facts)
-    return (rocm, "the ROCm /opt/rocm points at") if rocm else None
 
 
 def _same(a: str, b: str, parts: int) -> bool:

@@ -4,29 +4,10 @@ from __future__ import annotations
 
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.facts_view import nvidia_driver_absent, nvidia_driver_unloaded
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, rocm_release
-
-
-def _nvidia_driver_installed(facts: Facts) -> bool:
-    """A driver package that brings the kernel module (libnvidia-compute alone is user space
-    only, pulled in by other packages: it is no driver)."""
-    return any(not n.startswith("libnvidia-compute") for n in inv.nvidia_driver_packages(facts))
-
-
-def nvidia_driver_absent(facts: Facts) -> bool:
-    """No NVIDIA driver at all (nvidia.driver-missing's condition)."""
-    if facts.nvidia and facts.nvidia.driver_version:
-        return False
-    if facts.module_loaded("nvidia"):
-        return False
-    return facts.packages is not None and not _nvidia_driver_installed(facts)
-
-
-def nvidia_driver_unloaded(facts: Facts) -> bool:
-    """Driver packages installed, module not loaded (nvidia.driver-not-loaded's condition)."""
-    return _nvidia_driver_installed(facts) and facts.module_loaded("nvidia") is False
 
 
 @check(code="gpu.none", area="gpus")

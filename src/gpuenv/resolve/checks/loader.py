@@ -12,6 +12,7 @@ import re
 
 from gpuenv.facts import Facts, Library
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.facts_view import wanted_toolkit
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
@@ -57,8 +58,6 @@ def cuda_library_conflict(facts: Facts, matrices, target: Target):
     libs = loader_libraries(facts, CUDA_LIBS)
     if not libs:
         return
-    from gpuenv.resolve.checks.envpaths import wanted_toolkit
-
     wanted = wanted_toolkit(facts, target, "cuda")
     want = inv.series(wanted[0]) if wanted else None
     problems: list[str] = []
@@ -160,40 +159,3 @@ def rocm_library_conflict(facts: Facts, matrices, target: Target):
         refs=(LD_REF,),
     )
 
-
-# Library (facts.libraries name) -> the pip distributions a CUDA torch wheel takes it from
-# (cu12 wheels: nvidia-*-cu12; CUDA 13 wheels drop the suffix or use -cu13).
-_WHEEL_LIBS = {
-    "cudart": (
-        "nvidia-cuda-runtime-cu12",
-        "nvidia-cuda-runtime-cu13",
-        "nvidia-cuda-runtime",
-        "nvidia-cuda-runtime-cu11",
-    ),
-    "cublas": ("nvidia-cublas-cu12", "nvidia-cublas-cu13", "nvidia-cublas", "nvidia-cublas-cu11"),
-    "cudnn": ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13", "nvidia-cudnn", "nvidia-cudnn-cu11"),
-    "nccl": ("nvidia-nccl-cu12", "nvidia-nccl-cu13", "nvidia-nccl", "nvidia-nccl-cu11"),
-}
-_LIB_LABEL = {"cudart": "CUDA runtime", "cublas": "cuBLAS", "cudnn": "cuDNN", "nccl": "NCCL"}
-
-
-def shadowed_wheel_libraries(facts: Facts) -> list[str]:
-    """Libraries on LD_LIBRARY_PATH with the soname (same major) of one the torch wheel takes
-    from its nvidia-* package, at another major.minor: the system copy is the one loaded."""
-    packages = facts.python.packages if facts.python else {}
-    out = []
-    for lib in facts.libraries or ():
-        if lib.source != "ld_library_path" or lib.name not in _WHEEL_LIBS or not lib.version:
-            continue
-        for dist in _WHEEL_LIBS[lib.name]:
-            wheel = packages.get(dist)
-            if not wheel:
-                continue
-            ours, theirs = inv.version_tuple(lib.version), inv.version_tuple(wheel)
-            if ours[:1] == theirs[:1] and len(ours) >= 2 and ours[:2] != theirs[:2]:
-                out.append(
-                    f"{lib.path} ({_LIB_LABEL[lib.name]} {lib.version}) shadows the {_LIB_LABEL[lib.name]} {wheel} "
-                    f"that torch takes from {dist}"
-                )
-            break
-    return out

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
-from gpuenv.resolve.checks.gpus import nvidia_driver_absent, nvidia_driver_unloaded
+from gpuenv.resolve.facts_view import nvidia_driver_absent, nvidia_driver_unloaded
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, cuda_toolkit
@@ -15,14 +15,11 @@ TABLE3_REF = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html
 ARCH_REF = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
 
 
-toolkit_for = inv.toolkit_for  # the bundled toolkit of an installed version (re-exported for torch)
-
-
 def judged_toolkits(facts: Facts, matrices, target: Target) -> list[tuple[str, object]]:
     """(why, toolkit) for every installed toolkit and an explicitly targeted one."""
     out = []
     for version in inv.installed_cuda(facts):
-        tk = toolkit_for(matrices, version)
+        tk = inv.toolkit_for(matrices, version)
         if tk is not None:
             out.append((f"installed CUDA {version}", tk))
     tk = cuda_toolkit(matrices, target)

@@ -2,52 +2,12 @@
 
 from __future__ import annotations
 
-import re
-
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
-from gpuenv.resolve.checks.amd import newest_supporting, rocm_gpus
+from gpuenv.resolve.facts_view import amdgpu_release, newest_supporting, rocm_gpus, same_line
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import fitting_rocm, rocm_release
-
-_AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
-
-
-def dkms_release(version: str | None) -> str | None:
-    """The amdgpu driver release an amdgpu-dkms package version encodes in its fourth number:
-    '1:6.12.12.60401-2164967.22.04' -> '6.4.1' (ROCm 6.x numbering), '1:6.16.6.30300400-…' ->
-    '30.30.4' (the 30.x driver releases). None for anything else."""
-    nums = inv.version_tuple(version)
-    if len(nums) < 4:
-        return None
-    code = str(nums[3])
-    if len(code) == 5:  # MNNPP: 60401 = 6.4.1
-        return f"{int(code[0])}.{int(code[1:3])}.{int(code[3:5])}"
-    if len(code) == 8:  # MMNNPPxx: 30300400 = 30.30.4
-        return f"{int(code[0:2])}.{int(code[2:4])}.{int(code[4:6])}"
-    return None
-
-
-def amdgpu_release(facts: Facts) -> str | None:
-    """The amdgpu driver release installed: the one the amdgpu-dkms package's version encodes,
-    else the one the machine's amdgpu repository names ('30.30.4')."""
-    for version in inv.amd_driver_packages(facts).values():
-        found = dkms_release(version)
-        if found:
-            return found
-    for src in facts.apt_sources or ():
-        m = re.search(_AMDGPU_REPO, src.uri)
-        if m and src.enabled:
-            return m.group(1)
-    return None
-
-
-def same_line(driver: str, paired: str) -> bool:
-    """'30.30.1' fits a '30.30.x' (or '30.30.4') pairing, '6.4.1' fits '6.4.x': same major.minor."""
-    return inv.series(driver) == inv.series(paired.replace(".x", ".0")) or inv.version_tuple(
-        driver
-    ) == inv.version_tuple(paired)
 
 
 @check(code="rocm.driver-mismatch", area="amd", needs=("matrices",))

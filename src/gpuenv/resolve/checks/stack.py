@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
-from gpuenv.resolve.checks.apt import vendor_of
+from gpuenv.resolve.facts_view import vendor_of
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 

@@ -11,9 +11,7 @@ import re
 from gpuenv import pep440, torchpick
 from gpuenv.facts import Facts, Gpu
 from gpuenv.resolve import inventory as inv
-from gpuenv.resolve.checks.amd import rocm_gpus
-from gpuenv.resolve.checks.nvidia import toolkit_for
-from gpuenv.resolve.checks.rocm import amdgpu_release, same_line
+from gpuenv.resolve.facts_view import amdgpu_release, rocm_gpus, same_line, shadowed_wheel_libraries
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
@@ -175,7 +173,7 @@ def driver_too_old(facts: Facts, matrices, target: Target):
             g.arch for g in _nvidia_archs(facts, matrices) if (torchpick.covers(archs, g.arch) or "").startswith("compute_")
         ]
         mode, why = torchpick.driver_fit(matrices, driver, inv.series(torch.cuda) or torch.cuda, via_ptx)
-        if mode is None and toolkit_for(matrices, torch.cuda) is not None:
+        if mode is None and inv.toolkit_for(matrices, torch.cuda) is not None:
             yield Finding(
                 code="torch.driver-too-old",
                 severity=Severity.ERROR,
@@ -261,7 +259,7 @@ def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | N
     if matrices is None:
         return [], ""
     if build == "cuda" and torch.cuda:
-        tk = toolkit_for(matrices, torch.cuda)
+        tk = inv.toolkit_for(matrices, torch.cuda)
         if tk is not None and tk.compute_capabilities:
             ccs = tk.compute_capabilities
             out = [
@@ -451,8 +449,6 @@ def ld_library_path(facts: Facts, matrices, target: Target):
         have = m.group(1) or (inv.series(installed[0]) if len(installed) == 1 else None)
         if have and want and have != want:
             clashes.append(f"{path} ({'CUDA' if build == 'cuda' else 'ROCm'} {have})")
-    from gpuenv.resolve.checks.loader import shadowed_wheel_libraries
-
     shadowed = shadowed_wheel_libraries(facts) if build == "cuda" else []
     if not clashes and not shadowed:
         return
