@@ -53,12 +53,12 @@ def test_amdgpu_pro_numbering_names_its_release(version, release):
 
 
 def test_amdgpu_pro_driver_before_installing_an_old_rocm_is_the_error(m):
-    # ROCm/legacy-rocm-build#551: amdgpu-pro 18.30 installed, then `apt install rocm-dkms` (ROCm 1.9)
-    report = judge(old_box({"amdgpu-dkms": "18.30-641594", "rocm-dkms": "1.9.211"}), m)
+    # the packages of ROCm/legacy-rocm-build#551: amdgpu-pro 18.30's amdgpu-dkms and ROCm 1.9's rock-dkms
+    report = judge(old_box({"amdgpu-dkms": "18.30-641594", "rock-dkms": "1.9-211"}), m)
     [f] = found(report)
     assert f.severity is Severity.ERROR
     assert "amdgpu-dkms 18.30-641594 (Radeon Software / AMDGPU-PRO 18.30)" in f.title
-    assert "rocm-dkms is installed" in f.detail
+    assert "rock-dkms is installed" in f.detail
     assert "sudo apt-get purge amdgpu-dkms" in f.fix and "rock-dkms" in f.fix
     assert f.refs and all(r.startswith("https://github.com/ROCm/") for r in f.refs)
 
@@ -79,7 +79,7 @@ def test_the_firmware_package_of_a_radeon_software_release_blocks_rocm_4_3(m):
 
 
 def test_rocm_4_5_and_later_own_amdgpu_dkms_so_nothing_conflicts(m):
-    doc = old_box({"amdgpu-dkms": "1:5.11.32.40502-1350682", "rocm-core": "4.5.2.40502-164"}, rocm="4.5.2")
+    doc = old_box({"amdgpu-dkms": "1:5.11.32.40502-1350682"}, rocm="4.5.2")
     assert not found(judge(doc, m))
     assert not found(judge(base("doctor-healthy-rocm"), m))
     assert not found(judge(base("doctor-healthy-rocm"), m, "rocm@7.2.4"))
@@ -87,7 +87,7 @@ def test_rocm_4_5_and_later_own_amdgpu_dkms_so_nothing_conflicts(m):
 
 def test_no_rocm_in_sight_is_no_conflict(m):
     # the Radeon Software driver with no ROCm user space installed and none asked for (no AMD GPU left)
-    doc = old_box({"amdgpu-dkms": "20.45-1164792"})
+    doc = old_box({"amdgpu-dkms": "19.50-967956"})
     doc["gpus"] = []
     report = judge(doc, m)
     assert not found(report)
@@ -95,10 +95,11 @@ def test_no_rocm_in_sight_is_no_conflict(m):
 
 @pytest.mark.parametrize("target", ["rocm", "rocm@6.4.1"])
 def test_a_pro_numbered_driver_under_a_later_rocm_is_a_warning_to_remove_it_first(m, target):
-    [f] = found(judge(old_box({"amdgpu-dkms": "20.45-1164792"}), m, target))
-    assert f.severity is Severity.WARNING and "AMDGPU-PRO 20.45" in f.title
+    [f] = found(judge(old_box({"amdgpu-dkms": "19.50-967956"}), m, target))
+    assert f.severity is Severity.WARNING and "AMDGPU-PRO 19.50" in f.title
+    assert f.detail.startswith("The target is ROCm ")
     assert "sudo apt autoremove amdgpu-dkms" in f.fix
-    installed = old_box({"amdgpu-dkms": "20.45-1164792", "rocm-core": "5.7.1.50701-1"}, rocm="5.7.1")
+    installed = old_box({"amdgpu-dkms": "19.50-967956"}, rocm="5.7.1")
     [f] = found(judge(installed, m))
     assert f.severity is Severity.WARNING and "ROCm 5.7.1 is installed" in f.detail
     # a later Radeon Software amdgpu-dkms (epoch numbering) is rocm.driver-mismatch's to judge

@@ -65,7 +65,7 @@ def _rocm_wanted(facts: Facts, target: Target) -> str | None:
     # A target inferred from the installed stack may rest on this very amdgpu-dkms: only an asked-for
     # (--target) or auto-chosen ROCm counts.
     if target.stack == "rocm" and target.extra.get("basis") != "installed":
-        return f"the target is ROCm {target.version or ''}".rstrip()
+        return f"The target is ROCm {target.version or ''}".rstrip()
     return None
 
 
@@ -100,8 +100,9 @@ def driver_conflict(facts: Facts, matrices, target: Target):
         )
         return
     # From 4.5 ROCm's driver is an amdgpu-dkms too, and apt would replace this one; a driver of
-    # AMDGPU-PRO's own numbering predates every such release (the last used it in 2020), so it is
-    # not the driver ROCm pairs with, and AMD's quick start removes an older amdgpu-dkms first.
+    # AMDGPU-PRO's own numbering (no epoch; ROCm's are "1:<kernel>.<ROCm code>") comes from a
+    # Radeon Software release of the rock-dkms years (18.30 and 19.50 in the threads above), not
+    # the driver ROCm pairs with, and AMD's quick start removes an older amdgpu-dkms first.
     wanted = _rocm_wanted(facts, target)
     if not releases or wanted is None:
         return
