@@ -88,6 +88,12 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_amd.py"],
         None,
     ),
+    # The helpers the check modules share (which GPUs ROCm serves, the driver's state, ...).
+    "src/gpuenv/resolve/facts_view.py": (
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_amd.py",
+         "tests/test_unjudged.py", "tests/test_rock_driver.py"],
+        None,
+    ),
     "src/gpuenv/resolve/checks/kernel.py": (
         ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_kernel.py"],
         None,
@@ -115,6 +121,10 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     # sticky directories, and a user's interpreter run as its owner.
     "src/gpuenv/trust.py": (["tests/test_trust.py", "tests/test_mut_executor.py"],
                             ["untrusted_program", "unprivileged", "_on", "_present", "_walk", "_others_write"]),
+    # How root starts an interpreter a user named: isolated, from /, as its owner.
+    "src/gpuenv/interpreter.py": (["tests/test_interpreter_isolation.py", "tests/test_trust.py"], None),
+    # Which driver and kernel packages are newer (the purge and the next-boot checks).
+    "src/gpuenv/debversion.py": (["tests/test_oracle_versions.py", "tests/test_kernel_names.py"], None),
     # The newest bundled CUDA, read without building cuda.json's tables.
     "src/gpuenv/matrices.py": (["tests/test_matrices.py", "tests/test_doctor_stale.py"], ["cuda_versions"]),
 }
