@@ -13,6 +13,19 @@ measures the commands). The methods below are shared closures, built without ``e
 
 from __future__ import annotations
 
+# For the type checker only (it reads records as dataclasses); at run time typing is not
+# imported: it is not on the commands' start-up path.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_kwargs: object):
+        return lambda decorated: decorated
+
+
 __all__ = ["MISSING", "Field", "FrozenError", "field", "fields", "is_record", "record", "replace"]
 
 
@@ -45,7 +58,7 @@ class Field:
         return f"Field({self.name!r})"
 
 
-def field(*, default: object = MISSING, default_factory: object = MISSING, repr: bool = True, metadata=None) -> object:
+def field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True, metadata: Any = None) -> Any:
     return Field(default, default_factory, repr, metadata)
 
 
@@ -180,7 +193,8 @@ def _make_methods(found: dict[str, Field]):
     return __repr__, __eq__, __hash__
 
 
-def record(cls: type | None = None, /, *, frozen: bool = False):
+@dataclass_transform(field_specifiers=(field,))
+def record(cls: Any = None, /, *, frozen: bool = False) -> Any:
     """Class decorator: ``@record`` or ``@record(frozen=True)``."""
 
     def wrap(cls: type) -> type:
