@@ -59,14 +59,14 @@ class Term:
             self.stream.write("".join(self.style(text, style) for text, style in row) + "\n")
 
 
-def columns(stream: TextIO) -> int:
+def columns(stream: TextIO | None) -> int:
     """The terminal's width as shutil finds it (COLUMNS, else the terminal of ``stream``, else
     80), without importing shutil."""
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
         columns = 0
-    if columns <= 0:
+    if columns <= 0 and stream is not None:  # None: a Python started without that stream
         try:
             columns = os.get_terminal_size(stream.fileno()).columns
         except (AttributeError, ValueError, OSError):
