@@ -1,5 +1,7 @@
 """gpuenv: GPU environment doctor and installer for Linux."""
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)

@@ -296,7 +296,8 @@ def judge(
     for r in records:
         by_step.setdefault(r["step"], []).append(r)
     start = (by_step.get("start") or [{}])[0]
-    env: dict[str, Any] = start.get("env") if isinstance(start.get("env"), dict) else {}
+    given_env = start.get("env")
+    env: dict[str, Any] = given_env if isinstance(given_env, dict) else {}
     complete = "done" in by_step and outcome.start_error is None and not outcome.timed_out
 
     findings = _run_findings(outcome, records, other, by_step)
