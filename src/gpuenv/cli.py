@@ -37,8 +37,9 @@ def _ngettext(singular: str, plural: str, n: int) -> str:
 # argparse's words, and gpuenv's own words are English: the lookups always give back what they
 # were given. argparse reads both names from its module at each call, so setting them is enough
 # on every Python (and harmless on one that stopped using them).
-setattr(argparse, "_", str)  # setattr: names the type checker does not know argparse has
-setattr(argparse, "ngettext", _ngettext)
+# (The ignores: private names, which argparse's type stub does not declare.)
+argparse._ = str  # type: ignore[attr-defined]
+argparse.ngettext = _ngettext  # type: ignore[attr-defined]
 
 # Command name -> the module under gpuenv.commands that defines it (the one registration place).
 COMMANDS = {

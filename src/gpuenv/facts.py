@@ -16,13 +16,13 @@ from __future__ import annotations
 import re
 
 from gpuenv import record as records
+from gpuenv.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     _R = TypeVar("_R")
-from gpuenv.record import field, record
 
 SCHEMA = "gpuenv.facts/1"
 GPU_VENDORS = ("nvidia", "amd", "intel", "other")

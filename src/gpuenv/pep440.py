@@ -9,11 +9,11 @@ the same version without one.
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from typing import Any
-
-import re
 
 _VERSION = (
     r"v?(?:(\d+)!)?(\d+(?:\.\d+)*)"

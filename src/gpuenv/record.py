@@ -205,22 +205,23 @@ def record(cls: Any = None, /, *, frozen: bool = False) -> Any:
 
     def wrap(cls: type) -> type:
         found = _collect(cls)
-        # setattr: the checker forbids assigning methods on a class, which is the point here.
-        setattr(cls, "__record_fields__", found)
-        setattr(cls, "__match_args__", tuple(found))
-        setattr(cls, "__init__", _make_init(cls, found))
+        # Any: the type checker forbids assigning a class's methods, which is the point here.
+        built: Any = cls
+        built.__record_fields__ = found
+        built.__match_args__ = tuple(found)  # type: ignore[misc]  # mypy refuses any such assignment
+        built.__init__ = _make_init(cls, found)
         rep, eq, hsh = _make_methods(found)
         if "__repr__" not in cls.__dict__:
-            setattr(cls, "__repr__", rep)
+            built.__repr__ = rep
         if "__eq__" not in cls.__dict__:
-            setattr(cls, "__eq__", eq)
+            built.__eq__ = eq
         if frozen:
             if not cls.__dict__.get("__hash__"):
-                setattr(cls, "__hash__", hsh)
-            setattr(cls, "__setattr__", _frozen_setattr)
-            setattr(cls, "__delattr__", _frozen_delattr)
+                built.__hash__ = hsh
+            built.__setattr__ = _frozen_setattr
+            built.__delattr__ = _frozen_delattr
         elif "__hash__" not in cls.__dict__:
-            setattr(cls, "__hash__", None)  # mutable and compared by value: unhashable, as dataclasses do
+            built.__hash__ = None  # mutable and compared by value: unhashable, as dataclasses do
         return cls
 
     return wrap if cls is None else wrap(cls)
