@@ -14,7 +14,7 @@ try:
     # The name of this Python's module first: a failed import costs a search of every sys.path
     # entry.
     if sys.version_info >= (3, 12):
-        from _sha2 import sha256 as _sha256
+        from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12 and newer; no stub
     else:
         from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # 3.11 and older; no stub
 except ImportError:  # a build without the built-in hashes
