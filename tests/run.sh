@@ -84,6 +84,12 @@ suite=passed
 "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --basetemp "$work/pytest" "$@" || { suite=FAILED; failed=1; }
 covered=("CPython $main_version ($PY): $([ $# -eq 0 ] && echo 'the whole suite' || echo 'the tests asked for'): $suite")
 
+# The type checker, after the tests (as ruff, a failure fails the run): pyproject.toml's
+# [tool.mypy], strict on src/gpuenv. Its cache goes to $work, not the clone.
+echo "== mypy"
+typed=passed
+"$work/venv/bin/mypy" --cache-dir "$work/mypy-cache" || { typed=FAILED; failed=1; }
+
 # The other interpreters: a bare venv of each holding only the wheel, whose console script the
 # end-to-end tests (run by the test venv's pytest) drive. Only for the whole suite.
 if [ $# -eq 0 ]; then
@@ -116,4 +122,5 @@ for version, path in pythons().items():
 fi
 echo "== interpreters covered"
 printf '%s\n' "${covered[@]}"
+echo "== the type checker (mypy, strict on src/gpuenv): $typed"
 exit $failed

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from gpuenv.fleet.model import Entry, Seen, Unreadable, parse_time, summarize
-from gpuenv.fleet.sources import File, host_of
+from gpuenv.fleet.sources import File, entries_of, host_of
 from tests.cli_runner import invoke
 from tests.schemas import validate
 
@@ -142,6 +142,13 @@ def test_unreadable_files_are_named_with_their_host_and_never_fatal():
     assert hosts["mi300x-02"]["kinds"] == ["facts", "doctor"]  # its other files still count
     assert doc["summary"]["files_unreadable"] == 3 and doc["summary"]["hosts_unreadable"] == 3
     assert "README.txt" not in json.dumps(doc)  # only *.json files are read
+
+
+@pytest.mark.parametrize("schema", [["gpuenv.facts/1"], {"name": "gpuenv.facts/1"}, 1])
+def test_a_schema_that_is_no_string_is_no_gpuenv_document(schema):
+    # A list or an object is unhashable: it once ended as "could not be summarised (TypeError)".
+    with pytest.raises(ValueError, match="is not a gpuenv facts, doctor, verify or status document"):
+        entries_of(File("odd/x.json"), {"schema": schema}, None)
 
 
 def test_each_host_merges_its_files():

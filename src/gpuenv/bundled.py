@@ -27,7 +27,7 @@ def directory(kind: str) -> str:
     from gpuenv import import_module
 
     package = import_module(_PACKAGES[kind])
-    where = getattr(package, "__file__", None)
+    where: str | None = getattr(package, "__file__", None)
     path = os.path.dirname(where) if where else None
     if path is None or not os.path.isdir(path):  # a zip import or a namespace package: not what gpuenv ships
         raise FileNotFoundError(f"gpuenv's bundled {kind} are not a directory ({where!r})")

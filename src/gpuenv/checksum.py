@@ -14,9 +14,9 @@ try:
     # The name of this Python's module first: a failed import costs a search of every sys.path
     # entry.
     if sys.version_info >= (3, 12):
-        from _sha2 import sha256 as _sha256
+        from _sha2 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # 3.12 and newer; no stub
     else:
-        from _sha256 import sha256 as _sha256
+        from _sha256 import sha256 as _sha256  # type: ignore[import-not-found,unused-ignore]  # 3.11 and older; no stub
 except ImportError:  # a build without the built-in hashes
     from hashlib import sha256 as _sha256
 
@@ -25,4 +25,5 @@ __all__ = ["sha256_hex"]
 
 def sha256_hex(data: bytes) -> str:
     """The sha256 of ``data`` in lower-case hex (what ``sha256sum`` prints)."""
-    return _sha256(data).hexdigest()
+    digest: str = _sha256(data).hexdigest()
+    return digest

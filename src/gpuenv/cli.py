@@ -20,6 +20,12 @@ gc.set_threshold(70_000, 20, 20)
 import argparse  # noqa: E402
 import sys  # noqa: E402
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import NoReturn, TextIO
+
+    from gpuenv.commands import Command
+
 
 def _ngettext(singular: str, plural: str, n: int) -> str:
     return singular if n == 1 else plural
@@ -31,8 +37,9 @@ def _ngettext(singular: str, plural: str, n: int) -> str:
 # argparse's words, and gpuenv's own words are English: the lookups always give back what they
 # were given. argparse reads both names from its module at each call, so setting them is enough
 # on every Python (and harmless on one that stopped using them).
-argparse._ = str
-argparse.ngettext = _ngettext
+# (The ignores: private names, which argparse's type stub does not declare.)
+argparse._ = str  # type: ignore[attr-defined]
+argparse.ngettext = _ngettext  # type: ignore[attr-defined]
 
 # Command name -> the module under gpuenv.commands that defines it (the one registration place).
 COMMANDS = {
@@ -62,11 +69,12 @@ WRITE_FAILED_EXIT = 120  # what Python itself exits with when it cannot flush it
 class Parser(argparse.ArgumentParser):
     """argparse with gpuenv's usage errors: one line, exit status 2."""
 
-    def error(self, message: str):  # noqa: D401 - argparse's API
+    def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse's API
         sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")
         sys.exit(USAGE_EXIT)
 
-    def _print_message(self, message: str, file=None) -> None:
+    def _print_message(self, message: str, file: TextIO | None = None) -> None:  # type: ignore[override]
+        # (override: argparse's stub says any writer; argparse passes only sys.stdout or sys.stderr)
         # argparse swallows a failed write of --help; a closed pipe is exit status 141 here.
         if message:
             (file or sys.stderr).write(message)
@@ -101,12 +109,13 @@ def _terminal_columns() -> int:
     return columns(sys.__stdout__)
 
 
-def command(name: str):
+def command(name: str) -> Command:
     """The Command object of ``name`` (imports its module only)."""
     from gpuenv import import_module
 
     module = import_module(f"gpuenv.commands.{COMMANDS[name]}")
-    return module.COMMANDS[name]
+    found: Command = module.COMMANDS[name]
+    return found
 
 
 def parser_for(name: str) -> Parser:

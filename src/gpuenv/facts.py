@@ -18,6 +18,12 @@ import re
 from gpuenv import record as records
 from gpuenv.record import field, record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _R = TypeVar("_R")
+
 SCHEMA = "gpuenv.facts/1"
 GPU_VENDORS = ("nvidia", "amd", "intel", "other")
 _PCI_ID = r"^[0-9a-f]{4}:[0-9a-f]{4}$"  # the schema's pattern, with its semantics
@@ -261,7 +267,8 @@ class Facts:
         return None if loaded is None else name in loaded
 
     def to_dict(self) -> dict[str, object]:
-        return to_dict(self)
+        doc: dict[str, object] = to_dict(self)  # a record is written as an object
+        return doc
 
     def to_json(self) -> str:
         from gpuenv.jsonout import dumps
@@ -292,7 +299,7 @@ _LEFT_OUT: dict[type, dict[str, str]] = {
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def to_dict(obj: object) -> object:
+def to_dict(obj: object) -> Any:  # a JSON value
     if type(obj) in _SCALARS:  # most values (a package list's versions): tested first, and cheaply
         return obj
     if hasattr(type(obj), "__record_fields__"):
@@ -374,7 +381,7 @@ def _hints(cls: type) -> dict[str, object]:
 _HINTS: dict[type, dict[str, object]] = {}
 
 
-def _build(cls: type, doc: object, path: str) -> object:
+def _build(cls: type[_R], doc: object, path: str) -> _R:
     if not isinstance(doc, dict):
         raise FactsError(f"{path}: expected an object, got {type(doc).__name__}")
     hints = _hints(cls)
@@ -396,18 +403,18 @@ def _build(cls: type, doc: object, path: str) -> object:
 
 # Per-type answers of typing and gpuenv.record, worked out once: `gpuenv doctor --facts DIR` converts
 # thousands of documents per process.
-_TYPES: dict[object, tuple[object, tuple, bool, bool]] = {}
-_FIELDS: dict[type, tuple] = {}
+_TYPES: dict[object, tuple[object, tuple[Any, ...], bool, bool]] = {}
+_FIELDS: dict[type, tuple[records.Field, ...]] = {}
 
 
-def _fields(cls: type) -> tuple:
+def _fields(cls: type) -> tuple[records.Field, ...]:
     found = _FIELDS.get(cls)
     if found is None:
         found = _FIELDS[cls] = records.fields(cls)
     return found
 
 
-def _convert(tp: object, value: object, path: str) -> object:
+def _convert(tp: Any, value: object, path: str) -> object:  # tp: a type form (list[str], str | None)
     info = _TYPES.get(tp)
     if info is None:
         import types

@@ -13,6 +13,11 @@ trees built from records; a cycle ends in RecursionError here, ValueError there)
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 try:
     from _json import encode_basestring_ascii as _string
 except ImportError:  # pragma: no cover - a Python built without json's C accelerator
@@ -31,7 +36,7 @@ def dumps(obj: object) -> str:
     return "".join(parts)
 
 
-def _write(o: object, newline: str, out) -> None:
+def _write(o: Any, newline: str, out: Callable[[str], object]) -> None:
     """``o`` at a nesting whose lines start with ``newline`` (a newline, then the indent)."""
     kind = type(o)
     if kind is str:

@@ -27,7 +27,11 @@ from gpuenv.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
+    from typing import Any, Literal, TypeVar, overload
+
+    _T = TypeVar("_T")
 
 FILES = ("bundle.json", "amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json")
 # A bundle may also carry the vendor repositories, keys and purge rules (an admin's mirror); the
@@ -257,7 +261,7 @@ class Matrices:
     bundle: BundleInfo
     _amd: dict[str, AmdGpu | _Unread] = field(default_factory=dict)  # _Unread: shipped, not looked up yet
     # Validated at parse time; each entry becomes an NvidiaGpu on first lookup (1000+ entries).
-    _nvidia: dict[str, NvidiaGpu | tuple] = field(default_factory=dict)
+    _nvidia: dict[str, NvidiaGpu | tuple[Any, ...]] = field(default_factory=dict)
     _rocm: list[RocmRelease] = field(default_factory=list)
     _default_rocm: str = ""
     _cuda: list[CudaToolkit] = field(default_factory=list)
@@ -285,7 +289,8 @@ class Matrices:
         entry = self._amd.get(key)
         if type(entry) is _Unread:
             entry = self._amd[key] = _amd_gpu(*entry)
-        return entry
+        # The checker cannot narrow "type() is" (kept over isinstance for speed): no _Unread is left.
+        return entry  # type: ignore[return-value]
 
     def nvidia_gpu(self, pci_id: str) -> NvidiaGpu | None:
         self._need("nvidia")
@@ -293,7 +298,8 @@ class Matrices:
         entry = self._nvidia.get(key)
         if type(entry) is tuple:
             entry = self._nvidia[key] = NvidiaGpu(*entry)
-        return entry
+        # As in amd_gpu: no tuple is left here.
+        return entry  # type: ignore[return-value]
 
     def amd_gpus(self) -> list[AmdGpu]:
         self._need("amd")
@@ -507,10 +513,10 @@ def _show(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-_FULLMATCH: dict[str, object] = {}
+_FULLMATCH: dict[str, Callable[[str], re.Match[str] | None]] = {}
 
 
-def _fullmatch(pattern: str):
+def _fullmatch(pattern: str) -> Callable[[str], re.Match[str] | None]:
     """The compiled ``fullmatch`` of a pattern, compiled once: a matrix file checks thousands
     of values against a dozen patterns, and ``re``'s own cache costs a look-up each time."""
     found = _FULLMATCH.get(pattern)
@@ -529,9 +535,18 @@ class Reader:
     def fail(self, path: str, msg: str) -> MatrixError:
         return MatrixError(f"{self.file}: {path}: {msg}")
 
+    if TYPE_CHECKING:
+        # What get() and text() return is the type asked for, and None only where optional.
+
+        @overload
+        def get(self, obj: object, key: str, path: str, kind: type[_T], optional: Literal[False] = False) -> _T: ...
+
+        @overload
+        def get(self, obj: object, key: str, path: str, kind: type[_T], optional: bool) -> _T | None: ...
+
     def get(
         self, obj: object, key: str, path: str, kind: type | tuple[type, ...], optional: bool = False
-    ) -> object:
+    ) -> Any:
         if not isinstance(obj, dict):
             raise self.fail(path, "expected an object")
         if key not in obj:
@@ -546,7 +561,15 @@ class Reader:
             raise self.fail(f"{path}.{key}", f"expected {want}, got {type(value).__name__}")
         return value
 
-    def text(self, obj: object, key: str, path: str, pattern: str, optional: bool = False) -> object:
+    if TYPE_CHECKING:
+
+        @overload
+        def text(self, obj: object, key: str, path: str, pattern: str, optional: Literal[False] = False) -> str: ...
+
+        @overload
+        def text(self, obj: object, key: str, path: str, pattern: str, optional: bool) -> str | None: ...
+
+    def text(self, obj: object, key: str, path: str, pattern: str, optional: bool = False) -> Any:
         """A string field that must match ``pattern`` in full."""
         value = self.get(obj, key, path, str, optional)
         if value is not None and not _fullmatch(pattern)(value):
@@ -594,9 +617,11 @@ class Reader:
                 raise self.fail(f"{path}.{key}.{k}", f"{_show(v)} is not well formed")
         return dict(value)
 
-    def items(self, obj: object, key: str, path: str, optional: bool = False) -> list[tuple[str, dict]]:
+    def items(
+        self, obj: object, key: str, path: str, optional: bool = False
+    ) -> list[tuple[str, dict[str, Any]]]:
         value = self.get(obj, key, path, list, optional)
-        out = []
+        out: list[tuple[str, dict[str, Any]]] = []
         for i, v in enumerate(value or ()):
             if not isinstance(v, dict):
                 raise self.fail(f"{path}.{key}[{i}]", "expected an object")
@@ -630,7 +655,7 @@ def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
     return out
 
 
-def _amd_gpu(r: Reader, p: str, g: dict, pci: str) -> AmdGpu:
+def _amd_gpu(r: Reader, p: str, g: dict[str, Any], pci: str) -> AmdGpu:
     revisions = r.str_map(g, "revisions", p, optional=True)
     drivers = r.strs(g, "kernel_drivers", p, optional=True)
     for i, d in enumerate(drivers):
@@ -656,12 +681,12 @@ def _amd_gpu(r: Reader, p: str, g: dict, pci: str) -> AmdGpu:
     )
 
 
-def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple]:
+def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple[Any, ...]]:
     # The largest file and on every NVIDIA doctor run: one tight pass that accepts exactly what
     # _parse_nvidia_checked accepts; that one runs instead (and names the problem) on any doubt.
     gpus = doc.get("gpus") if isinstance(doc, dict) else None
     if type(gpus) is list:
-        out: dict[str, NvidiaGpu | tuple] = {}
+        out: dict[str, NvidiaGpu | tuple[Any, ...]] = {}
         pci_ok, cc_ok = _fullmatch(_PCI), _fullmatch(_CC)
         for g in gpus:
             if type(g) is not dict:
@@ -687,9 +712,9 @@ def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple]:
     return _parse_nvidia_checked(doc)
 
 
-def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple]:
+def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple[Any, ...]]:
     r = Reader("nvidia_gpus.json")
-    out: dict[str, NvidiaGpu | tuple] = {}
+    out: dict[str, NvidiaGpu | tuple[Any, ...]] = {}
     for p, g in r.items(doc, "gpus", "$"):
         pci = r.get(g, "pci_id", p, str)
         if not _fullmatch(_PCI)(pci):
@@ -813,8 +838,8 @@ def _parse_cuda(doc: object) -> tuple[list[CudaToolkit], dict[str, str], list[Dr
 
 
 def _parse_variant(
-    r: Reader, v: dict, pv: str, python: tuple, source: str, confirmed: bool
-) -> dict[str, object]:
+    r: Reader, v: dict[str, Any], pv: str, python: tuple[str, ...], source: str, confirmed: bool
+) -> dict[str, Any]:
     """A variant's TorchVariant fields (all but ``torch``), checked."""
     stack = r.get(v, "stack", pv, str)
     if stack not in _STACKS:
@@ -844,7 +869,7 @@ def _parse_variant(
     )
 
 
-class _Unread(tuple):
+class _Unread(tuple):  # type: ignore[type-arg]  # its items differ by subject (see below)
     """Shipped data not parsed yet, with what parsing it needs: a torch release (reader, path,
     release, versions; see _parse_torch) or an AMD GPU entry (reader, path, entry, PCI id)."""
 
@@ -895,7 +920,7 @@ def _parse_torch(
     return out, notes, overrides
 
 
-def _read_release(out: dict, unread: _Unread) -> None:
+def _read_release(out: dict[str, list[TorchVariant] | _Unread], unread: _Unread) -> None:
     """Parse one torch release in place: each of its versions gets its own (frozen) variants."""
     r, p, rel, versions = unread
     python = r.strs(rel, "python", p, pattern=_PY)
@@ -978,6 +1003,7 @@ def load(path: str | None = None) -> Matrices:
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
+    result: Matrices | None
     if path is not None:
         result = parse_dir(path, "given")
     else:

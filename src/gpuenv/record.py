@@ -13,6 +13,22 @@ measures the commands). The methods below are shared closures, built without ``e
 
 from __future__ import annotations
 
+# For the type checker only (it reads records as dataclasses); at run time typing is not
+# imported: it is not on the commands' start-up path.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    from typing_extensions import dataclass_transform
+
+    _T = TypeVar("_T")
+else:
+
+    def dataclass_transform(**_kwargs: object) -> Callable[[_T], _T]:
+        return lambda decorated: decorated
+
+
 __all__ = ["MISSING", "Field", "FrozenError", "field", "fields", "is_record", "record", "replace"]
 
 
@@ -31,7 +47,7 @@ class FrozenError(AttributeError):
 class Field:
     __slots__ = ("default", "default_factory", "metadata", "name", "repr", "type")
 
-    def __init__(self, default: object = MISSING, default_factory: object = MISSING, repr: bool = True, metadata=None):
+    def __init__(self, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True, metadata: Any = None) -> None:
         if default is not MISSING and default_factory is not MISSING:
             raise ValueError("a field has a default or a default_factory, not both")
         self.default = default
@@ -45,14 +61,15 @@ class Field:
         return f"Field({self.name!r})"
 
 
-def field(*, default: object = MISSING, default_factory: object = MISSING, repr: bool = True, metadata=None) -> object:
+def field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True, metadata: Any = None) -> Any:
     return Field(default, default_factory, repr, metadata)
 
 
 def fields(obj_or_cls: object) -> tuple[Field, ...]:
     cls = obj_or_cls if isinstance(obj_or_cls, type) else type(obj_or_cls)
     try:
-        return tuple(cls.__record_fields__.values())
+        found: dict[str, Field] = cls.__record_fields__  # type: ignore[attr-defined]  # set by record()
+        return tuple(found.values())
     except AttributeError:
         raise TypeError(f"{cls.__name__} is not a record") from None
 
@@ -62,7 +79,7 @@ def is_record(obj: object) -> bool:
     return hasattr(obj, "__record_fields__")
 
 
-def replace(obj: object, **changes: object) -> object:
+def replace(obj: _T, **changes: object) -> _T:
     """A copy of ``obj`` with ``changes`` (an unknown name is a TypeError)."""
     values = {f.name: getattr(obj, f.name) for f in fields(obj)}
     unknown = set(changes) - set(values)
@@ -72,11 +89,11 @@ def replace(obj: object, **changes: object) -> object:
     return type(obj)(**values)
 
 
-def _frozen_setattr(self, name, value):
+def _frozen_setattr(self: object, name: str, value: object) -> None:
     raise FrozenError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
 
 
-def _frozen_delattr(self, name):
+def _frozen_delattr(self: object, name: str) -> None:
     raise FrozenError(f"cannot delete field {name!r} of a frozen {type(self).__name__}")
 
 
@@ -116,7 +133,7 @@ def _collect(cls: type) -> dict[str, Field]:
     return found
 
 
-def _make_init(cls: type, found: dict[str, Field]):
+def _make_init(cls: type, found: dict[str, Field]) -> Callable[..., None]:
     """``__init__`` writing the instance's ``__dict__`` in bulk, in field order: every field's
     plain default (or MISSING) first, then what was given, then the factories of what is still
     missing. Records are built by the thousand on a doctor run (facts, matrices, findings), so
@@ -134,7 +151,7 @@ def _make_init(cls: type, found: dict[str, Field]):
     post_init = getattr(cls, "__post_init__", None)
     title = cls.__name__
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self: object, *args: object, **kwargs: object) -> None:
         if kwargs and not known.issuperset(kwargs):
             name = next(n for n in kwargs if n not in known)
             raise TypeError(f"{title}() got an unexpected keyword argument {name!r}")
@@ -161,45 +178,50 @@ def _make_init(cls: type, found: dict[str, Field]):
     return __init__
 
 
-def _make_methods(found: dict[str, Field]):
+def _make_methods(
+    found: dict[str, Field],
+) -> tuple[Callable[[object], str], Callable[[object, object], object], Callable[[object], int]]:
     names = tuple(found)
     shown = tuple(f.name for f in found.values() if f.repr)
 
-    def __repr__(self):
+    def __repr__(self: object) -> str:
         inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
         return f"{type(self).__qualname__}({inner})"
 
-    def __eq__(self, other):
+    def __eq__(self: object, other: object) -> object:
         if other.__class__ is not self.__class__:
             return NotImplemented
         return all(getattr(self, n) == getattr(other, n) for n in names)
 
-    def __hash__(self):
+    def __hash__(self: object) -> int:
         return hash(tuple(getattr(self, n) for n in names))
 
     return __repr__, __eq__, __hash__
 
 
-def record(cls: type | None = None, /, *, frozen: bool = False):
+@dataclass_transform(field_specifiers=(field,))
+def record(cls: Any = None, /, *, frozen: bool = False) -> Any:
     """Class decorator: ``@record`` or ``@record(frozen=True)``."""
 
     def wrap(cls: type) -> type:
         found = _collect(cls)
-        cls.__record_fields__ = found
-        cls.__match_args__ = tuple(found)
-        cls.__init__ = _make_init(cls, found)
+        # Any: the type checker forbids assigning a class's methods, which is the point here.
+        built: Any = cls
+        built.__record_fields__ = found
+        built.__match_args__ = tuple(found)  # type: ignore[misc]  # mypy refuses any such assignment
+        built.__init__ = _make_init(cls, found)
         rep, eq, hsh = _make_methods(found)
         if "__repr__" not in cls.__dict__:
-            cls.__repr__ = rep
+            built.__repr__ = rep
         if "__eq__" not in cls.__dict__:
-            cls.__eq__ = eq
+            built.__eq__ = eq
         if frozen:
             if not cls.__dict__.get("__hash__"):
-                cls.__hash__ = hsh
-            cls.__setattr__ = _frozen_setattr
-            cls.__delattr__ = _frozen_delattr
+                built.__hash__ = hsh
+            built.__setattr__ = _frozen_setattr
+            built.__delattr__ = _frozen_delattr
         elif "__hash__" not in cls.__dict__:
-            cls.__hash__ = None  # mutable and compared by value: unhashable, as dataclasses do
+            built.__hash__ = None  # mutable and compared by value: unhashable, as dataclasses do
         return cls
 
     return wrap if cls is None else wrap(cls)

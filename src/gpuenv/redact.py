@@ -45,6 +45,10 @@ _SECRET_KEY = re.compile(
 _DEVICE_ID_VALUE = re.compile(r"^(?:PART)?UUID=(.+)$|^(?:PART)?LABEL=(.+)$", re.I)
 
 
+# The fields whose values are exact identifiers, by the last two steps of their path.
+_FIELDS: dict[tuple[object, ...], str] = {("host", "hostname"): "host", ("user", "name"): "user", ("groups", "[]"): "user"}
+
+
 class Redactor:
     def __init__(self) -> None:
         self.mapping: dict[tuple[str, str], str] = {}  # (kind, value) -> placeholder
@@ -71,7 +75,7 @@ class Redactor:
             self._pattern = None
 
     @classmethod
-    def for_facts(cls, facts: dict | None) -> Redactor:
+    def for_facts(cls, facts: object) -> Redactor:
         r = cls()
         if not isinstance(facts, dict):
             return r
@@ -173,12 +177,10 @@ class Redactor:
         self.used.add("home")
         return self.placeholder("user", name)
 
-    def apply(self, value: Any, _path: tuple = ()) -> Any:
+    def apply(self, value: Any, _path: tuple[object, ...] = ()) -> Any:
         """A copy of ``value`` with every string redacted (dict keys too)."""
         if isinstance(value, str):
-            field = {("host", "hostname"): "host", ("user", "name"): "user", ("groups", "[]"): "user"}.get(
-                _path[-2:]
-            )
+            field = _FIELDS.get(_path[-2:])
             if field and (field, value) in self.exact:
                 return self.exact[(field, value)]
             if _path[-2:] == ("kernel", "cmdline"):

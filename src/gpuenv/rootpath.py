@@ -65,7 +65,7 @@ class TooLarge(OSError):
     """A file over the size its reader accepts."""
 
 
-def read_regular(path: str | os.PathLike, limit: int, *, truncate: bool = False, nofollow: bool = False) -> bytes:
+def read_regular(path: str | os.PathLike[str], limit: int, *, truncate: bool = False, nofollow: bool = False) -> bytes:
     """The bytes of a regular file (a host path, already resolved), at most ``limit`` of them.
 
     The one safe file read of gpuenv, shared by the probe, the executor, the journal and the
@@ -111,7 +111,7 @@ def read_file(root: str, path: str, limit: int, *, truncate: bool = False, follo
     return read_regular(real, limit, truncate=truncate, nofollow=not follow_last)
 
 
-def _kind(info: os.stat_result, path: str | os.PathLike) -> str:
+def _kind(info: os.stat_result, path: str | os.PathLike[str]) -> str:
     if stat.S_ISREG(info.st_mode):
         return "file"
     if stat.S_ISCHR(info.st_mode) and (os.major(info.st_rdev), os.minor(info.st_rdev)) == (1, 3):

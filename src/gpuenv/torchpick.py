@@ -226,13 +226,13 @@ def gpu_archs(facts: Facts, matrices: Matrices, vendor: str) -> list[GpuArch]:
             else:
                 out.append(GpuArch(vendor, g.pci_id, name, None, "unknown"))
         else:
-            known = matrices.amd_gpu(g.pci_id)
-            name = g.name or (known.name if known else g.pci_id)
-            integrated = g.integrated if g.integrated is not None else bool(known and known.integrated)
+            amd = matrices.amd_gpu(g.pci_id)
+            name = g.name or (amd.name if amd else g.pci_id)
+            integrated = g.integrated if g.integrated is not None else bool(amd and amd.integrated)
             if g.gfx_target:
                 out.append(GpuArch(vendor, g.pci_id, name, g.gfx_target, "facts", integrated))
-            elif known and known.gfx_target:
-                out.append(GpuArch(vendor, g.pci_id, name, known.gfx_target, "matrices", integrated))
+            elif amd and amd.gfx_target:
+                out.append(GpuArch(vendor, g.pci_id, name, amd.gfx_target, "matrices", integrated))
             else:
                 out.append(GpuArch(vendor, g.pci_id, name, None, "unknown", integrated))
     return out
@@ -275,14 +275,14 @@ def fit(
     mode = None
     if variant.stack == "cuda" and driver:
         assert variant.stack_version is not None
-        via_ptx = [g.arch for g in gpus if (cuda_covers(variant, g.arch or "") or "").startswith("compute_")]
+        via_ptx = [g.arch or "" for g in gpus if (cuda_covers(variant, g.arch or "") or "").startswith("compute_")]
         mode, why = driver_fit(matrices, driver, variant.stack_version, via_ptx)
         if mode is None:
             return False, why, None
     return True, "fits", mode
 
 
-def _rank(variant: TorchVariant, mode: str | None) -> tuple:
+def _rank(variant: TorchVariant, mode: str | None) -> tuple[bool, tuple[int, ...]]:
     # A CUDA version the driver runs natively beats one that needs minor-version compatibility
     # (a 580 driver gets cu130, not cu132); then the newest stack. No driver yet: the newest.
     return (mode != "minor", vkey(variant.stack_version or "0"))
@@ -322,10 +322,10 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
             )
         if not present:
             cpu = [v for v in matrices.torch_variants(wanted[0]) if v.stack == "cpu"]
-            reasons = ("no NVIDIA or AMD GPU found: the CPU-only build",)
+            cpu_only = ("no NVIDIA or AMD GPU found: the CPU-only build",)
             if cpu:
-                return Choice(cpu[0].torch, cpu[0].variant, cpu[0].index_url, reasons, Exit.OK)
-            return Choice(None, None, None, reasons + ("no CPU wheel bundled",), Exit.PROBLEMS)
+                return Choice(cpu[0].torch, cpu[0].variant, cpu[0].index_url, cpu_only, Exit.OK)
+            return Choice(None, None, None, cpu_only + ("no CPU wheel bundled",), Exit.PROBLEMS)
         vendor = present[0]
     elif vendor not in present:
         return Choice(None, None, None, (f"no {LABEL[vendor]} GPU in the facts",), Exit.PROBLEMS, vendor)

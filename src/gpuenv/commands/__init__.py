@@ -16,6 +16,8 @@ TYPE_CHECKING = False  # typing's flag without importing typing or collections.a
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from gpuenv.facts import Facts
+
 
 @record(frozen=True)
 class Command:
@@ -77,7 +79,7 @@ def add_python(p: argparse.ArgumentParser) -> None:
     )
 
 
-def read_facts(path: str):
+def read_facts(path: str) -> Facts:
     """Facts from a file for a command; Usage (exit 2) with one line when unreadable."""
     from gpuenv.facts import FactsError, read
 
@@ -87,7 +89,7 @@ def read_facts(path: str):
         raise Usage(str(exc)) from None
 
 
-def probe_facts(root: str | None, user: str | None = None, python: str | None = None):
+def probe_facts(root: str | None, user: str | None = None, python: str | None = None) -> Facts:
     """Facts of this machine or a sysroot; Usage for a --root or --python that cannot be used."""
     import os
 

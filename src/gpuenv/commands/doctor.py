@@ -28,6 +28,16 @@ from gpuenv.commands import (
 from gpuenv.commands.output import add_output, output_format, wants_redaction
 from gpuenv.exitcodes import Exit
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gpuenv.facts import Facts
+    from gpuenv.matrices import Matrices
+    from gpuenv.redact import Redactor
+    from gpuenv.resolve.finding import Target
+    from gpuenv.resolve.report import Report
+
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("codes", nargs="*", metavar="CODE", help="run only these checks (e.g. nvidia.nouveau-loaded)")
@@ -55,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
     )  # fmt: skip
 
 
-def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore, list_codes, fmt="human",
-         redact=False) -> Exit:  # fmt: skip
+def _run(codes: list[str], facts_paths: list[str] | None, root: str | None, user: str | None,
+         python: str | None, json_out: bool, target: str | None, torch: str | None, ignore: list[str],
+         list_codes: bool, fmt: str = "human", redact: bool = False) -> Exit:  # fmt: skip
     from gpuenv.resolve.finding import Target
     from gpuenv.resolve.registry import all_checks, unknown_codes
 
@@ -118,13 +129,13 @@ def _run(codes, facts_paths, root, user, python, json_out, target, torch, ignore
     return report.exit_code()
 
 
-def _redactor(facts):
+def _redactor(facts: Facts) -> Redactor:
     from gpuenv.redact import Redactor
 
     return Redactor.for_facts(facts.to_dict())
 
 
-def _redacted_facts(facts, redactor):
+def _redacted_facts(facts: Facts, redactor: Redactor | None) -> Facts:
     if redactor is None:
         return facts
     from gpuenv import facts as facts_mod
@@ -132,7 +143,7 @@ def _redacted_facts(facts, redactor):
     return facts_mod.from_dict(redactor.apply(facts.to_dict()))
 
 
-def _redacted(report, redactor):
+def _redacted(report: Report, redactor: Redactor) -> Report:
     from gpuenv import record as records
 
     findings = tuple(
@@ -142,13 +153,17 @@ def _redacted(report, redactor):
     return records.replace(report, findings=findings)
 
 
-def _report_doc(report, redactor) -> dict:
+def _report_doc(report: Report, redactor: Redactor | None) -> dict[str, Any]:
     if redactor is None:
         return report.to_dict()
-    return redactor.apply(report.to_dict())
+    doc: dict[str, Any] = redactor.apply(report.to_dict())
+    return doc
 
 
-def _diagnose(facts, matrices, wanted, only, skip, source=None):
+def _diagnose(
+    facts: Facts, matrices: Matrices, wanted: Target, only: tuple[str, ...], skip: tuple[str, ...],
+    source: str | None = None,
+) -> Report:
     from gpuenv.resolve.report import diagnose
     from gpuenv.resolve.target import TargetError
 
@@ -180,7 +195,10 @@ def _expand(paths: list[str]) -> tuple[list[str], bool]:
 _RANK = {Exit.OK: 0, Exit.NOT_JUDGED: 1, Exit.PROBLEMS: 2, Exit.USAGE: 3}
 
 
-def _many(files, matrices, wanted, only, skip, json_out: bool, redact: bool = False) -> Exit:
+def _many(
+    files: list[str], matrices: Matrices, wanted: Target, only: tuple[str, ...], skip: tuple[str, ...],
+    json_out: bool, redact: bool = False,
+) -> Exit:
     """Judge every file in one process; stream one line per file. Returns the run's exit status."""
     from gpuenv.facts import FactsError, read
     from gpuenv.resolve.report import error_dict

@@ -12,6 +12,10 @@ import argparse
 
 from gpuenv.commands import Usage
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.redact import Redactor
+
 FORMATS = ("human", "json", "markdown")
 CHECKED = "hostname, user names, home paths, UUIDs, kernel command line secrets, IP and MAC addresses"
 NOT_REDACTED = f"not redacted: {CHECKED} are shown as probed; pass --redact to hide them"
@@ -47,7 +51,7 @@ def wants_redaction(args: argparse.Namespace, fmt: str) -> bool:
     return fmt == "markdown" if choice is None else bool(choice)
 
 
-def notice(redactor) -> str:
+def notice(redactor: Redactor | None) -> str:
     """The one line every redactable output carries (here, not in gpuenv.redact: unredacted
     JSON, the fleets' fast path, never imports the redactor's patterns)."""
     if redactor is None:

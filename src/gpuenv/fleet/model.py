@@ -22,6 +22,10 @@ from gpuenv.exitcodes import Exit
 from gpuenv.record import record
 from gpuenv.verify.machine import Machine
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
 SCHEMA = "gpuenv.fleet/1"
 KINDS = ("facts", "doctor", "verify")
 SEVERITIES = ("error", "warning", "info")
@@ -75,7 +79,7 @@ class HostView:
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "files": list(self.files),
@@ -99,7 +103,7 @@ class CodeCount:
     title: str  # one host's title, as an example
     hosts: tuple[str, ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "code": self.code,
             "severity": self.severity,
@@ -116,7 +120,7 @@ class Group:
     stack: str
     hosts: tuple[str, ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "gpu_model": self.gpu_model,
             "driver": self.driver,
@@ -133,7 +137,7 @@ class Stale:
     age_days: float
     files: tuple[str, ...]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "host": self.host,
             "collected_at": self.collected_at,
@@ -178,7 +182,7 @@ class FleetReport:
             Exit.PROBLEMS if s["hosts_with_errors"] or s["files_unreadable"] or s["hosts_stale"] else Exit.OK
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
             "generated_at": self.generated_at,
@@ -210,7 +214,7 @@ def format_time(when: datetime.datetime) -> str:
     return when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def host_key(name: str) -> tuple:
+def host_key(name: str) -> tuple[tuple[int, int, str], ...]:
     """Natural order: gpu2 before gpu10."""
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", name) if p)
 
@@ -234,10 +238,9 @@ def summarize(
         view, old = _host(name, by_host[name], cutoff)
         hosts.append(view)
         if old:
-            oldest = min(old, key=lambda e: parse_time(e.collected_at))
-            when = parse_time(oldest.collected_at)
-            age = round((now - when).total_seconds() / 86400, 1)
-            stale.append(Stale(name, oldest.collected_at, age, tuple(dict.fromkeys(e.path for e in old))))
+            oldest = min(old, key=_stamp)
+            age = round((now - _stamp(oldest)).total_seconds() / 86400, 1)
+            stale.append(Stale(name, oldest.collected_at or "", age, tuple(dict.fromkeys(e.path for e in old))))
     return FleetReport(
         generated_at=format_time(now),
         max_age_days=max_age_days,
@@ -252,7 +255,7 @@ def summarize(
 
 def _newest(entries: list[Entry]) -> Entry:
     # A document that says when it was made beats one that does not; among equals, the last read.
-    def key(item):
+    def key(item: tuple[int, Entry]) -> tuple[bool, datetime.datetime, int]:
         index, e = item
         when = parse_time(e.collected_at)
         return (when is not None, when or datetime.datetime.min.replace(tzinfo=datetime.timezone.utc), index)
@@ -276,7 +279,7 @@ def _host(name: str, entries: list[Entry], cutoff: datetime.datetime) -> tuple[H
             ):
                 findings[f.code] = f
     stamped = [e for e in kept.values() if parse_time(e.collected_at) is not None]
-    oldest = min(stamped, key=lambda e: parse_time(e.collected_at)) if stamped else None
+    oldest = min(stamped, key=_stamp) if stamped else None
     stack = machine.stack if machine is not None else (doctor.stack if doctor and doctor.stack else UNKNOWN)
     view = HostView(
         name=name,
@@ -291,11 +294,18 @@ def _host(name: str, entries: list[Entry], cutoff: datetime.datetime) -> tuple[H
         state=next((e.state for e in (doctor, verify) if e and e.state), None),
         findings=tuple(sorted(findings.values(), key=lambda f: (SEVERITIES.index(f.severity), f.code))),
     )
-    return view, [e for e in stamped if parse_time(e.collected_at) < cutoff]
+    return view, [e for e in stamped if _stamp(e) < cutoff]
+
+
+def _stamp(e: Entry) -> datetime.datetime:
+    """When an entry that says when it was made was made (only such entries are asked)."""
+    when = parse_time(e.collected_at)
+    assert when is not None
+    return when
 
 
 def _codes(hosts: list[HostView]) -> tuple[CodeCount, ...]:
-    seen: dict[str, list] = {}
+    seen: dict[str, list[Any]] = {}  # code -> [severity, title, host names]
     for h in hosts:
         for f in h.findings:
             slot = seen.setdefault(f.code, [f.severity, f.title, []])

@@ -22,6 +22,12 @@ import os
 from gpuenv.fleet.model import Entry, Seen, Unreadable
 from gpuenv.record import record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gpuenv.matrices import Matrices
+
 KIND_NAMES = ("facts", "doctor", "verify", "status", "probe")
 STATUS_DIR = ("var", "lib", "gpuenv")  # where bootstrap.sh writes status.json
 SEVERITIES = ("error", "warning", "info")
@@ -83,7 +89,7 @@ def host_of(f: File, named: str | None = None) -> str:
     return named or stem
 
 
-def read(f: File, matrices) -> list[Entry] | Unreadable:
+def read(f: File, matrices: Matrices | None) -> list[Entry] | Unreadable:
     from gpuenv.jsoninput import InputError
     from gpuenv.jsoninput import read as read_json
 
@@ -104,11 +110,12 @@ def read(f: File, matrices) -> list[Entry] | Unreadable:
 # -- distilling one document (pure) -------------------------------------------------------------
 
 
-def entries_of(f: File, doc, matrices) -> list[Entry]:
+def entries_of(f: File, doc: object, matrices: Matrices | None) -> list[Entry]:
     """The entries of one document; ValueError (one line) for what is no gpuenv document."""
     if not isinstance(doc, dict):
         raise ValueError("not a gpuenv document (expected a JSON object)")
-    kind = SCHEMAS.get(doc.get("schema"))
+    schema = doc.get("schema")
+    kind = SCHEMAS.get(schema) if isinstance(schema, str) else None  # a list or an object is no name either
     if kind is None:
         raise ValueError(
             f"schema {doc.get('schema')!r} is not a gpuenv facts, doctor, verify or status document "
@@ -123,11 +130,11 @@ def entries_of(f: File, doc, matrices) -> list[Entry]:
     return _status(f, doc)
 
 
-def _str(value) -> str | None:
+def _str(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _facts(f: File, doc: dict, matrices) -> Entry:
+def _facts(f: File, doc: dict[str, Any], matrices: Matrices | None) -> Entry:
     from gpuenv.facts import FactsError, from_dict
     from gpuenv.verify.machine import machine_of
 
@@ -146,7 +153,7 @@ def _facts(f: File, doc: dict, matrices) -> Entry:
     )
 
 
-def _findings(doc: dict, what: str) -> tuple[Seen, ...]:
+def _findings(doc: dict[str, Any], what: str) -> tuple[Seen, ...]:
     items = doc.get("findings")
     if not isinstance(items, list):
         raise ValueError(f"a {what} document without its findings list")
@@ -162,10 +169,11 @@ def _findings(doc: dict, what: str) -> tuple[Seen, ...]:
     return tuple(out)
 
 
-def _doctor(f: File, doc: dict, when: str | None, state: str | None) -> Entry:
+def _doctor(f: File, doc: dict[str, Any], when: str | None, state: str | None) -> Entry:
     if "error" in doc and "findings" not in doc:  # doctor's line for a facts file it could not read
         raise ValueError(f"a doctor report of an unreadable facts file: {_str(doc.get('error')) or '?'}")
-    target = doc.get("target") if isinstance(doc.get("target"), dict) else {}
+    given = doc.get("target")
+    target: dict[str, Any] = given if isinstance(given, dict) else {}
     stack = None
     if target.get("basis") == "installed" and target.get("stack") in ("cuda", "rocm"):
         label = "CUDA" if target["stack"] == "cuda" else "ROCm"
@@ -181,10 +189,11 @@ def _doctor(f: File, doc: dict, when: str | None, state: str | None) -> Entry:
     )
 
 
-def _verify(f: File, doc: dict, when: str | None, state: str | None) -> Entry:
+def _verify(f: File, doc: dict[str, Any], when: str | None, state: str | None) -> Entry:
     from gpuenv.verify.machine import machine_from_dict
 
-    torch = doc.get("torch") if isinstance(doc.get("torch"), dict) else {}
+    given = doc.get("torch")
+    torch: dict[str, Any] = given if isinstance(given, dict) else {}
     passed = doc.get("passed")
     return Entry(
         path=f.path,
@@ -199,7 +208,7 @@ def _verify(f: File, doc: dict, when: str | None, state: str | None) -> Entry:
     )
 
 
-def _status(f: File, doc: dict) -> list[Entry]:
+def _status(f: File, doc: dict[str, Any]) -> list[Entry]:
     """A bootstrap's status.json (gpuenv.status/1): the doctor and verify results it holds,
     dated when the bootstrap finished."""
     when, state = _str(doc.get("finished_at")), _str(doc.get("state"))

@@ -11,8 +11,16 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
-def make_console(stderr: bool = False):
+    from rich.console import Console, ConsoleOptions, RenderableType
+    from rich.text import Text
+
+
+def make_console(stderr: bool = False) -> Console:
     """A rich Console for stdout (or stderr), honouring NO_COLOR and non-terminal output."""
     from rich.console import Console
 
@@ -24,10 +32,10 @@ def make_console(stderr: bool = False):
     from gpuenv.render.term import inert
 
     class _Console(Console):
-        def render_str(self, text: str, **kwargs):
+        def render_str(self, text: str, **kwargs: Any) -> Text:
             return super().render_str(inert(text), **kwargs)
 
-        def render(self, renderable, options=None):
+        def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterator[Segment]:
             for segment in super().render(renderable, options):
                 yield segment if segment.control else Segment(inert(segment.text), segment.style)
 

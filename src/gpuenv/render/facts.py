@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from gpuenv.facts import Facts, Gpu
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from rich.console import Console
+
 _STACK_PREFIXES = (
     "nvidia-driver",
     "cuda-toolkit",
@@ -91,7 +95,7 @@ def summary_rows(facts: Facts) -> list[tuple[str, str]]:
     return rows
 
 
-def render_facts(facts: Facts, console) -> None:
+def render_facts(facts: Facts, console: Console) -> None:
     from rich.table import Table
 
     table = Table(show_header=False, box=None, pad_edge=False)

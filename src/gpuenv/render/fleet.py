@@ -12,6 +12,12 @@ import html
 
 from gpuenv.fleet.model import FleetReport
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from rich.console import Console
+
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 _COLOUR = {"error": "#c62828", "warning": "#ef8f00", "info": "#1e88e5"}
 SHOWN = 8  # host names listed in a terminal cell before "… and N more"
@@ -59,7 +65,7 @@ def no_findings(report: FleetReport) -> str:
     )
 
 
-def render_fleet(report: FleetReport, console) -> None:
+def render_fleet(report: FleetReport, console: Console) -> None:
     from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
@@ -117,11 +123,11 @@ svg text{font:12px system-ui,sans-serif}
 """
 
 
-def _e(text) -> str:
+def _e(text: object) -> str:
     return html.escape("" if text is None else str(text), quote=True)
 
 
-def _hosts_cell(hosts) -> str:
+def _hosts_cell(hosts: Sequence[str]) -> str:
     if len(hosts) <= 3:
         return _e(", ".join(hosts))
     return f"<details><summary>{_e(', '.join(hosts[:3]))}, … ({len(hosts)})</summary>{_e(', '.join(hosts))}</details>"

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 from gpuenv.matrices import Matrices
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from rich.console import Console
+
 SUBJECTS = ("rocm", "cuda", "torch", "gpus")
 Table = tuple[str, list[str], list[list[str]]]
 
@@ -100,7 +104,7 @@ def summary(m: Matrices) -> list[tuple[str, str]]:
     ]
 
 
-def render_show(m: Matrices, subject: str | None, console) -> None:
+def render_show(m: Matrices, subject: str | None, console: Console) -> None:
     from rich.table import Table as RichTable
 
     if subject is None:
@@ -135,7 +139,7 @@ def table_width(widths: list[int]) -> int:
     return sum(widths) + 3 * len(widths) + 1
 
 
-def _print_list(console, title: str, columns: list[str], rows: list[list[str]]) -> None:
+def _print_list(console: Console, title: str, columns: list[str], rows: list[list[str]]) -> None:
     """A table too wide for the terminal, as a list: each row's first cell (and its unnamed
     cells: flags), then one indented line per named cell, wrapped at words."""
     from rich.table import Table as RichTable

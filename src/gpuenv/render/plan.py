@@ -7,6 +7,10 @@ from gpuenv.plan.plan import Kind, Plan, Step
 
 TYPE_CHECKING = False  # typing's flag without importing typing, nor the executor for a dry run
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from rich.console import Console
+
     from gpuenv.execute.executor import Outcome, StepReport
 
 _SIGN = {
@@ -26,7 +30,7 @@ _SIGN = {
 }
 
 
-def console(stderr: bool = False):
+def console(stderr: bool = False) -> Console:
     from gpuenv.render.console import make_console
 
     return make_console(stderr=stderr)
@@ -55,7 +59,7 @@ def _what(step: Step) -> str:
     return ""
 
 
-def show_plan(con, plan: Plan, dry: Outcome | None = None) -> None:
+def show_plan(con: Console, plan: Plan, dry: Outcome | None = None) -> None:
     from rich.markup import escape
 
     t = plan.target
@@ -90,7 +94,7 @@ def show_plan(con, plan: Plan, dry: Outcome | None = None) -> None:
         con.print("[bold yellow]A reboot is needed after this plan (marked ⟳).[/bold yellow]")
 
 
-def _show_simulation(con, rep: StepReport) -> None:
+def _show_simulation(con: Console, rep: StepReport) -> None:
     from rich.markup import escape
 
     sim = rep.simulation
@@ -123,7 +127,7 @@ def _show_simulation(con, rep: StepReport) -> None:
         con.print(f"       [dim]autoremove leaves (not this stack's): {escape(' '.join(rep.kept))}[/dim]")
 
 
-def progress(con):
+def progress(con: Console) -> Callable[[str, Step | None, str], None]:
     """An executor event sink that prints each step as it runs, and apt's own progress."""
     last = {"pct": -1.0}
 
@@ -150,7 +154,7 @@ def progress(con):
     return on_event
 
 
-def show_outcome(con, outcome: Outcome) -> None:
+def show_outcome(con: Console, outcome: Outcome) -> None:
     from rich.markup import escape
 
     counts: dict[str, int] = {}

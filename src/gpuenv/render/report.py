@@ -10,6 +10,9 @@ from gpuenv.resolve.report import Report
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
     from gpuenv.render.term import Term
 
 _AREA_TITLES = {
@@ -64,7 +67,7 @@ def target_line(report: Report, facts: Facts | None = None) -> str:
     return what
 
 
-def _calm_rows(facts: Facts, summary_rows) -> list[tuple[str, str]]:
+def _calm_rows(facts: Facts, summary_rows: Callable[[Facts], list[tuple[str, str]]]) -> list[tuple[str, str]]:
     """The key facts of a healthy machine: the summary, its Stacks row cut down to the toolkit
     releases and the driver package (no list of package revisions). A summary that cannot be made
     is left out rather than turning "all good" into a traceback."""
@@ -81,7 +84,7 @@ def _calm_rows(facts: Facts, summary_rows) -> list[tuple[str, str]]:
             for label, value in rows]  # fmt: skip
 
 
-def print_finding(term: Term, f) -> None:
+def print_finding(term: Term, f: Finding) -> None:
     """One finding as doctor and verify show it: severity, title, code, detail, fix."""
     sev = f.severity.value
     term.line((f"{_MARK[sev]} {sev}", _STYLE[sev]), f" {f.title} ", (f.code, "dim"))
@@ -92,7 +95,7 @@ def print_finding(term: Term, f) -> None:
         term.line(f"         {line}")
 
 
-def render_report(report: Report, facts: Facts, term: Term, only=()) -> None:
+def render_report(report: Report, facts: Facts, term: Term, only: Sequence[str] = ()) -> None:
     from gpuenv.render.facts import summary_rows
 
     s = report.summary()
@@ -129,7 +132,9 @@ def _not_judged(report: Report) -> str:
     return f"; not judged: {', '.join(codes)}" if codes else ""
 
 
-def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s, only=()) -> str:
+def report_markdown(
+    report: Report, facts: Facts, notice: str, text: Callable[[str], str] = lambda s: s, only: Sequence[str] = ()
+) -> str:
     """`gpuenv doctor --format markdown`: one summary line, each finding with its fix in a fenced
     block, and the facts folded in <details>. ``facts`` is the (redacted) facts; ``text`` redacts
     the findings' strings the same way; ``notice`` is the one redaction line."""
@@ -169,8 +174,8 @@ def report_markdown(report: Report, facts: Facts, notice: str, text=lambda s: s,
     return "\n\n".join(out) + "\n"
 
 
-def _redacted_report(report: Report, text) -> dict:
-    doc = report.to_dict()
+def _redacted_report(report: Report, text: Callable[[str], str]) -> dict[str, Any]:
+    doc: dict[str, Any] = report.to_dict()  # a JSON document: its values differ in kind
     for f in doc["findings"]:
         for key in ("title", "detail", "fix"):
             f[key] = text(f[key])

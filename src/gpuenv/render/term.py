@@ -14,6 +14,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import TextIO
+
 # C0 controls but tab and newline, DEL and the C1 controls (which terminals also obey).
 _CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))}
 
@@ -30,7 +34,7 @@ _SGR = {"bold": "1", "dim": "2", "underline": "4", "red": "31", "green": "32", "
 class Term:
     """Lines for one stream; ``color`` None decides as above (on only for a terminal)."""
 
-    def __init__(self, stream=None, color: bool | None = None, width: int | None = None):
+    def __init__(self, stream: TextIO | None = None, color: bool | None = None, width: int | None = None) -> None:
         self.stream = stream if stream is not None else sys.stdout
         isatty = getattr(self.stream, "isatty", None)
         tty = bool(isatty and isatty())
@@ -55,14 +59,14 @@ class Term:
             self.stream.write("".join(self.style(text, style) for text, style in row) + "\n")
 
 
-def columns(stream) -> int:
+def columns(stream: TextIO | None) -> int:
     """The terminal's width as shutil finds it (COLUMNS, else the terminal of ``stream``, else
     80), without importing shutil."""
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:
         columns = 0
-    if columns <= 0:
+    if columns <= 0 and stream is not None:  # None: a Python started without that stream
         try:
             columns = os.get_terminal_size(stream.fileno()).columns
         except (AttributeError, ValueError, OSError):

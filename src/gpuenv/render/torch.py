@@ -5,6 +5,10 @@ from __future__ import annotations
 from gpuenv.exitcodes import Exit
 from gpuenv.torchpick import Choice
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.render.term import Term
+
 
 def lines(choice: Choice) -> list[tuple[str, str]]:
     """(style, text) lines; pure, so it is tested without a terminal."""
@@ -39,7 +43,7 @@ def lines(choice: Choice) -> list[tuple[str, str]]:
     return out
 
 
-def render_choice(choice: Choice, term) -> None:
+def render_choice(choice: Choice, term: Term) -> None:
     """On a ``gpuenv.render.term.Term``."""
     for style, text in lines(choice):
         term.line((text, style))

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from gpuenv.verify.judge import GpuResult, Verification
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.render.term import Term
+
 
 def gpu_line(g: GpuResult) -> str:
     """'GPU 0  NVIDIA H200  sm_90 (in build: sm_90)  matmul ok (largest difference 0)'; pure."""
@@ -34,7 +38,7 @@ def headline(result: Verification) -> str:
     return f"{what} in {where}"
 
 
-def render_verification(result: Verification, term) -> None:
+def render_verification(result: Verification, term: Term) -> None:
     """On a ``gpuenv.render.term.Term``."""
     from gpuenv.render.report import print_finding
 

@@ -18,6 +18,10 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import run_checks
 from gpuenv.resolve.target import effective_target
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.matrices import Matrices
+
 BLOCKING = frozenset(
     {
         "platform.wsl",  # error form: a Linux kernel driver inside WSL
@@ -57,7 +61,7 @@ class Judgement:
     notes: tuple[Finding, ...]
 
 
-def judge(facts: Facts, matrices, target: Target) -> Judgement:
+def judge(facts: Facts, matrices: Matrices, target: Target) -> Judgement:
     """The blocking errors and the noteworthy warnings for installing ``target`` here."""
     # Only the checks whose codes can block or be noted: each check yields findings of its own
     # code alone (tests/test_checks_catalog.py holds every check to that), so the others could

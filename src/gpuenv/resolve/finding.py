@@ -27,8 +27,8 @@ class Finding:
     gpus: tuple[str, ...] = ()  # PCI slots concerned
     refs: tuple[str, ...] = ()  # source URLs
 
-    def to_dict(self) -> dict:
-        out = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "code": self.code,
             "severity": self.severity.value,
             "title": self.title,
@@ -50,7 +50,7 @@ class Target:
     version: str | None = None  # "7.2.4", "12.8"; None: the default for the stack
     torch: str | None = None  # "2.7.0"
     explicit: bool = False  # asked for by the user (--target), not inferred
-    extra: dict = field(default_factory=dict)
+    extra: dict[str, str] = field(default_factory=dict)  # "basis", "installed" (gpuenv.resolve.target)
 
     @classmethod
     def parse(cls, text: str | None, torch: str | None = None) -> Target:

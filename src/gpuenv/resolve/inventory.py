@@ -11,12 +11,18 @@ import re
 from functools import lru_cache
 
 from gpuenv import debversion
-from gpuenv.facts import Facts, Gpu
+from gpuenv.facts import Facts, Gpu, Torch
 from gpuenv.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Any
+
+    from _typeshed import SupportsAllComparisons
+
+    from gpuenv.facts import DkmsEntry
+    from gpuenv.matrices import CudaToolkit, Matrices
 
 # -- versions ----------------------------------------------------------------------------------
 
@@ -111,7 +117,7 @@ FAMILIES = (NVIDIA_DRIVER, NVIDIA_DKMS, CUDA_TOOLKIT, CUDA_COMPAT, AMD_DRIVER, R
 # Many checks ask the same package questions of one facts document; answers are kept for the
 # packages object last asked about (facts are frozen, so the answers cannot go stale). Callers
 # must not mutate the dicts returned.
-_asked: list = [None, {}, ()]
+_asked: list[Any] = [None, {}, ()]  # [packages, {pattern: answer}, GPU-related (name, version)]
 # One cheap pass keeps the families off the hundreds of other packages a full dpkg list holds.
 _PREFIXES = tuple(dict.fromkeys(p for family in FAMILIES for p in family.prefixes))
 
@@ -123,13 +129,16 @@ def _matching(facts: Facts, family: Family) -> dict[str, str]:
     if _asked[0] is not packages:
         gpu_related = sorted((n, v) for n, v in packages.installed.items() if n.startswith(_PREFIXES))
         _asked[0], _asked[1], _asked[2] = packages, {}, gpu_related
-    found = _asked[1].get(family.pattern)
+    found: dict[str, str] | None = _asked[1].get(family.pattern)
     if found is None:
         candidates = [(n, v) for n, v in _asked[2] if n.startswith(family.prefixes)]
         # Compiled on first use (re keeps it): a box without a candidate of a kind never pays for
         # that kind's pattern.
-        match = re.compile(family.pattern).match if candidates else None
-        found = _asked[1][family.pattern] = {n: v for n, v in candidates if match(n)}
+        found = {}
+        if candidates:
+            match = re.compile(family.pattern).match
+            found = {n: v for n, v in candidates if match(n)}
+        _asked[1][family.pattern] = found
     return found
 
 
@@ -167,7 +176,7 @@ def kernel_driver_packages(facts: Facts) -> dict[str, str]:
     return nvidia | amd_driver_packages(facts)
 
 
-def torch_build(torch) -> str | None:
+def torch_build(torch: Torch) -> str | None:
     """'cuda', 'rocm' or 'cpu' for an installed torch, from what the facts say of it: its
     torch.version.cuda/hip, the build its version names (+cu128, +rocm6.3, +cpu), the
     architectures it lists; None when they do not tell (a bare "2.7.0" with cuda and hip left
@@ -193,7 +202,7 @@ def torch_build(torch) -> str | None:
     return "cpu"
 
 
-def torch_release(torch) -> str | None:
+def torch_release(torch: Torch) -> str | None:
     """'2.7.0' of '2.7.0+cu128'; '2.10.0' of a '2.10.0.dev20250929+rocm7.0' nightly is None: a
     nightly is not the release its number names."""
     version = (torch.version or "").partition("+")[0]
@@ -276,14 +285,14 @@ def nvidia_package_version(facts: Facts) -> str | None:
 # -- GPUs --------------------------------------------------------------------------------------
 
 
-def gfx_target(gpu: Gpu, matrices) -> str | None:
+def gfx_target(gpu: Gpu, matrices: Matrices | None) -> str | None:
     if gpu.gfx_target:
         return gpu.gfx_target
     known = matrices.amd_gpu(gpu.pci_id) if matrices is not None else None
     return known.gfx_target if known else None
 
 
-def is_integrated(gpu: Gpu, matrices) -> bool:
+def is_integrated(gpu: Gpu, matrices: Matrices | None) -> bool:
     if gpu.integrated is not None:
         return gpu.integrated
     known = matrices.amd_gpu(gpu.pci_id) if matrices is not None and gpu.vendor == "amd" else None
@@ -303,15 +312,15 @@ def os_version(facts: Facts) -> str | None:
     return m.group(1) if m else None
 
 
-def amd_discrete(facts: Facts, matrices) -> tuple[Gpu, ...]:
+def amd_discrete(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
     return tuple(g for g in facts.gpus_of("amd") if not is_integrated(g, matrices))
 
 
-def amd_integrated(facts: Facts, matrices) -> tuple[Gpu, ...]:
+def amd_integrated(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
     return tuple(g for g in facts.gpus_of("amd") if is_integrated(g, matrices))
 
 
-def amd_compute(facts: Facts, matrices) -> tuple[Gpu, ...]:
+def amd_compute(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
     """AMD GPUs that GPU computing could use: the discrete ones, and integrated ones that the
     default ROCm release supports or a bundled ROCm PyTorch wheel is built for (Strix Halo). The
     Raphael iGPU of a Ryzen desktop is none of these: it makes no machine "two-vendor"."""
@@ -327,17 +336,17 @@ def amd_compute(facts: Facts, matrices) -> tuple[Gpu, ...]:
     return discrete + tuple(g for g in integrated if gfx_target(g, matrices) in _compute_memo[1])
 
 
-_compute_memo: list = [None, frozenset()]
+_compute_memo: list[Any] = [None, frozenset()]  # [matrices, gfx targets]
 
 
-def nvidia_architecture(gpu: Gpu, matrices) -> str | None:
+def nvidia_architecture(gpu: Gpu, matrices: Matrices | None) -> str | None:
     if gpu.architecture:
         return gpu.architecture
     known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
     return known.architecture if known else None
 
 
-def compute_capability(gpu: Gpu, matrices) -> str | None:
+def compute_capability(gpu: Gpu, matrices: Matrices | None) -> str | None:
     if gpu.compute_capability:
         return gpu.compute_capability
     known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
@@ -348,7 +357,7 @@ _LEGACY_CC_MAX = (7, 2)  # Maxwell, Pascal, Volta (and Xavier 7.2): proprietary 
 _OPEN_ONLY_CC_MIN = (10, 0)  # Blackwell and newer: open modules only
 
 
-def module_flavour(gpu: Gpu, matrices) -> str:
+def module_flavour(gpu: Gpu, matrices: Matrices | None) -> str:
     """The NVIDIA kernel-module flavour a GPU needs: 'open', 'proprietary' or 'either'. The
     architecture table decides; a GPU it does not know is judged by compute capability (the
     open modules support Turing and newer; Blackwell and newer have only them)."""
@@ -366,7 +375,7 @@ def module_flavour(gpu: Gpu, matrices) -> str:
     return "either"
 
 
-def gpu_name(gpu: Gpu, matrices) -> str:
+def gpu_name(gpu: Gpu, matrices: Matrices | None) -> str:
     if gpu.name:
         return gpu.name
     known = None
@@ -375,7 +384,7 @@ def gpu_name(gpu: Gpu, matrices) -> str:
     return known.name if known else f"{gpu.vendor.upper()} GPU {gpu.pci_id}"
 
 
-def describe(gpus: Iterable[Gpu], matrices) -> str:
+def describe(gpus: Iterable[Gpu], matrices: Matrices | None) -> str:
     """'AMD Radeon RX 9070 XT (0000:03:00.0), ...' for a finding's detail."""
     return ", ".join(f"{gpu_name(g, matrices)} ({g.pci_slot or g.pci_id})" for g in gpus)
 
@@ -412,7 +421,7 @@ def installed_kernels(facts: Facts) -> list[str]:
     return sorted(found, key=kernel_key)
 
 
-def gpu_dkms_entries(facts: Facts, module_prefix: str):
+def gpu_dkms_entries(facts: Facts, module_prefix: str) -> tuple[DkmsEntry, ...]:
     """DKMS entries of GPU driver modules ('amdgpu', 'nvidia' also matches 'nvidia-srv')."""
     return tuple(e for e in (facts.kernel.dkms or ()) if e.module.startswith(module_prefix))
 
@@ -427,7 +436,7 @@ def path_entries(facts: Facts, variable: str) -> list[str] | None:
 
 
 @lru_cache(maxsize=1024)
-def kernel_key(release: str):
+def kernel_key(release: str) -> SupportsAllComparisons:
     """A sort key of kernel releases in the order GRUB boots them on Debian and Ubuntu (the
     newest by ``dpkg --compare-versions``): 6.8.0-51-generic < 6.8.0-100-generic,
     6.12.38+deb13-amd64 < 6.12.41+deb13-amd64, 6.1.0-0.deb11.17-amd64 < 6.1.0-0.deb11.21-amd64."""
@@ -457,15 +466,15 @@ def hosted(facts: Facts) -> bool:
     return facts.platform.wsl or bool(facts.platform.container)
 
 
-_toolkits_memo: list = [None, {}]
+_toolkits_memo: list[Any] = [None, {}]  # [matrices, {version: toolkit}]
 
 
-def toolkit_for(matrices, version: str):
+def toolkit_for(matrices: Matrices, version: str) -> CudaToolkit | None:
     """The bundled CUDA toolkit entry for a version ('12.8.1', or a series '12.8' = its GA);
     remembered per matrices object (fleet runs ask the same few versions thousands of times)."""
     if _toolkits_memo[0] is not matrices:
         _toolkits_memo[0], _toolkits_memo[1] = matrices, {}
-    memo = _toolkits_memo[1]
+    memo: dict[str, CudaToolkit | None] = _toolkits_memo[1]
     if version not in memo:
         memo[version] = matrices.cuda_toolkit(version) or matrices.cuda_toolkit(series(version) or version)
     return memo[version]

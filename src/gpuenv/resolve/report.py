@@ -12,6 +12,12 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import CRASHED, run_checks, sort_findings
 from gpuenv.resolve.target import TargetError, basis, effective_target
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from gpuenv.matrices import Matrices
+
 SCHEMA = "gpuenv.report/1"
 
 # Findings that say what could not be judged: a stack release, an OS or a GPU the matrices do not
@@ -25,7 +31,7 @@ class Report:
     facts_digest: str
     target: Target
     findings: tuple[Finding, ...]
-    matrices: dict | None = None  # {"version", "origin", "path"} of the bundle used
+    matrices: dict[str, str] | None = None  # {"version", "origin", "path"} of the bundle used
     source: str | None = None  # facts file, sysroot or "live" (set for multi-file runs)
 
     def summary(self) -> dict[str, int]:
@@ -43,8 +49,8 @@ class Report:
             return Exit.PROBLEMS
         return Exit.NOT_JUDGED if self.unjudged() else Exit.OK
 
-    def to_dict(self) -> dict:
-        out: dict = {
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "schema": SCHEMA,
             "facts_digest": self.facts_digest,
             "target": target_dict(self.target),
@@ -58,26 +64,26 @@ class Report:
         return out
 
 
-def target_dict(target: Target) -> dict:
+def target_dict(target: Target) -> dict[str, str | None]:
     return {"stack": target.stack, "version": target.version, "torch": target.torch, "basis": basis(target)}
 
 
-def error_dict(source: str, message: str) -> dict:
+def error_dict(source: str, message: str) -> dict[str, str]:
     """The report line of a facts file that could not be read (multi-file runs)."""
     return {"schema": SCHEMA, "source": source, "error": message}
 
 
 def diagnose(
     facts: Facts,
-    matrices,
+    matrices: Matrices | None,
     target: Target,
-    only=(),
-    ignore=(),
+    only: Sequence[str] = (),
+    ignore: Sequence[str] = (),
     source: str | None = None,
 ) -> Report:
     """Judge one machine: resolve the target, run the checks, wrap the result.
     Raises ValueError for an unknown target version or check code (usage errors)."""
-    crashed = []
+    crashed: list[Finding] = []
     try:
         effective = effective_target(facts, matrices, target) if matrices is not None else target
     except TargetError:

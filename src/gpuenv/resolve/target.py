@@ -16,12 +16,19 @@ from gpuenv.record import replace
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Container, Iterable
+
+    from gpuenv.facts import Gpu
+    from gpuenv.matrices import CudaToolkit, Matrices, RocmRelease
+
 
 class TargetError(ValueError):
     """A --target naming a release the matrices do not know (a usage error)."""
 
 
-def choose_auto(facts: Facts, matrices) -> Target | None:
+def choose_auto(facts: Facts, matrices: Matrices | None) -> Target | None:
     """The stack `install auto` installs here: ROCm (``fitting_rocm``) for AMD discrete GPUs, CUDA
     (``newest_cuda_for``) for NVIDIA GPUs; None when there are both vendors (the user must choose)
     or no GPU a stack could serve. An AMD integrated GPU alone counts only when a bundled ROCm
@@ -43,7 +50,7 @@ def choose_auto(facts: Facts, matrices) -> Target | None:
     return None
 
 
-def fitting_rocm(facts: Facts, matrices, installable=None):
+def fitting_rocm(facts: Facts, matrices: Matrices, installable: Container[str] | None = None) -> RocmRelease:
     """The ROCm release to install here when none is named (`install auto`, `install rocm`, a bare
     `--target rocm`): the default release when it lists every ROCm GPU's gfx target and this OS,
     else the newest release that does, else the newest that lists the GPUs on any OS, else the
@@ -54,7 +61,7 @@ def fitting_rocm(facts: Facts, matrices, installable=None):
     gpus = inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
     gfx = sorted({t for g in gpus if (t := inv.gfx_target(g, matrices))})
 
-    def among(releases):
+    def among(releases: Iterable[RocmRelease]) -> list[RocmRelease]:
         return [r for r in releases if installable is None or r.version in installable]
 
     os_id = facts.os.id if facts.os.id not in ("", "unknown") else None
@@ -67,7 +74,7 @@ def fitting_rocm(facts: Facts, matrices, installable=None):
     return fits[-1] if fits else default
 
 
-def newest_cuda_for(facts: Facts, matrices) -> str | None:
+def newest_cuda_for(facts: Facts, matrices: Matrices) -> str | None:
     """Series ('12.8') of the newest bundled CUDA toolkit that supports every NVIDIA GPU's compute
     capability (GPUs of unknown capability do not narrow the choice)."""
     gpus = facts.gpus_of("nvidia")
@@ -80,9 +87,9 @@ def newest_cuda_for(facts: Facts, matrices) -> str | None:
     return toolkits[-1].series if toolkits else None
 
 
-def _last_branch(gpus, matrices) -> int | None:
+def _last_branch(gpus: Iterable[Gpu], matrices: Matrices) -> int | None:
     """The newest driver branch every GPU still runs (R470 for Kepler), None when not limited."""
-    last = []
+    last: list[int] = []
     for g in gpus:
         arch_name = inv.nvidia_architecture(g, matrices)
         arch = matrices.nvidia_arch(arch_name) if arch_name else None
@@ -92,14 +99,14 @@ def _last_branch(gpus, matrices) -> int | None:
     return min(last, default=None)
 
 
-def _runs_on(toolkit, branch: int) -> bool:
+def _runs_on(toolkit: CudaToolkit, branch: int) -> bool:
     """A toolkit runs on a driver branch at or above its minimum, or, within its major release,
     at or above the minor-version-compatibility floor."""
     nums = inv.version_tuple(toolkit.minor_compat_driver or toolkit.min_driver)
     return not nums or nums[0] <= branch
 
 
-def resolve_version(stack: str, version: str | None, facts: Facts, matrices) -> str | None:
+def resolve_version(stack: str, version: str | None, facts: Facts, matrices: Matrices) -> str | None:
     """A target version as the matrices know it; raises ValueError for one they do not.
     ROCm '7.2' means its newest bundled patch release."""
     if stack == "rocm":
@@ -116,14 +123,14 @@ def resolve_version(stack: str, version: str | None, facts: Facts, matrices) -> 
         patches = [r.version for r in matrices.rocm_releases() if inv.series(r.version) == wanted]
         if patches:
             return patches[-1]
-        known = ", ".join(r.version for r in matrices.rocm_releases())
-        raise TargetError(f"unknown ROCm release {version!r}; bundled: {known}")
+        bundled = ", ".join(r.version for r in matrices.rocm_releases())
+        raise TargetError(f"unknown ROCm release {version!r}; bundled: {bundled}")
     if not version:
         return newest_cuda_for(facts, matrices)
     if inv.toolkit_for(matrices, version):
         return version
-    known = ", ".join(dict.fromkeys(t.series for t in matrices.cuda_toolkits()))
-    raise TargetError(f"unknown CUDA version {version!r}; bundled: {known}")
+    bundled = ", ".join(dict.fromkeys(t.series for t in matrices.cuda_toolkits()))
+    raise TargetError(f"unknown CUDA version {version!r}; bundled: {bundled}")
 
 
 def installed_target(facts: Facts) -> Target | None:
@@ -152,7 +159,7 @@ def installed_target(facts: Facts) -> Target | None:
     return None
 
 
-def effective_target(facts: Facts, matrices, target: Target) -> Target:
+def effective_target(facts: Facts, matrices: Matrices, target: Target) -> Target:
     """The target the checks use. Explicit --target: its version resolved (default ROCm release,
     or the newest CUDA every GPU supports). Otherwise the installed stack, else install auto's
     choice, else an empty target (basis "none"). ``target.torch`` is always kept."""
@@ -178,14 +185,14 @@ def basis(target: Target) -> str:
     return target.extra.get("basis", "explicit" if target.explicit else "none")
 
 
-def rocm_release(matrices, target: Target):
+def rocm_release(matrices: Matrices | None, target: Target) -> RocmRelease | None:
     """The ROCm release a rocm target names, or None (other stack, or a release not bundled)."""
     if target.stack != "rocm" or matrices is None or not target.version:
         return None
     return matrices.rocm_release(target.version)
 
 
-def cuda_toolkit(matrices, target: Target):
+def cuda_toolkit(matrices: Matrices | None, target: Target) -> CudaToolkit | None:
     if target.stack != "cuda" or matrices is None or not target.version:
         return None
     return inv.toolkit_for(matrices, target.version)

@@ -10,8 +10,13 @@ gpuenv itself never imports torch: the torch that matters is the target interpre
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.verify.judge import Verification
+    from gpuenv.verify.machine import Machine
 
-def verify(python: str, timeout: float | None = None, root: str | None = None):
+
+def verify(python: str, timeout: float | None = None, root: str | None = None) -> Verification:
     """Verify ``python``'s PyTorch on this machine; a ``judge.Verification``.
 
     ``root``: where the machine's /sys and /dev are (``--root``; None: /). The probe reads the
@@ -31,7 +36,7 @@ def verify(python: str, timeout: float | None = None, root: str | None = None):
     )
 
 
-def _machine(root: str | None):
+def _machine(root: str | None) -> Machine | None:
     from gpuenv.probe import collect
     from gpuenv.verify.machine import machine_of
 

@@ -32,6 +32,13 @@ from gpuenv.resolve.finding import Finding, Severity
 from gpuenv.verify.machine import Machine
 from gpuenv.verify.script import SIZE
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from gpuenv.verify.machine import MachineGpu
+
 SCHEMA = "gpuenv.verify/1"
 
 # The matmul's tolerance, in absolute terms. Inputs are uniform in [-1, 1) and K = 64, so the
@@ -100,7 +107,7 @@ class TorchBuild:
         )
         return f"torch {self.version or '(unknown version)'} ({build})"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "version": self.version,
             "cuda": self.cuda,
@@ -115,8 +122,8 @@ class Matmul:
     max_abs_err: float | None  # None: not finite, or it raised
     error: str | None = None
 
-    def to_dict(self) -> dict:
-        out: dict = {"ok": self.ok, "max_abs_err": self.max_abs_err, "tolerance": TOLERANCE}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"ok": self.ok, "max_abs_err": self.max_abs_err, "tolerance": TOLERANCE}
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -137,7 +144,7 @@ class GpuResult:
         what = ", ".join(x for x in (self.name, self.arch) if x)
         return f"GPU {self.index}" + (f" ({what})" if what else "")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "name": self.name,
@@ -155,8 +162,8 @@ class Node:
     ok: bool
     error: str | None = None
 
-    def to_dict(self) -> dict:
-        out: dict = {"path": self.path, "ok": self.ok}
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"path": self.path, "ok": self.ok}
         if self.error is not None:
             out["error"] = self.error
         return out
@@ -192,8 +199,8 @@ class Verification:
     def exit_code(self) -> Exit:
         return Exit.OK if self.passed else Exit.PROBLEMS
 
-    def to_dict(self) -> dict:
-        out: dict = {
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "schema": SCHEMA,
             "passed": self.passed,
             "complete": self.complete,
@@ -216,13 +223,14 @@ class Verification:
 # -- reading the records ----------------------------------------------------------------------
 
 
-def parse_records(stdout: str) -> tuple[list[dict], list[str]]:
+def parse_records(stdout: str) -> tuple[list[dict[str, Any]], list[str]]:
     """(records, lines that are not records) of the script's output: one JSON object per line,
     read with gpuenv's JSON input rules (strict UTF-8, no NaN, bounded depth): the interpreter
     is the user's, and whatever it printed is input like any file."""
     from gpuenv.jsoninput import InputError, parse
 
-    records, other = [], []
+    records: list[dict[str, Any]] = []
+    other: list[str] = []
     for line in stdout.splitlines():
         if not line.strip():
             continue
@@ -238,15 +246,15 @@ def parse_records(stdout: str) -> tuple[list[dict], list[str]]:
     return records, other
 
 
-def _s(value) -> str | None:
+def _s(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _int(value) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def arch_of(gpu: dict, stack: str | None) -> str | None:
+def arch_of(gpu: dict[str, Any], stack: str | None) -> str | None:
     """The GPU's architecture as the build lists them: "sm_120" (CUDA), "gfx1201" (ROCm)."""
     if stack == "rocm":
         gcn = _s(gpu.get("gcn_arch"))
@@ -284,11 +292,12 @@ def judge(
 ) -> Verification:
     records, other = parse_records(outcome.stdout)
     py = outcome.python
-    by_step: dict[str, list[dict]] = {}
+    by_step: dict[str, list[dict[str, Any]]] = {}
     for r in records:
         by_step.setdefault(r["step"], []).append(r)
     start = (by_step.get("start") or [{}])[0]
-    env = start.get("env") if isinstance(start.get("env"), dict) else {}
+    given_env = start.get("env")
+    env: dict[str, Any] = given_env if isinstance(given_env, dict) else {}
     complete = "done" in by_step and outcome.start_error is None and not outcome.timed_out
 
     findings = _run_findings(outcome, records, other, by_step)
@@ -299,7 +308,7 @@ def judge(
     )
 
     # -- torch and its build
-    torch_rec = (by_step.get("torch") or [None])[0]
+    torch_rec = _first(by_step, "torch")
     build: TorchBuild | None = None
     if torch_rec is not None and torch_rec.get("ok") is not True:
         findings.append(
@@ -323,7 +332,7 @@ def judge(
         findings.append(wrong)
 
     # -- the ROCm device nodes
-    nodes_rec = (by_step.get("nodes") or [None])[0]
+    nodes_rec = _first(by_step, "nodes")
     nodes: tuple[Node, ...] = ()
     if nodes_rec is not None and isinstance(nodes_rec.get("results"), list):
         nodes = tuple(
@@ -340,11 +349,12 @@ def judge(
             findings.append(_device_access(bad, not renders, _s(start.get("user"))))
 
     # -- the GPUs torch sees, against the machine's
-    dev = (by_step.get("devices") or [None])[0]
+    dev = _first(by_step, "devices")
     count = _int(dev.get("count")) if dev is not None else None
-    if stack is not None and dev is not None and not count and wrong is None:
+    # (build is not None wherever stack is not None: said again for the type checker)
+    if stack is not None and build is not None and dev is not None and not count and wrong is None:
         findings.append(_no_gpu(py, build, dev, env, access_failed, seen))
-    elif stack is not None and count and seen is not None:
+    elif stack is not None and build is not None and count and seen is not None:
         expected = seen.compute_gpus("amd" if stack == "rocm" else "nvidia")
         if count < len(expected):
             findings.append(_not_all_visible(py, build, count, expected, env))
@@ -393,7 +403,13 @@ def judge(
     )
 
 
-def _matmul_of(m: dict | None, inputs_error: str | None) -> Matmul | None:
+def _first(by_step: dict[str, list[dict[str, Any]]], step: str) -> dict[str, Any] | None:
+    """The first record of ``step``, or None when the script wrote none."""
+    found = by_step.get(step)
+    return found[0] if found else None
+
+
+def _matmul_of(m: dict[str, Any] | None, inputs_error: str | None) -> Matmul | None:
     if m is None:
         if inputs_error:
             return Matmul(
@@ -416,7 +432,9 @@ def _matmul_of(m: dict | None, inputs_error: str | None) -> Matmul | None:
 # -- the run itself ----------------------------------------------------------------------------
 
 
-def _run_findings(outcome: Outcome, records: list, other: list, by_step: dict) -> list[Finding]:
+def _run_findings(
+    outcome: Outcome, records: list[dict[str, Any]], other: list[str], by_step: dict[str, list[dict[str, Any]]]
+) -> list[Finding]:
     py = outcome.python
     begun = [_s(r.get("what")) for r in by_step.get("begin", [])]
     step = begun[-1] if begun else None
@@ -505,7 +523,7 @@ def _crashed(py: str, detail: str, step: str | None) -> Finding:
 # -- torch and its build -----------------------------------------------------------------------
 
 
-def _no_torch(py: str, error: str, missing, start: dict) -> Finding:
+def _no_torch(py: str, error: str, missing: object, start: dict[str, Any]) -> Finding:
     version = _s(start.get("version"))
     where = f"{py}" + (f" (Python {version})" if version else "")
     if missing is True:
@@ -586,17 +604,18 @@ def _device_access(bad: list[Node], no_render: bool, user: str | None) -> Findin
     )
 
 
-def _env_note(env: dict, keys: tuple[str, ...]) -> str:
+def _env_note(env: dict[str, Any], keys: tuple[str, ...]) -> str:
     set_ = [f"{k}={env[k]!r}" for k in keys if isinstance(env.get(k), str)]
     return f" Set in the environment: {', '.join(set_)}." if set_ else ""
 
 
-def _listed(gpus) -> str:
+def _listed(gpus: Iterable[MachineGpu]) -> str:
     return ", ".join(f"{g.name} ({g.pci_slot or '?'}, driver: {g.driver or 'none'})" for g in gpus)
 
 
 def _no_gpu(
-    py: str, build: TorchBuild, dev: dict, env: dict, access_failed: bool, machine: Machine | None
+    py: str, build: TorchBuild, dev: dict[str, Any], env: dict[str, Any], access_failed: bool,
+    machine: Machine | None,
 ) -> Finding:
     why = _s(dev.get("warning")) or _s(dev.get("init_error")) or _s(dev.get("error"))
     detail = (
@@ -634,7 +653,9 @@ def _no_gpu(
     )
 
 
-def _not_all_visible(py: str, build: TorchBuild, count: int, expected, env: dict) -> Finding:
+def _not_all_visible(
+    py: str, build: TorchBuild, count: int, expected: tuple[MachineGpu, ...], env: dict[str, Any]
+) -> Finding:
     hidden = [k for k in VISIBILITY if isinstance(env.get(k), str)]
     # A visibility variable is how a user gives a job some of the GPUs: then fewer is a choice,
     # worth a warning (verify did not check the others), not a failure.
@@ -663,7 +684,7 @@ def _not_all_visible(py: str, build: TorchBuild, count: int, expected, env: dict
 # -- each GPU ----------------------------------------------------------------------------------
 
 
-def _arch_findings(py: str, build: TorchBuild | None, gpus: list[GpuResult], env: dict) -> list[Finding]:
+def _arch_findings(py: str, build: TorchBuild | None, gpus: list[GpuResult], env: dict[str, Any]) -> list[Finding]:
     if build is None or build.stack is None:
         return []
     out = []
@@ -710,7 +731,7 @@ def _arch_findings(py: str, build: TorchBuild | None, gpus: list[GpuResult], env
     return out
 
 
-def _matmul_findings(gpus: list[GpuResult], stack: str | None, env: dict) -> list[Finding]:
+def _matmul_findings(gpus: list[GpuResult], stack: str | None, env: dict[str, Any]) -> list[Finding]:
     out = []
     for g in gpus:
         if g.matmul is None or g.matmul.error is None:

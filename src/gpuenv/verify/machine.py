@@ -15,6 +15,10 @@ from __future__ import annotations
 from gpuenv.facts import Facts, Gpu
 from gpuenv.record import record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.matrices import AmdGpu, Matrices, NvidiaGpu
+
 
 @record(frozen=True)
 class MachineGpu:
@@ -24,7 +28,7 @@ class MachineGpu:
     driver: str | None  # the kernel driver bound (nvidia, amdgpu, nouveau); None: none
     compute: bool  # one PyTorch can use: NVIDIA, AMD discrete, an AMD iGPU ROCm supports
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "vendor": self.vendor,
             "name": self.name,
@@ -77,7 +81,7 @@ class Machine:
         parts = [f"CUDA {v}" for v in self.cuda] + ([f"ROCm {self.rocm}"] if self.rocm else [])
         return " + ".join(parts) or "none"
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, object]:
         return {
             "gpus": [g.to_dict() for g in self.gpus],
             "nvidia_driver": self.nvidia_driver,
@@ -87,7 +91,7 @@ class Machine:
         }
 
 
-def machine_of(facts: Facts, matrices) -> Machine:
+def machine_of(facts: Facts, matrices: Matrices | None) -> Machine:
     """The machine's GPUs, driver and stack from its facts (``matrices`` may be None: unknown
     PCI ids then keep their pci.ids names, and every AMD GPU counts as able to compute)."""
     from gpuenv.resolve import inventory as inv
@@ -112,10 +116,10 @@ def machine_of(facts: Facts, matrices) -> Machine:
     )
 
 
-def _name(gpu: Gpu, matrices) -> str:
+def _name(gpu: Gpu, matrices: Matrices | None) -> str:
     # The matrices' names are the marketing names fleets are bought by ("AMD Instinct MI300X");
     # pci.ids says "Aqua Vanjaram [Instinct MI300X]".
-    known = None
+    known: NvidiaGpu | AmdGpu | None = None
     if matrices is not None and gpu.vendor in ("nvidia", "amd"):
         known = matrices.nvidia_gpu(gpu.pci_id) if gpu.vendor == "nvidia" else matrices.amd_gpu(gpu.pci_id)
     if known is not None and known.name:
@@ -123,12 +127,12 @@ def _name(gpu: Gpu, matrices) -> str:
     return gpu.name or f"{gpu.vendor.upper()} GPU {gpu.pci_id}"
 
 
-def machine_from_dict(doc) -> Machine | None:
+def machine_from_dict(doc: object) -> Machine | None:
     """A ``Machine`` from its ``to_dict`` form in a verify file; None for anything else (a file
     from elsewhere is judged, never trusted to be well-formed)."""
     if not isinstance(doc, dict) or not isinstance(doc.get("gpus"), list):
         return None
-    gpus = []
+    gpus: list[MachineGpu] = []
     for g in doc["gpus"]:
         if (
             not isinstance(g, dict)
@@ -155,5 +159,5 @@ def machine_from_dict(doc) -> Machine | None:
     )
 
 
-def _str(value) -> str | None:
+def _str(value: object) -> str | None:
     return value if isinstance(value, str) else None
