@@ -11,6 +11,11 @@ from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import Gpu
+    from gpuenv.matrices import Matrices
+
 # -- NVIDIA driver (nvidia.driver-missing's and nvidia.driver-not-loaded's conditions) -----------
 
 
@@ -46,18 +51,20 @@ LEVELS = {
 _AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
 
 
-def rocm_gpus(facts: Facts, matrices) -> tuple:
+def rocm_gpus(facts: Facts, matrices: Matrices) -> tuple[Gpu, ...]:
     """The AMD GPUs ROCm would run on: the discrete ones, else integrated ones (APU-only boxes)."""
     return inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
 
 
-def newest_supporting(matrices, gfx: str) -> str:
+def newest_supporting(matrices: Matrices, gfx: str) -> str:
     """'gfx906: the newest ROCm release that lists it is 6.3.3 (deprecated).' or the absence of one."""
     newest = matrices.newest_rocm_for(gfx)
     releases = matrices.rocm_releases()
     if newest is None:
         return f"{gfx}: no ROCm release the matrices know ({releases[0].version} to {releases[-1].version}) lists it."
-    return f"{gfx}: the newest ROCm release that lists it is {newest.version} ({LEVELS[newest.support(gfx)]})."
+    level = newest.support(gfx)
+    shown = f" ({LEVELS[level]})" if level in LEVELS else ""
+    return f"{gfx}: the newest ROCm release that lists it is {newest.version}{shown}."
 
 
 def dkms_release(version: str | None) -> str | None:

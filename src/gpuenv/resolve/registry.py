@@ -18,8 +18,13 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
-    CheckFunc = Callable[[Facts, object, Target], Iterable[Finding]]
+    from gpuenv.matrices import Matrices
+
+    # The matrices are None when none could be read: only checks that declare needs=("matrices",)
+    # may type them as Matrices, and run_checks skips those then.
+    CheckFunc = Callable[[Facts, Any, Target], Iterable[Finding]]
 
 CHECK_MODULES = (
     "platform",
@@ -118,7 +123,7 @@ def _unknown_need(facts: Facts, matrices: object, needs: tuple[str, ...]) -> str
 
 def run_checks(
     facts: Facts,
-    matrices: object,
+    matrices: Matrices | None,
     target: Target,
     only: Sequence[str] = (),
     ignore: Sequence[str] = (),

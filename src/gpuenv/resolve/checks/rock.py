@@ -10,6 +10,12 @@ from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 # Before ROCm 4.5 ROCm shipped its kernel driver as rock-dkms (firmware split out as
 # rock-dkms-firmware in 3.5) under the meta package rocm-dkms; from 4.5 it ships amdgpu-dkms, the
 # same package name the Radeon Software installer uses. Sources: ROCm 3.5 release notes ("v3.5
@@ -70,7 +76,7 @@ def _rocm_wanted(facts: Facts, target: Target) -> str | None:
 
 
 @check(code="rocm.driver-conflict", area="amd", needs=("packages",))
-def driver_conflict(facts: Facts, matrices, target: Target):
+def driver_conflict(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     installed = facts.packages.installed if facts.packages else {}
     foreign = {n: installed[n] for n in FOREIGN_PACKAGES if n in installed}
     if not foreign:

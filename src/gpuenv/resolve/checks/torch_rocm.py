@@ -10,6 +10,12 @@ from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 # PyTorch's own ROCm wheels (download.pytorch.org/whl/rocmX.Y[.Z], local version "+rocmX.Y[.Z]")
 # copy the ROCm user space they were built with into torch/lib: libamdhip64, libhsa-runtime64,
 # rocBLAS (with its Tensile kernel files), MIOpen, hipBLAS(Lt), rocFFT, RCCL, ... and set an RPATH
@@ -37,7 +43,7 @@ def bundled_rocm(version: str | None) -> str | None:
 
 
 @check(code="torch.rocm-bundled", area="torch", needs=("python.torch",))
-def rocm_bundled(facts: Facts, matrices, target: Target):
+def rocm_bundled(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     torch = facts.python.torch if facts.python else None
     if torch is None or not torch.hip:
         return
