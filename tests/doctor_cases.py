@@ -451,7 +451,8 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     ),
     "doctor.matrices-stale": (
         "doctor-healthy-rocm",
-        _p(("toolkits.rocm", [{"version": "7.9.0-1", "path": "/opt/rocm-7.9.0", "source": "package"}])),
+        # newer than every bundled release: TheRock's main branch is at 10.1.0 (version.json @ 89553ce3)
+        _p(("toolkits.rocm", [{"version": "10.1.0", "path": "/opt/rocm/core-10.1", "source": "package", "stream": "therock"}])),
         None,
         "info",
     ),
