@@ -372,6 +372,16 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         None,
         "info",
     ),
+    "rocm.mixed-streams": (
+        "doctor-healthy-rocm",
+        _p(
+            lambda d: d["toolkits"]["rocm"].append(
+                {"version": "7.14.0", "path": "/opt/rocm/core-7.14", "source": "package", "stream": "therock"}
+            )
+        ),
+        None,
+        "warning",
+    ),
     "apt.source-insecure": ("doctor-healthy-rocm", _p(("apt_sources.2.signed_by", None)), None, "error"),
     "apt.source-mismatch": ("doctor-healthy-rocm", _p(("apt_sources.2.suites", ["jammy"])), None, "error"),
     "dpkg.interrupted": (
