@@ -23,6 +23,7 @@ REF = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[2] / "shared" / "
 sys.path.insert(0, str(HERE))
 
 import additions as ADD  # noqa: E402 - the sibling module of sourced additions (matrices/tools/additions.py)
+import amd_ids as AMD_IDS  # noqa: E402 - AMD PCI ids the reference lacked (matrices/tools/amd_ids.py)
 import therock as THEROCK  # noqa: E402 - ROCm 7.14 / Core SDK 10.0 (matrices/tools/therock.py)
 
 BUNDLE_VERSION = "2026.12.03"
@@ -475,6 +476,8 @@ def build_amd(ref: dict) -> dict:
             }
         )
     gpus += amd_legacy(gpus)
+    known = {g["pci_id"] for g in gpus}
+    gpus += [g for g in AMD_IDS.entries() if g["pci_id"] not in known]  # #29's missing ids
     return {"schema": "gpuenv.matrices.amd_gpus/1", "gpus": gpus}
 
 
