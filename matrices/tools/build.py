@@ -19,7 +19,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent
-REF = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[2] / "shared" / "reference"
+# The compiled reference (and the errata it is corrected by) is pinned in the repository
+# (matrices/sources/reference, copied from the project's shared/reference on 2026-12-05), so that
+# the bundle rebuilds from a clone byte for byte (tests/test_matrices_rebuild.py); another copy
+# can still be named on the command line.
+REF = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT / "sources" / "reference"
 sys.path.insert(0, str(HERE))
 
 import additions as ADD  # noqa: E402 - the sibling module of sourced additions (matrices/tools/additions.py)
