@@ -119,3 +119,19 @@ def test_the_cli_says_it_in_one_line_with_the_usage_exit(tmp_path):
 def test_facts_round_trip_keeps_the_choice(facts, m):
     again = facts_mod.loads(facts.to_json())
     assert fitting_rocm(again, m, newest=True).version == "10.0.0"
+
+
+def test_the_rocm_purge_rules_take_the_new_streams_packages_and_nothing_else():
+    rules = repos.load().purge["rocm"]
+    for name in ("amdrocm", "amdrocm-core", "amdrocm-core7.14", "amdrocm7.14-gfx1201", "amdrocm-runtime10.0",
+                 "amdrocm-core-dev10.0-gfx1201", "amdrocm-fft-host8.2", "amdrocm-sysdeps7.14"):  # fmt: skip
+        assert rules.matches(name), name
+    for name in ("amdrocmx", "xamdrocm-core7.14", "amdrocm-core7.14;rm", "amdrocm_core", "amdrocm-Core"):
+        assert not rules.matches(name), name
+
+
+def test_a_switch_to_cuda_purges_the_therock_install(m):
+    facts = collect(root=str(ROOTS / "ubuntu2404-rx9070xt-rocm714-therock"), user="alice")
+    purged = planner.purge_packages(facts, repos.load(), "rocm")
+    assert {"amdrocm-core7.14", "amdrocm7.14-gfx1201", "amdrocm-runtime7.14", "amdrocm-sysdeps7.14"} <= set(purged)
+    assert "amdgpu-dkms" in purged and "python3.12" not in purged
