@@ -40,9 +40,13 @@ def test_the_714_sysroot_is_judged_against_714(m):
     assert (report.target.stack, report.target.version) == ("rocm", "7.14.0")
     found = codes(report)
     assert "rocm.release-unknown" not in found and "doctor.matrices-stale" not in found
-    # AMD's 7.14 Radeon table lists Ubuntu 24.04.4 with the HWE 6.17 kernel only: a 6.8 kernel is said
-    [kernel] = found["kernel.unsupported"]
-    assert "7.14.0" in kernel.title and "6.17" in kernel.detail
+    # AMD's 7.14 Radeon table lists Ubuntu 24.04.4 with HWE 6.17 only, but the Instinct table of 7.14 was
+    # not read: the entry is unconfirmed, so the 6.8 kernel is neither passed nor failed (not judged)
+    entry = m.rocm_release("7.14.0").os_support("ubuntu", "24.04")
+    assert entry.kernels == ("6.17",) and not entry.confirmed
+    assert "kernel.unsupported" not in found and "os.unsupported" not in found
+    # ... while an OS no 7.14 source offers is said to be unsupported
+    assert m.rocm_release("7.14.0").os_support("ubuntu", "20.04") is None
     # the amdgpu-dkms 30.30 line is one AMD lists for 7.14: no driver mismatch, and one stream only
     assert "rocm.driver-mismatch" not in found and "rocm.mixed-streams" not in found
 

@@ -64,17 +64,34 @@ def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes
 
 
 _TABLES_714 = f"{RADEON_714}; {RYZEN_714}"
+# Radeon and Ryzen kernels are AMD's 7.14-era tables; the Instinct OS/kernel table of 7.14.0 was
+# not read, and the install page offers more distributions (Debian, RHEL 10.0/9.6/9.4/8.10, Oracle,
+# Rocky, SLES) for some GPUs. So only what both tables agree on is confirmed; the rest is listed
+# (the release installs there) with its kernels unconfirmed, which the doctor does not judge.
+_INSTINCT_UNREAD = "The Instinct OS/kernel table of 7.14.0 was not read; this entry is not judged (confirmed: false)."
+_OFFERED = f"{INSTALL_714} (the distribution and version selectors of the install page; kernels not given there)"
 OS_714 = [
     _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, _TABLES_714, True, ga=["7.0"]),
     _os(
         "ubuntu", "24.04", ["24.04.4"], {"Ubuntu 24.04.4": "6.17 [HWE] (Radeon), 6.17 [OEM] (Ryzen)"},
-        _TABLES_714, True, hwe=["6.17"],
+        _TABLES_714, False, hwe=["6.17"],
         notes=["The Radeon table lists 24.04.4 with the HWE 6.17 kernel only, the Ryzen table with the OEM 6.17 "
-               "kernel; the Instinct OS list of 7.14.0 (which may add the GA 6.8 kernel) was not read."],
+               "kernel. " + _INSTINCT_UNREAD],
     ),
-    _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "6.8 [HWE]"}, RADEON_714, True, hwe=["6.8"]),
-    _os("rhel", "10", ["10.2"], {"RHEL 10.2": "6.12.0-211"}, RADEON_714, True),
-    _os("rhel", "9", ["9.8"], {"RHEL 9.8": "5.14.0-687"}, RADEON_714, True),
+    _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "6.8 [HWE] (Radeon)"}, RADEON_714, False, hwe=["6.8"],
+        notes=[_INSTINCT_UNREAD]),
+    _os("debian", "13", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
+    _os("debian", "12", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
+    _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211 (Radeon)"}, f"{RADEON_714}; {_OFFERED}", False,
+        notes=["Radeon GPUs: RHEL 10.2 only. " + _INSTINCT_UNREAD]),
+    _os("rhel", "9", ["9.8", "9.6", "9.4"], {"RHEL 9.8": "5.14.0-687 (Radeon)"}, f"{RADEON_714}; {_OFFERED}", False,
+        notes=["Radeon GPUs: RHEL 9.8 only. " + _INSTINCT_UNREAD]),
+    _os("rhel", "8", ["8.10"], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
+    _os("ol", "10", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
+    _os("ol", "9", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
+    _os("ol", "8", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
+    _os("rocky", "9", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
+    _os("sles", "15", [], {}, _OFFERED, False, notes=["SLES 15 (the install page's sles15 repository). " + _INSTINCT_UNREAD]),
 ]  # fmt: skip
 
 OS_100 = [
@@ -126,7 +143,7 @@ RELEASES = [
             "Radeon (gfx1201/1200/1100/1101/1102/1030) and Ryzen APU (gfx1151/1150/1152/1153/1103) targets from "
             "AMD's 7.14-era compatibility tables; the Instinct targets (gfx950/942/90a/908) from the per-target "
             "packages of the 7.14.0 install page. The Instinct OS/kernel table of 7.14.0 was not read: the OS "
-            "list here is the Radeon/Ryzen one.",
+            "entries beyond Ubuntu 26.04 are unconfirmed (not judged by the doctor).",
             "Ryzen APUs (gfx115x, gfx1103) use the inbox kernel driver of the Ubuntu release, not amdgpu-dkms; "
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
