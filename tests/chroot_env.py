@@ -144,6 +144,7 @@ class Deb:
     version: str
     depends: str = ""
     files: tuple[tuple[str, str], ...] = ()  # (path, content)
+    postinst: str = ""  # a maintainer script, only where the vendor's own does something gpuenv reads
 
 
 # Real vendor names and dependency shapes, tiny payloads, no maintainer scripts (no real DKMS).
@@ -177,6 +178,31 @@ ROCM_DEBS = (
 )
 
 
+# ROCm's new release stream (TheRock, #29), laid out as its packages are: the tree under
+# /opt/rocm/core-X.Y with rocm-core's .info/version, names amdrocm-*X.Y (gfx target last), and
+# amdrocm-core's postinst pointing the /opt/rocm/core alternative at the tree (ROCm/TheRock
+# build_tools/packaging/linux/build_package.py, packaging_utils.update_package_name and
+# template/scripts/amdrocm-core-postinst.j2 @ therock-7.14).
+THEROCK_POSTINST = (
+    "#!/bin/sh\nset -e\nmkdir -p /opt/rocm\n"
+    "update-alternatives --install /opt/rocm/core core /opt/rocm/core-7.14 7014000\n"
+    "update-alternatives --install /opt/rocm/bin rocm-bin /opt/rocm/core-7.14/bin 7014000\n"
+)
+THEROCK_DEBS = (
+    Deb("amdrocm-sysdeps7.14", "7.14.0-7"),
+    Deb(
+        "amdrocm-core7.14",
+        "7.14.0-7",
+        "amdrocm-sysdeps7.14",
+        (("/opt/rocm/core-7.14/.info/version", "7.14.0-7\n"), ("/opt/rocm/core-7.14/bin/rocminfo", "#!/bin/sh\n")),
+        THEROCK_POSTINST,
+    ),
+    Deb("amdrocm-runtime7.14", "7.14.0-7", "amdrocm-core7.14",
+        (("/opt/rocm/core-7.14/lib/libamdhip64.so.7", "x\n"),)),
+    Deb("amdrocm7.14-gfx1100", "7.14.0-7", "amdrocm-runtime7.14"),
+)  # fmt: skip
+
+
 def build_deb(deb: Deb, out: Path, work: Path) -> Path:
     pkg = work / f"{deb.name}_{deb.version.replace(':', '%')}"
     (pkg / "DEBIAN").mkdir(parents=True)
@@ -185,6 +211,9 @@ def build_deb(deb: Deb, out: Path, work: Path) -> Path:
         control += f"Depends: {deb.depends}\n"
     control += "Description: gpuenv test package (fake)\n"
     (pkg / "DEBIAN/control").write_text(control)
+    if deb.postinst:
+        (pkg / "DEBIAN/postinst").write_text(deb.postinst)
+        (pkg / "DEBIAN/postinst").chmod(0o755)
     for path, content in deb.files:
         f = pkg / path.lstrip("/")
         f.parent.mkdir(parents=True, exist_ok=True)
@@ -310,6 +339,8 @@ def vendor_repo(tmp_path_factory) -> Repo:
     _dist_repo(home, fpr, www / "amd/rocm/apt/7.2.4", ROCM_DEBS, work)
     _dist_repo(home, fpr, www / "amd/graphics/7.2.4/ubuntu", (), work)
     (www / "amd/rocm/rocm.gpg.key").write_text(armored)
+    # AMD's new-stream repository: packages-multi-arch/<distro>, suite stable (the 7.14 install page).
+    _dist_repo(home, fpr, www / "amd/rocm/packages-multi-arch/debian12", THEROCK_DEBS, work, suite="stable")
 
     handler = functools.partial(_Quiet, directory=str(www))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

@@ -372,6 +372,16 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         None,
         "info",
     ),
+    "rocm.mixed-streams": (
+        "doctor-healthy-rocm",
+        _p(
+            lambda d: d["toolkits"]["rocm"].append(
+                {"version": "7.14.0", "path": "/opt/rocm/core-7.14", "source": "package", "stream": "therock"}
+            )
+        ),
+        None,
+        "warning",
+    ),
     "apt.source-insecure": ("doctor-healthy-rocm", _p(("apt_sources.2.signed_by", None)), None, "error"),
     "apt.source-mismatch": ("doctor-healthy-rocm", _p(("apt_sources.2.suites", ["jammy"])), None, "error"),
     "dpkg.interrupted": (
@@ -451,7 +461,8 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     ),
     "doctor.matrices-stale": (
         "doctor-healthy-rocm",
-        _p(("toolkits.rocm", [{"version": "7.9.0-1", "path": "/opt/rocm-7.9.0", "source": "package"}])),
+        # newer than every bundled release: TheRock's main branch is at 10.1.0 (version.json @ 89553ce3)
+        _p(("toolkits.rocm", [{"version": "10.1.0", "path": "/opt/rocm/core-10.1", "source": "package", "stream": "therock"}])),
         None,
         "info",
     ),

@@ -96,7 +96,7 @@ def test_versions_sort_numerically(m):
     assert torch.index("2.10.0") > torch.index("2.9.1")
     assert torch[0] == "1.8.0" and torch[-1] == "2.13.0"
     rocm = [r.version for r in m.rocm_releases()]
-    assert rocm[0] == "5.0.0" and rocm[-1] == "7.2.4"
+    assert rocm[0] == "5.0.0" and rocm[-3:] == ["7.2.4", "7.14.0", "10.0.0"]  # the new stream sorts after 7.2 (#29)
     assert [t.version for t in m.cuda_toolkits()][0] == "8.0.44"
     assert m.torch_variants("2.7")[0].torch == "2.7.1"  # a bare minor means its newest patch
     assert m.rocm_release("7.2").version == "7.2.4"
@@ -193,8 +193,11 @@ def test_required_gpus_are_present(m):
 
 def test_every_rocm_gfx_target_has_a_pci_id(m):
     known = {g.gfx_target for g in m.amd_gpus()}
+    # gfx1153 (Radeon 820M, listed by AMD's 7.14/10.0 Ryzen tables): no source read names its PCI
+    # id (errata.md section 7 leaves Krackan2's 1902 unmapped), so it has none here (#29).
+    unmapped = {"gfx1153"}
     for r in m.rocm_releases():
-        assert set(r.gpus) <= known, r.version
+        assert set(r.gpus) <= known | unmapped, r.version
 
 
 def test_nvidia_arch_matches_compute_capability(m):

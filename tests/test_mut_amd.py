@@ -421,14 +421,7 @@ def test_a_gpu_of_unknown_gfx_target_is_not_judged_unsupported(matrices):
     assert not judged(_box(gpus=[NAMELESS]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
 
 
-@pytest.mark.parametrize(
-    "gpu, wheel",
-    [
-        (PHOENIX, " PyTorch 2.13.0 ROCm wheels are built for gfx1103 and later (`gpuenv torch`)."),
-        (STRIX, " PyTorch 2.10.0 ROCm wheels are built for gfx1151 and later (`gpuenv torch`)."),
-        (RAPHAEL, ""),
-    ],
-)
+@pytest.mark.parametrize("gpu, wheel", [(RAPHAEL, "")])
 def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices, gpu, wheel):
     f = judged_one(_box(no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
     assert f.title == f"No ROCm release lists {gpu['gfx_target']}, this machine's only GPU"
@@ -437,6 +430,14 @@ def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices
         "applications built for the listed targets (ollama, llama.cpp's HIP build) do not use it and run on the CPU."
         + wheel
     )
+
+
+@pytest.mark.parametrize("gpu", [PHOENIX, STRIX])
+def test_an_only_apu_the_new_stream_lists_is_judged_against_it(matrices, gpu):
+    """#29: AMD's 7.14 / 10.0 Ryzen tables list gfx1103 and gfx1151, so such an APU alone is no
+    longer 'no release lists it': it is judged against the newest release that lists it."""
+    assert not judged(_box(no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
+    assert matrices.newest_rocm_for(gpu["gfx_target"]).version == "10.0.0"
 
 
 @pytest.mark.parametrize(

@@ -546,16 +546,16 @@ def _apu_box(*gpus):
 
 
 def test_an_apu_only_box_whose_gpu_no_rocm_lists_is_told_so(matrices):
-    report = diagnose(_apu_box(PHOENIX), matrices, Target())
+    # Raphael (gfx1036): no release lists it; Phoenix (gfx1103) is listed by 7.14/10.0 since #29
+    raphael = {**PHOENIX, "pci_id": "1002:164e", "name": "Raphael", "gfx_target": "gfx1036"}
+    report = diagnose(_apu_box(raphael), matrices, Target())
     found = [f for f in report.findings if f.code == "amd.gpu-unsupported"]
     assert len(found) == 1
     f = found[0]
     assert f.severity is Severity.ERROR  # the catalog's severity for this code
-    assert f.title == "No ROCm release lists gfx1103, this machine's only GPU"
+    assert f.title == "No ROCm release lists gfx1036, this machine's only GPU"
     assert f"up to {matrices.default_rocm().version}, the default" in f.detail
     assert "run on the CPU" in f.detail and "HSA_OVERRIDE_GFX_VERSION" in f.fix
-    # torch.json: the 2.13 ROCm wheels are the first built for gfx1103 (shared/reference/errata.md)
-    assert "PyTorch 2.13.0 ROCm wheels are built for gfx1103 and later" in f.detail
 
 
 @pytest.mark.parametrize(
@@ -571,12 +571,13 @@ def test_the_apu_rule_stays_silent_beside_another_gpu(matrices, other):
     assert not [f for f in report.findings if f.code == "amd.gpu-unsupported" and "only GPU" in f.title]
 
 
-def test_an_apu_that_only_pytorch_wheels_list_is_told_where_to_go(matrices):
-    """Strix Halo: not in the main ROCm matrix the bundle holds, but the 2.10+ ROCm wheels have it."""
+def test_an_apu_the_new_stream_lists_is_judged_against_it(matrices):
+    """Strix Halo: not in the legacy matrices, listed by AMD's 7.14 / 10.0 Ryzen tables (#29): the
+    bare box is judged against the newest release that lists it, not told that none does."""
     strix = {**PHOENIX, "pci_id": "1002:1586", "name": "Strix Halo", "gfx_target": "gfx1151"}
-    found = [f for f in diagnose(_apu_box(strix), matrices, Target()).findings if f.code == "amd.gpu-unsupported"]
-    assert [f.severity for f in found] == [Severity.ERROR]
-    assert "PyTorch 2.10.0 ROCm wheels are built for gfx1151 and later (`gpuenv torch`)" in found[0].detail
+    report = diagnose(_apu_box(strix), matrices, Target())
+    assert [f for f in report.findings if f.code == "amd.gpu-unsupported"] == []
+    assert (report.target.stack, report.target.version) == ("rocm", "10.0.0")
 
 
 def test_an_apu_a_rocm_release_lists_is_judged_as_install_auto_would(matrices):

@@ -19,10 +19,16 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE.parent
-REF = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE.parents[2] / "shared" / "reference"
+# The compiled reference (and the errata it is corrected by) is pinned in the repository
+# (matrices/sources/reference, copied from the project's shared/reference on 2026-12-05), so that
+# the bundle rebuilds from a clone byte for byte (tests/test_matrices_rebuild.py); another copy
+# can still be named on the command line.
+REF = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT / "sources" / "reference"
 sys.path.insert(0, str(HERE))
 
 import additions as ADD  # noqa: E402 - the sibling module of sourced additions (matrices/tools/additions.py)
+import amd_ids as AMD_IDS  # noqa: E402 - AMD PCI ids the reference lacked (matrices/tools/amd_ids.py)
+import therock as THEROCK  # noqa: E402 - ROCm 7.14 / Core SDK 10.0 (matrices/tools/therock.py)
 
 BUNDLE_VERSION = "2026.12.03"
 
@@ -401,6 +407,7 @@ def build_rocm(ref: dict) -> dict:
     archs = gfx_arch(ref["rocm_gpu_support"])
     releases = [rocm5_release(v) for v in ADD.ROCM5_DOCS]
     releases += [rocm_release(r, archs) for r in ref["rocm_releases"] if vtuple(r["version"])[:2] >= ROCM_MIN]
+    releases += THEROCK.RELEASES  # the new stream (#29): matrices/tools/therock.py
     products = []
     for p in ref["rocm_gpu_support"]:
         gfx = p["gfx_target"]
@@ -428,6 +435,7 @@ def build_rocm(ref: dict) -> dict:
             "see the OS entry's notes and products[].os_limits)",
             "radeon": "Radeon / Radeon PRO (RDNA) target: supported, on the narrower OS list AMD gives per GPU",
             "preview": "technology-preview stream only (TheRock 7.9-7.12); no production release 6.2-7.2.4 uses it",
+            # 7.14 and 10.0 list Ryzen APUs (gfx115x, gfx1103) on Radeon-like terms: Ubuntu only, inbox driver.
             "deprecated": "listed with '⚠️ Deprecated: existing features and capabilities are maintained, no new "
             "features or optimizations; a future release removes support' (gfx906 in 6.0-6.3: " + GFX906_SOURCE + ")",
         },
@@ -472,6 +480,8 @@ def build_amd(ref: dict) -> dict:
             }
         )
     gpus += amd_legacy(gpus)
+    known = {g["pci_id"] for g in gpus}
+    gpus += [g for g in AMD_IDS.entries() if g["pci_id"] not in known]  # #29's missing ids
     return {"schema": "gpuenv.matrices.amd_gpus/1", "gpus": gpus}
 
 

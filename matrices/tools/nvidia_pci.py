@@ -24,7 +24,10 @@ import sys
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "nvidia_gpus.json"
-PCI_IDS = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/usr/share/misc/pci.ids")
+# The header and vendor 10de block of pci.ids @ PCIIDS_COMMIT, pinned in the repository
+# (matrices/sources/pci.ids.10de) so that nvidia_gpus.json rebuilds from a clone; another pci.ids
+# can be named on the command line.
+PCI_IDS = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "sources" / "pci.ids.10de"
 PCIIDS_COMMIT = "c1c12547d626ebf05fd0223144ad87fab5e95d06"
 PCIIDS_VERSION = "2026.08.22"
 

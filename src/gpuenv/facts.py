@@ -141,6 +141,9 @@ class Toolkit:
     version: str
     path: str | None = None
     source: str | None = None  # package | runfile | pip
+    # therock: ROCm's new release stream (/opt/rocm/core-X.Y, amdrocm-* packages, rocm wheels);
+    # left out for the legacy stream and CUDA.
+    stream: str | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)

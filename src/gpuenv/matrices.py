@@ -121,6 +121,9 @@ class RocmRelease:
     notes: tuple[str, ...] = ()
     amdgpu_driver_compat: tuple[str, ...] = ()  # every amdgpu driver AMD lists, newest first
     release_date: str | None = None
+    # "therock" for the new release stream (7.14, Core SDK 10.0: /opt/rocm/core-X.Y, amdrocm-*);
+    # None for the legacy stream (/opt/rocm-X.Y.Z, rocm-*).
+    stream: str | None = None
 
     def support(self, gfx: str) -> str | None:
         """Support level of a gfx target in this release, or None when unsupported."""
@@ -769,6 +772,7 @@ def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
                 notes=r.strs(rel, "notes", p, optional=True),
                 amdgpu_driver_compat=r.strs(rel, "amdgpu_driver_compat", p, optional=True),
                 release_date=r.get(rel, "release_date", p, str, optional=True),
+                stream=r.get(rel, "stream", p, str, optional=True),
             )
         )
     releases.sort(key=lambda x: vkey(x.version))

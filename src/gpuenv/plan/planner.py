@@ -13,6 +13,7 @@ import re
 
 from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices
+from gpuenv.plan import therock
 from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request, Step, TorchPick
 from gpuenv.plan.repos import Repos
 from gpuenv.resolve import inventory as inv
@@ -394,12 +395,16 @@ def _torch_steps(
 
 
 def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]):
-    installable = {r["rocm"] for r in repos.section("amd")["releases"]}
+    installable = {r["rocm"] for r in repos.section("amd")["releases"]} | repos.therock_installable()
     version = req.version or fitting_rocm(facts, matrices, installable).version
     known = matrices.rocm_release(version)
     if known is None:
         raise PlanError(f"ROCm {version} is not in the bundled matrices (gpuenv matrix show rocm)")
     version = known.version  # "7.2" means its newest bundled patch release
+    if known.stream == "therock":
+        therock.refuse(facts, repos, version)
+    elif not req.version:
+        therock.newer_stream_note(facts, matrices, version, notes)
     rel = repos.amd_release(version)
     if rel is None:
         listed = ", ".join(r["rocm"] for r in repos.section("amd")["releases"])

@@ -77,6 +77,23 @@ class Repos:
             out.append((spec["path"], "\n".join(lines) + "\n"))
         return out
 
+    # -- AMD, the new release stream (TheRock) --
+    def therock_release(self, rocm: str) -> dict[str, Any] | None:
+        """repos.json's entry for a release of the new stream (7.14.0, 10.0.0), or None."""
+        for rel in self.doc.get("amd_therock", {}).get("releases", ()):
+            if rel["rocm"] == rocm:
+                return rel
+        return None
+
+    def therock_installable(self) -> set[str]:
+        """The new stream's releases the planner can install: those whose key has a pinned
+        fingerprint (none yet: AMD's pages give the key's URL only)."""
+        return {
+            rel["rocm"]
+            for rel in self.doc.get("amd_therock", {}).get("releases", ())
+            if rel["key"].get("fingerprint")
+        }
+
     # -- NVIDIA --
     def nvidia_distro(self, os_id: str, version: str | None) -> str | None:
         return _lookup(self.doc["nvidia"]["repos"], os_id, version, "distro")
@@ -179,9 +196,24 @@ def _load(path: str) -> Repos:
             url = doc[vendor]["key"]["url"]
             if not (url.startswith("https://") or _loopback_http(url)):
                 raise PlanError(f"repos: {vendor} key URL must be https (or http on this machine's loopback)")
+        for rel in doc.get("amd_therock", {}).get("releases", ()):
+            _check_therock(rel)
     except (KeyError, TypeError) as exc:
         raise PlanError(f"repos: {path}: missing or malformed {exc}") from exc
     return Repos(doc=doc, purge=purge)
+
+
+def _check_therock(rel: dict) -> None:
+    """A new-stream release: an https key whose fingerprint, when given, is a full one, and source
+    lines that name the keyring (a line without it would trust whatever key apt holds)."""
+    key = rel["key"]
+    if key["fingerprint"] is not None and not _FPR.fullmatch(key["fingerprint"]):
+        raise PlanError(f"repos: amd_therock {rel['rocm']}: key fingerprint is not 40 upper-case hex digits")
+    if not (key["url"].startswith("https://") or _loopback_http(key["url"])):
+        raise PlanError(f"repos: amd_therock {rel['rocm']}: key URL must be https")
+    text = "\n".join(rel["list"]["lines"])
+    if "{keyring}" not in text or "https://" not in text:
+        raise PlanError(f"repos: amd_therock {rel['rocm']}: source lines must be https and name {{keyring}}")
 
 
 # Packages no purge may ever name: the desktop, the container toolkit, and the lookalikes that

@@ -67,6 +67,8 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     gpus, nvidia, amd = _gpus(host, guard, errors, nodes)
     toolkit_facts = guard("toolkits", lambda: toolkits.probe(host, installed, errors), toolkits.Toolkits())
     environment = _environment(host)
+    python_facts = guard("python", lambda: python_env.probe(host, python, errors, installed), None)
+    toolkit_facts = toolkits.with_pip(toolkit_facts, python_facts)
     return Facts(
         host=host_facts,
         os=os_facts,
@@ -82,7 +84,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         apt_sources=guard("apt_sources", lambda: apt_sources.probe(host, errors), None),
         user=user_facts,
         device_nodes=nodes,
-        python=guard("python", lambda: python_env.probe(host, python, errors, installed), None),
+        python=python_facts,
         environment=environment,
         libraries=guard(
             "libraries", lambda: libraries.scan(host, _ld_library_path() if host.live else None, errors), None

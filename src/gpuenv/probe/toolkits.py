@@ -1,10 +1,11 @@
-"""Installed CUDA toolkits (/usr/local/cuda*) and ROCm releases (/opt/rocm*)."""
+"""Installed CUDA toolkits (/usr/local/cuda*) and ROCm releases (/opt/rocm*; the new stream's
+/opt/rocm/core-X.Y and wheels in therock.py)."""
 
 from __future__ import annotations
 
 import re
 
-from gpuenv.facts import Toolkit, Toolkits
+from gpuenv.facts import Python, Toolkit, Toolkits
 from gpuenv.probe.host import Host
 
 _CUDA_TXT = r"CUDA Version\s+([0-9][0-9.]*)"
@@ -143,6 +144,10 @@ def probe(host: Host, installed: dict[str, str], errors: list) -> Toolkits:
         path = f"/opt/{name}"
         if not name.startswith("rocm") or host.is_link(path) or not host.is_dir(path):
             continue
+        if host.exists(f"{path}/core") and not host.exists(f"{path}/.info/version"):
+            # TheRock's /opt/rocm: a directory of alternatives links into /opt/rocm/core-X.Y
+            # (its include/ leads to that tree's rocm_version.h); therock.py reports that tree.
+            continue
         try:
             text = host.read_optional(f"{path}/.info/version")
             if text is not None:
@@ -156,4 +161,17 @@ def probe(host: Host, installed: dict[str, str], errors: list) -> Toolkits:
             rocm.append(Toolkit(version=version, path=path, source=source))
         except Exception as exc:
             errors.append(ProbeError("toolkits.rocm", f"{path}: {exc}"))
+    from gpuenv.probe import therock
+
+    rocm += therock.probe(host, installed, errors)
     return Toolkits(cuda=tuple(cuda), rocm=tuple(rocm))
+
+
+def with_pip(toolkits: Toolkits, python: Python | None) -> Toolkits:
+    """``toolkits`` plus the ROCm SDK wheels of the probed Python environment (TheRock's pip
+    route), which the Python probe found."""
+    from gpuenv import record
+    from gpuenv.probe import therock
+
+    extra = therock.from_python(python)
+    return record.replace(toolkits, rocm=(*toolkits.rocm, *extra)) if extra else toolkits

@@ -65,7 +65,13 @@ class Report:
 
 
 def target_dict(target: Target) -> dict[str, str | None]:
-    return {"stack": target.stack, "version": target.version, "torch": target.torch, "basis": basis(target)}
+    out = {"stack": target.stack, "version": target.version, "torch": target.torch, "basis": basis(target)}
+    installed = target.extra.get("installed")
+    if installed and installed != target.version:
+        # A release the matrices lack (6.4.4): what is installed, beside the release it was judged
+        # as (version; null when it could not be judged at all).
+        out["installed"] = installed
+    return out
 
 
 def error_dict(source: str, message: str) -> dict[str, str]:

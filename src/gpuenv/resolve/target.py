@@ -50,13 +50,19 @@ def choose_auto(facts: Facts, matrices: Matrices | None) -> Target | None:
     return None
 
 
-def fitting_rocm(facts: Facts, matrices: Matrices, installable: Container[str] | None = None) -> RocmRelease:
+def fitting_rocm(
+    facts: Facts, matrices: Matrices, installable: Container[str] | None = None, newest: bool | None = None
+) -> RocmRelease:
     """The ROCm release to install here when none is named (`install auto`, `install rocm`, a bare
     `--target rocm`): the default release when it lists every ROCm GPU's gfx target and this OS,
     else the newest release that does, else the newest that lists the GPUs on any OS, else the
     default (the checks then say what does not fit: amd.gpu-unsupported, os.unsupported). GPUs of
     unknown gfx target and an unknown OS do not narrow the choice. ``installable`` (the planner's:
-    versions it has repository data for) leaves out the releases it cannot install."""
+    versions it has repository data for) leaves out the releases it cannot install, and then the
+    newest fitting release wins over the default, whichever release stream it is in (#29: `install
+    auto` plans the newest production release that supports the machine); ``newest`` asks for
+    that order without the installable filter."""
+    newest = installable is not None if newest is None else newest
     default = matrices.default_rocm()
     gpus = inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
     gfx = sorted({t for g in gpus if (t := inv.gfx_target(g, matrices))})
@@ -66,6 +72,8 @@ def fitting_rocm(facts: Facts, matrices: Matrices, installable: Container[str] |
 
     os_id = facts.os.id if facts.os.id not in ("", "unknown") else None
     fits = among(matrices.rocm_releases_for(gfx, os_id, inv.os_version(facts))) if os_id else []
+    if newest and fits:
+        return fits[-1]
     if default in fits:
         return default
     fits = fits or among(matrices.rocm_releases_for(gfx))

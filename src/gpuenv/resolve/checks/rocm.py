@@ -92,3 +92,53 @@ def release_unknown(facts: Facts, matrices, target: Target):
         fix=fix,
         gpus=inv.slots(gpus),
     )
+
+
+# AMD's install pages of the new stream open with "If you have ROCm 7.2.4 or older installed,
+# please uninstall it before proceeding" (ROCm/rocm-docs docs/install/include/200-install.rst,
+# the 7.14.0 revision and @ 0c31064a for 10.0), and the transition guide gives the two streams
+# different trees and package names (rocm.docs.amd.com/en/docs-7.14.0/about/transition-guide-TheRock.html).
+MIXED_STREAMS_REF = (
+    "https://rocm.docs.amd.com/en/docs-7.14.0/install/rocm.html (\"If you have ROCm 7.2.4 or older "
+    "installed, please uninstall it before proceeding\")"
+)
+
+
+def _legacy_installs(facts: Facts) -> list[str]:
+    """The legacy stream's trees and packages: /opt/rocm-X.Y.Z toolkits, rocm-*/hip* packages."""
+    trees = [f"ROCm {t.version} at {t.path or '?'}" for t in facts.toolkits.rocm if t.stream != "therock"]
+    if trees:
+        return trees
+    pkgs = inv.rocm_packages(facts)
+    return [f"{n} {v}" for n, v in sorted(pkgs.items())][:3]
+
+
+def _therock_installs(facts: Facts) -> list[str]:
+    """The new stream's installs: TheRock trees, amdrocm packages, rocm wheels."""
+    found = []
+    for t in facts.toolkits.rocm:
+        if t.stream == "therock":
+            where = t.path or ("pip wheels" if t.source == "pip" else "amdrocm packages")
+            found.append(f"ROCm {t.version} ({where})")
+    return found
+
+
+@check(code="rocm.mixed-streams", area="amd")
+def mixed_streams(facts: Facts, matrices, target: Target):
+    """A legacy-stream ROCm (/opt/rocm-X.Y.Z, rocm-* packages) beside a TheRock one: both put
+    libamdhip64 and friends on the machine, /opt/rocm's links belong to one of them, and AMD's
+    install pages ask for the legacy one to be removed first."""
+    legacy, therock = _legacy_installs(facts), _therock_installs(facts)
+    if not legacy or not therock:
+        return
+    yield Finding(
+        code="rocm.mixed-streams",
+        severity=Severity.WARNING,
+        title="A legacy ROCm and a TheRock ROCm are installed side by side",
+        detail=f"legacy stream: {', '.join(legacy)}; new stream (TheRock): {', '.join(therock)}. "
+        "Their libraries (libamdhip64, rocBLAS, ...) differ in release, and /opt/rocm's links can lead to either; "
+        "a program may load one stream's runtime with the other's libraries.",
+        fix="Keep one stream. To keep the new one, remove the legacy packages: "
+        "sudo apt-get purge rocm-core  # and the rocm-*/hip* packages that depend on it (apt lists them)",
+        refs=(MIXED_STREAMS_REF,),
+    )

@@ -1,0 +1,138 @@
+"""AMD PCI ids named in pci.ids or libdrm's amdgpu.ids that the reference lacked (#29), merged
+into amd_gpus.json by build.py.
+
+Names: pci.ids (pciutils/pciids @ c1c12547d626, Version 2026.08.22), vendor 1002, and libdrm's
+data/amdgpu.ids (X11Libre/mirror.fdo.drm @ 369990d9660a, 2025-12-19), both read from the
+repositories themselves. gfx targets: the codename's target as Mesa's ac_get_llvm_processor_name
+maps it (NAVI10 gfx1010, NAVI12 gfx1011, NAVI14 gfx1012, NAVI21 gfx1030, NAVI23 gfx1032, NAVI24
+gfx1034, NAVI33 gfx1102, RENOIR gfx90c, REMBRANDT gfx1035, RAVEN gfx902: the source the bundle's
+other entries cite); left null where no source read settles it (Picasso/Raven 2 is gfx902 or
+gfx909 by silicon revision; MI308X, as for 1002:74a2).
+
+Not added: the revisions 7551 C8 (Radeon AI PRO R9600D) and 7590 C1 (RX 9060 XT LP) named in #29:
+neither pinned file has them (AMD's 10.0 OS table lists both products, without ids).
+"""
+
+from __future__ import annotations
+
+PCIIDS = "pci.ids (pciutils/pciids @ c1c12547d626, Version 2026.08.22), vendor 1002"
+AMDGPU_IDS = "libdrm data/amdgpu.ids (X11Libre/mirror.fdo.drm @ 369990d9660a, 2025-12-19)"
+MESA = (
+    "Mesa src/amd/common/amd_family.c ac_get_llvm_processor_name (codename -> gfx: NAVI10->gfx1010, "
+    "NAVI12->gfx1011, NAVI14->gfx1012, NAVI21->gfx1030, NAVI23->gfx1032, NAVI24->gfx1034, NAVI33->gfx1102, "
+    "RENOIR->gfx90c, REMBRANDT->gfx1035, RAVEN->gfx902)"
+)
+VF_NOTE = (
+    "A virtual function (SR-IOV) of the MI350X/MI355X (amdgpu.ids); its target is taken to be the physical "
+    "GPU's gfx950 (1002:75a0/75a3), which no source read states for the VF id itself."
+)
+MI308X_NOTE = (
+    "MI308X gfx target left null, as for 1002:74a2: no AMD document read names it (secondary sources report "
+    "gfx942); on a live system the KFD topology gives the target."
+)
+UNNAMED_NOTE = (
+    "Named by amdgpu.ids only (pci.ids has no codename for it under vendor 1002): chip, architecture and gfx "
+    "target left null."
+)
+PICASSO_NOTE = "gfx902 or gfx909 (Raven 2) depending on the silicon revision: not settled by a source read."
+
+# (id, pci.ids line, name, codename, gfx, architecture, integrated, amdgpu.ids revisions, notes)
+IDS = [
+    ("7310", "Navi 10 [Radeon Pro W5700X]", "AMD Radeon Pro W5700X", "Navi 10", "gfx1010", "RDNA1", False, None, ()),
+    ("7312", "Navi 10 [Radeon Pro W5700]", "AMD Radeon Pro W5700", "Navi 10", "gfx1010", "RDNA1", False,
+     {"00": "AMD Radeon Pro W5700"}, ()),
+    ("7341", "Navi 14 [Radeon Pro W5500]", "AMD Radeon Pro W5500", "Navi 14", "gfx1012", "RDNA1", False,
+     {"00": "AMD Radeon Pro W5500"}, ()),
+    ("7360", "Navi 12 [Radeon Pro 5600M/V520/BC-160]", "AMD Radeon Pro 5600M (41) / Pro V520 (C3)", "Navi 12",
+     "gfx1011", "RDNA1", False, {"41": "AMD Radeon Pro 5600M", "C3": "AMD Radeon Pro V520"},
+     ("The Radeon Pro V520 is the GPU of AWS g4ad instances.",)),
+    ("7362", "Navi 12 [Radeon Pro V520/V540]", "AMD Radeon Pro V540 (C1) / Pro V520 (C3)", "Navi 12", "gfx1011",
+     "RDNA1", False, {"C1": "AMD Radeon Pro V540", "C3": "AMD Radeon Pro V520"}, ()),
+    ("73a2", "Navi 21 Pro-XTA [Radeon Pro W6900X]", "AMD Radeon Pro W6900X", "Navi 21", "gfx1030", "RDNA2", False,
+     None, ()),
+    ("73ab", "Navi 21 Pro-XLA [Radeon Pro W6800X/Radeon Pro W6800X Duo]", "AMD Radeon Pro W6800X / W6800X Duo",
+     "Navi 21", "gfx1030", "RDNA2", False, None, ()),
+    ("73ae", "Navi 21 [Radeon Pro V620 MxGPU]", "AMD Radeon Pro V620 MxGPU", "Navi 21", "gfx1030", "RDNA2", False,
+     {"00": "AMD Radeon Pro V620 MxGPU"}, ("The SR-IOV virtual function of the V620 (MxGPU).",)),
+    ("73e1", "Navi 23 WKS-XM [Radeon PRO W6600M]", "AMD Radeon Pro W6600M", "Navi 23", "gfx1032", "RDNA2", False,
+     {"00": "AMD Radeon Pro W6600M"}, ()),
+    ("73e3", "Navi 23 WKS-XL [Radeon PRO W6600]", "AMD Radeon Pro W6600", "Navi 23", "gfx1032", "RDNA2", False,
+     {"00": "AMD Radeon Pro W6600"}, ()),
+    ("7422", "Navi 24 [Radeon PRO W6400]", "AMD Radeon Pro W6400", "Navi 24", "gfx1034", "RDNA2", False,
+     {"00": "AMD Radeon Pro W6400"}, ()),
+    ("7423", "Navi 24 [Radeon PRO W6300/W6300M]", "AMD Radeon Pro W6300M (00) / W6300 (01)", "Navi 24", "gfx1034",
+     "RDNA2", False, {"00": "AMD Radeon Pro W6300M", "01": "AMD Radeon Pro W6300"}, ()),
+    ("7424", "Navi 24 [Radeon RX 6300]", "AMD Radeon RX 6300", "Navi 24", "gfx1034", "RDNA2", False,
+     {"00": "AMD Radeon RX 6300"}, ()),
+    ("73f0", "Navi 33 [Radeon RX 7600M XT]", "AMD Radeon RX 7600M XT", "Navi 33", "gfx1102", "RDNA3", False, None, ()),
+    ("7483", "Navi 33 [Radeon RX 7600M/7600M XT]", "AMD Radeon RX 7600M / 7600M XT", "Navi 33", "gfx1102", "RDNA3",
+     False, {"CF": "AMD Radeon RX 7600M"}, ()),
+    ("749f", "Navi 33 [Radeon RX 7500]", "AMD Radeon RX 7500", "Navi 33", "gfx1102", "RDNA3", False, None, ()),
+    ("15dd", "Raven Ridge [Radeon Vega Series / Radeon Vega Mobile Series]", "Raven Ridge iGPU: Radeon Vega 3-11",
+     "Raven Ridge", "gfx902", "GCN5", True, None,
+     ("amdgpu.ids names 30 revisions (Radeon Vega 3/6/8/10/11 Graphics, Ryzen Embedded V1000).",)),
+    ("15d8", "Picasso/Raven 2 [Radeon Vega Series / Radeon Vega Mobile Series]", "Picasso / Raven 2 iGPU: Radeon Vega 1-11",
+     "Picasso", None, "GCN5", True, None,
+     (PICASSO_NOTE, "amdgpu.ids names 40 revisions (Radeon Vega 1-11 Graphics, Ryzen Embedded R1000).")),
+    ("164c", "Lucienne", "Lucienne iGPU", "Lucienne", "gfx90c", "GCN5", True, None,
+     ("Lucienne is a Renoir-family APU (Mesa: CHIP_RENOIR).",)),
+    ("15e7", "Barcelo", "Barcelo iGPU", "Barcelo", "gfx90c", "GCN5", True, None,
+     ("Barcelo is a Renoir-family APU (Mesa: CHIP_RENOIR).",)),
+    ("164d", "Rembrandt", "Rembrandt iGPU", "Rembrandt", "gfx1035", "RDNA2", True, None, ()),
+    ("74a8", None, "AMD Instinct MI308X HF", "Aqua Vanjaram", None, "CDNA3", False,
+     {"00": "AMD Instinct MI308X HF"}, (MI308X_NOTE,)),
+    ("74b6", None, "AMD Instinct MI308X", "Aqua Vanjaram", None, "CDNA3", False,
+     {"00": "AMD Instinct MI308X"}, (MI308X_NOTE,)),
+    ("75b0", None, "AMD Instinct MI350X VF", "Aqua Vanjaram", "gfx950", "CDNA4", False,
+     {"C0": "AMD Instinct MI350X VF"}, (VF_NOTE,)),
+    ("75b3", None, "AMD Instinct MI355X VF", "Aqua Vanjaram", "gfx950", "CDNA4", False,
+     {"C0": "AMD Instinct MI355X VF"}, (VF_NOTE,)),
+    # The rest of amdgpu.ids @ 369990d9660a that had no entry; targets only where the codename is named.
+    ("7347", "Navi 14 [Radeon Pro W5500M]", "AMD Radeon Pro W5500M", "Navi 14", "gfx1012", "RDNA1", False,
+     {"00": "AMD Radeon Pro W5500M"}, ()),
+    ("73e0", "Navi 23", "AMD Radeon RX 6600M", "Navi 23", "gfx1032", "RDNA2", False, {"00": "AMD Radeon RX 6600M"}, ()),
+    ("7421", "Navi 24 [Radeon PRO W6500M]", "AMD Radeon Pro W6500M", "Navi 24", "gfx1034", "RDNA2", False,
+     {"00": "AMD Radeon Pro W6500M"}, ()),
+    ("7481", "Navi 33 [Steam Machine]", "AMD Steam Machine", "Navi 33", "gfx1102", "RDNA3", False,
+     {"C7": "AMD Steam Machine"}, ()),
+    ("731e", None, "AMD Radeon RX 5700XTB (C6) / RX 5700B (C7)", None, None, None, False,
+     {"C6": "AMD Radeon RX 5700XTB", "C7": "AMD Radeon RX 5700B"}, (UNNAMED_NOTE,)),
+    ("1435", "Sephiroth [AMD Custom GPU 0405]", "AMD Custom GPU 0932", "Sephiroth", None, None, True,
+     {"AE": "AMD Custom GPU 0932"}, (UNNAMED_NOTE,)),
+    ("6666", None, "AMD Radeon R5 M200 Series", None, None, None, False, {"00": "AMD Radeon R5 M200 Series"}, (UNNAMED_NOTE,)),
+    ("6799", None, "AMD Radeon HD 7900 Series", None, None, None, False, {"00": "AMD Radeon HD 7900 Series"}, (UNNAMED_NOTE,)),
+    ("6830", None, "AMD Radeon 7800M Series", None, None, None, False, {"00": "AMD Radeon 7800M Series"}, (UNNAMED_NOTE,)),
+    ("6831", None, "AMD Radeon 7700M Series", None, None, None, False, {"00": "AMD Radeon 7700M Series"}, (UNNAMED_NOTE,)),
+    ("684c", None, "ATI FirePro V (FireGL V) Graphics Adapter", None, None, None, False,
+     {"00": "ATI FirePro V (FireGL V) Graphics Adapter"}, (UNNAMED_NOTE,)),
+    ("6902", None, "AMD Radeon Series", None, None, None, False, {"00": "AMD Radeon Series"}, (UNNAMED_NOTE,)),
+    ("6997", None, "AMD Radeon Pro WX 2100", None, None, None, False, {"00": "AMD Radeon Pro WX 2100"}, (UNNAMED_NOTE,)),
+]  # fmt: skip
+
+
+def entries() -> list[dict]:
+    out = []
+    for short, printed, name, codename, gfx, arch, integrated, revisions, notes in IDS:
+        sources = []
+        if printed:
+            sources.append(f"{PCIIDS} ('{printed}')")
+        if revisions:
+            sources.append(AMDGPU_IDS)
+        out.append(
+            {
+                "pci_id": f"1002:{short}",
+                "name": name,
+                "codename": codename,
+                "gfx_target": gfx,
+                "architecture": arch,
+                "integrated": integrated,
+                "revisions": revisions,
+                "source": "; ".join(sources),
+                "gfx_source": (MESA if short not in ("75b0", "75b3") else "the physical GPU's entry (1002:75a0/75a3)")
+                if gfx
+                else None,
+                "confirmed": gfx is not None and short not in ("75b0", "75b3"),
+                "notes": list(notes),
+            }
+        )
+    return out

@@ -1,0 +1,33 @@
+"""The bundled matrices rebuild from the repository alone, byte for byte (#29): the build tools read
+only what lives under matrices/ (tools/, sources/), and their output equals the shipped files."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+MATRICES = Path(__file__).resolve().parents[1] / "matrices"
+BUILT = ("rocm.json", "amd_gpus.json", "cuda.json", "torch.json", "bundle.json", "nvidia_gpus.json")
+
+
+def test_the_bundle_rebuilds_byte_for_byte_from_the_repository(tmp_path):
+    copy = tmp_path / "clone" / "matrices"
+    shutil.copytree(MATRICES / "tools", copy / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(MATRICES / "sources", copy / "sources")
+    assert not any((copy / name).exists() for name in BUILT)  # nothing built is carried over
+    env = {"PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"}
+    for tool in ("build.py", "nvidia_pci.py"):
+        done = subprocess.run(
+            [sys.executable, "-I", str(copy / "tools" / tool)], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+    for name in BUILT:
+        assert (copy / name).read_bytes() == (MATRICES / name).read_bytes(), name
+
+
+def test_the_build_reads_no_path_outside_matrices():
+    for tool in ("build.py", "nvidia_pci.py"):
+        text = (MATRICES / "tools" / tool).read_text()
+        assert "shared" + '" / "reference' not in text and "/usr/share/misc/pci.ids" not in text, tool
