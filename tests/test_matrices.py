@@ -572,28 +572,6 @@ def test_older_amd_gpus_from_the_amdgpu_pci_table(m):
         assert all(r.support(gfx) is None for gfx in never), r.version
 
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference"
-
-
-@pytest.mark.skipif(not (REFERENCE / "matrices.json").is_file(), reason="shared/reference not checked out")
-def test_build_py_reproduces_the_committed_files():
-    import importlib.util
-    import sys
-
-    tools = Path(__file__).resolve().parents[1] / "matrices" / "tools"
-    sys.path.insert(0, str(tools))
-    try:
-        spec = importlib.util.spec_from_file_location("gpuenv_matrices_build", tools / "build.py")
-        build = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(build)
-    finally:
-        sys.path.remove(str(tools))
-    ref = json.loads((REFERENCE / "matrices.json").read_text())
-    for name, fn in (("rocm", build.build_rocm), ("amd_gpus", build.build_amd), ("cuda", build.build_cuda)):
-        assert json.loads(json.dumps(fn(ref))) == doc(name), name
-    assert json.loads(json.dumps(build.build_torch(ref))) == doc("torch")
-
-
 def test_the_shipped_torch_releases_are_read_one_at_a_time_and_read_as_a_whole_parse_reads_them(m):
     lazy = M.parse_dir(DATA, "bundled", lazy=True)
     newest = lazy.torch_versions()[-1]

@@ -1,4 +1,4 @@
-"""Findings: what a doctor check reports (contract: shared/contracts/findings.md)."""
+"""Findings: what a doctor check reports (the public codes: FINDINGS.md)."""
 
 from __future__ import annotations
 

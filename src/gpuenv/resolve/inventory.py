@@ -58,7 +58,7 @@ def older(a: str | None, b: str | None) -> bool:
 
 # -- packages ----------------------------------------------------------------------------------
 # Names as Ubuntu, Debian, NVIDIA's CUDA repository and AMD's repositories ship them
-# (shared/reference/installers.md B1-B6).
+# (AMD's ROCm and amdgpu install pages, NVIDIA's CUDA installation guide).
 
 
 @record(frozen=True)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # the same lists from ROCm 5.x on.
 BUNDLING_SOURCE = "https://github.com/pytorch/pytorch/blob/0155a3fe32cfca4e1099d66a35bb98df0e2b7bf9/.ci/manywheel/build_rocm.sh"
 # ROCm 7.14 and later (TheRock) install ROCm itself from wheels beside torch (pytorch/pytorch#191688,
-# per shared reference matrices.md): not what the script above does, so not assumed.
+# matrices/sources/reference/matrices.json): not what the script above does, so not assumed.
 _LAST_BUNDLING = (7, 13)
 # Exactly the index's naming: AMD's own wheels ("+rocm7.2.0.lw.git…", repo.radeon.com) and
 # distribution or source builds (no "+rocm") are not known to bundle, so they are not assumed to.
