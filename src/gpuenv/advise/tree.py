@@ -24,7 +24,7 @@ from gpuenv.rootpath import NotRegular, TooLarge, read_regular
 MAX_BYTES = 4 << 20  # the largest hand-written source seen in real trees is ~1 MB; generated ones are skipped
 BINARY_PROBE = 8192  # a NUL byte in the first 8 KiB: binary (git's own heuristic)
 
-SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".py"})
+SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".py", ".pyx", ".pxd"})
 # HIP sources: not scanned for CUDA, but evidence that the project already builds for ROCm.
 HIP_SUFFIXES = frozenset({".hip"})
 # Directories that hold no project source: version control, caches, installed environments.
@@ -85,6 +85,7 @@ class File:
     manifest: str | None  # the manifest kind, or None
     source: bool  # a source file (scanned for calls and constructs)
     data: bytes
+    build: bool = False  # a build file: CMakeLists.txt, *.cmake, setup*.py
 
 
 def walk(root: str, counts: Counts) -> Iterator[File]:
@@ -126,12 +127,19 @@ def walk(root: str, counts: Counts) -> Iterator[File]:
             suffix = os.path.splitext(entry.name)[1].lower()
             manifest = manifest_kind(entry.name, parent)
             source = suffix in SOURCE_SUFFIXES
-            if manifest is None and not source and suffix not in HIP_SUFFIXES:
+            build = is_build_file(entry.name)
+            if manifest is None and not source and not build and suffix not in HIP_SUFFIXES:
                 continue
             data = _read(entry.path, counts)
             if data is not None:
-                yield File(rel, suffix, manifest, source, data)
+                yield File(rel, suffix, manifest, source, data, build)
         todo.extend(reversed(subdirs))
+
+
+def is_build_file(name: str) -> bool:
+    """CMakeLists.txt, *.cmake, and Python build scripts (setup.py, setup_rocm.py)."""
+    low = name.lower()
+    return low == "cmakelists.txt" or low.endswith(".cmake") or (low.startswith("setup") and low.endswith(".py"))
 
 
 def _build_dir(name: str) -> bool:

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from gpuenv.advise.model import Advice, Finding, Level, Verdict
 
-_STYLE = {Verdict.PORTABLE: "bold green", Verdict.WORK: "bold yellow", Verdict.CUDA_ONLY: "bold red"}
+_STYLE = {Verdict.PORTABLE: "bold green", Verdict.WORK: "bold yellow", Verdict.CUDA_ONLY: "bold red",
+          Verdict.UNKNOWN: "bold"}  # fmt: skip
 _HEADING = {Level.BLOCKER: ("CUDA-only", "red"), Level.WORK: ("Needs a person", "yellow"),
             Level.PORTABLE: ("Portable", "green")}  # fmt: skip
 _PLACES = 3  # places shown per entry before "+N more"
@@ -57,7 +58,9 @@ def _group(members: list[Finding], style: str) -> list[tuple[str, str]]:
             path = f.where.rpartition(":")[0]
             shown = ", ".join(str(n) for n in f.lines[:8]) + (f", ... ({len(f.lines):,} lines)" if len(f.lines) > 8
                                                             else "")  # fmt: skip
-            out.append(("", f"      {f.where}  {f.what}"))
+            tags = "".join(f"  [{t}]" for t in (("covered by the ROCm path" if f.covered else ""),
+                                                (f"optional: {f.optional}" if f.optional else "")) if t)  # fmt: skip
+            out.append(("", f"      {f.where}  {f.what}{tags}"))
             if len(f.lines) > 1:
                 out.append(("dim", f"        {path} lines {shown}"))
         if len(members) > _PLACES:
