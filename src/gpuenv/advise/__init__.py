@@ -72,6 +72,8 @@ def _hits(path: str, table, walked: Walked) -> Iterator[Hit]:
         if f.build:
             found, sign = scan_cmake(f.path, text) if is_cmake(name) else scan_build_script(f.path, text)
             walked.judged += 1
+            if not f.source:
+                walked.source_lines += lines_of(text)  # CMake lines needing a person are lines read too
             yield from found
             if sign and not test:
                 _note(rocm, sign)

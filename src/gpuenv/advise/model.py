@@ -170,7 +170,7 @@ class Advice:
         return list(rows.values())
 
     def rocm_build(self) -> dict[str, Any]:
-        blockers = [f for f in self.findings if f.level is Level.BLOCKER]
+        blockers = [f for f in self.findings if f.level is Level.BLOCKER] if self.rocm_path else []
         return {
             "evidence": list(self.rocm_path),
             "covers": sorted({f"{f.name} ({f.where})" for f in blockers if f.covered}),

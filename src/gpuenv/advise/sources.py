@@ -121,7 +121,7 @@ def lines_of(text: str) -> int:
 def is_device_code(suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS) -> bool:
     if suffix in DEVICE_SUFFIXES or "__global__" in text or "__device__" in text:
         return True
-    return "DEVICE" in text and any(m in text for m in macros)
+    return any(m in text for m in macros)
 
 
 def device_macros(text: str) -> set[str]:
@@ -149,7 +149,9 @@ def scan_file(path: str, suffix: str, text: str,
     elif suffix in CYTHON_SUFFIXES:
         _scan_python(path, text, hits)
         _scan_cython_externs(path, text, hits)
-        _scan_c(path, text, hits, evidence, host=True, device=False, regions=NO_REGIONS)
+        _scan_c(path, text, hits, evidence, host=True, device=False, regions=NO_REGIONS, hash_comments=True)
+        seen: set[tuple[str, int]] = set()  # extern from "cublas_v2.h" is also a cublas name
+        hits[:] = [h for h in hits if (h.rule, h.line) not in seen and not seen.add((h.rule, h.line))]
     elif suffix in C_SUFFIXES:
         regions = c_regions(text)
         first = regions.first_hip(text) if regions.spans else None
@@ -177,7 +179,7 @@ def _scan_cython_externs(path: str, text: str, hits: list[Hit]) -> None:
 
 
 def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host: bool, device: bool,
-            regions: Regions) -> None:  # fmt: skip
+            regions: Regions, hash_comments: bool = False) -> None:  # fmt: skip
     line, last = 1, 0
     asm_end = -1  # where the last asm() statement ends: its operands are not warp assumptions
     # A line with many uses of one namespace (cute::, cutlass::, thrust::) is one use: CUTLASS
@@ -192,7 +194,7 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
             continue  # inside a longer name: hipcub::, my_cudaMalloc
         start = text.rfind("\n", 0, pos) + 1
         before = text[start:pos]
-        if before and ("//" in before or before.lstrip()[:1] in ("*", "/")):
+        if before and ("//" in before or before.lstrip()[:1] in ("*", "/") or (hash_comments and "#" in before)):
             continue  # a comment
         rule, kind, what = _classify(word, text, m.end(), before, start)
         if rule is None:
