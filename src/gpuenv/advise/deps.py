@@ -281,11 +281,17 @@ def _located(text: str, reqs: list[str], names: list[str], urls: list[str]) -> l
     return out
 
 
+_TOKEN = re.compile(r"(?<![\w.-])[A-Za-z0-9][\w.-]*")
+
+
 class _LineFinder:
-    """The line a value is written on (1 when the text does not spell it plainly)."""
+    """The line a value is written on (1 when the text does not spell it plainly). Names are
+    found through an index of the text's words built once (a uv.lock names hundreds of
+    packages: one search of the whole text per name was most of advise's time on such trees)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._names: dict[str, int] | None = None
 
     def find(self, value: str) -> int:
         pos = self.text.find(value)
@@ -295,9 +301,26 @@ class _LineFinder:
         return self.name(m.group(1)) if m else 1
 
     def name(self, name: str) -> int:
-        spelled = r"[-_.]+".join(re.escape(part) for part in re.split(r"[-_.]+", name))
-        m = re.search(rf"(?<![\w.-]){spelled}(?![\w-])", self.text, re.IGNORECASE)
-        return self.text.count("\n", 0, m.start()) + 1 if m else 1
+        if self._names is None:
+            self._names = self._index()
+        return self._names.get(_normal(name), 1)
+
+    def _index(self) -> dict[str, int]:
+        """Normalized word (and each dotted prefix of it: torch of torch.cuda) -> its first line."""
+        out: dict[str, int] = {}
+        line, last = 1, 0
+        for m in _TOKEN.finditer(self.text):
+            line += self.text.count("\n", last, m.start())
+            last = m.start()
+            word = m.group().rstrip(".-")
+            parts = word.split(".")
+            for n in range(1, len(parts) + 1):
+                out.setdefault(_normal(".".join(parts[:n])), line)
+        return out
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 PARSERS: dict[str, Callable[[str], list[Dep]]] = {

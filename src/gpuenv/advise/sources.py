@@ -63,15 +63,6 @@ _C = re.compile(
 # (Instructions that only appear inside asm() strings, such as mbarrier or fence.proxy.async,
 # are not looked for: the asm() statement around them is already a blocker.)
 
-_PY = re.compile(
-    r"""
-    f(?:rom[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+))
-  | i(?:mport[ \t]+([A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*))
-  | C(?:UDAExtension\b)
-    """,
-    re.VERBOSE,
-)
-
 _CALL = re.compile(r"\s*\(")
 _INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
 _LIBRARY = re.compile(r"cublasLt|cublasXt|cublas|cudnn|cufft|cusparse|curand|cusolver|cutensor|nvrtc|nccl")
@@ -341,10 +332,23 @@ def _ident(text: str, pos: int) -> str:
     return _IDENT.match(text, pos).group()  # type: ignore[union-attr]  # \w* always matches
 
 
+# One pattern per statement keyword: a pattern that starts with a literal word is searched for by
+# the regex engine's own fast prefix scan; an alternation of them tries every i and f of the text.
+_PY_FROM = re.compile(r"from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+)")
+_PY_IMPORT = re.compile(
+    r"import[ \t]+([A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*)"
+)
+_PY_EXTENSION = re.compile(r"CUDAExtension\b")
+
+
 def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
+    found = [(m.start(), 0, m) for m in _PY_FROM.finditer(text)]
+    found += [(m.start(), 1, m) for m in _PY_IMPORT.finditer(text)]
+    if "CUDAExtension" in text:
+        found += [(m.start(), 2, m) for m in _PY_EXTENSION.finditer(text)]
+    found.sort(key=lambda f: f[0])
     line, last = 1, 0
-    for m in _PY.finditer(text):
-        pos = m.start()
+    for pos, kind, m in found:
         if pos and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
             continue
         line += text.count("\n", last, pos)
@@ -353,18 +357,19 @@ def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
         before = text[start:pos]
         if "#" in before:
             continue
-        word = m.group()
-        if word.startswith("CUDAExtension") or (m.group(2) and "CUDAExtension" in m.group(2)):
+        if kind == 2 or (kind == 0 and "CUDAExtension" in m.group(2)):
+            if kind == 2 and before.lstrip().startswith("from "):
+                continue  # the import line itself: counted once, by its "from"
             hits.append(Hit("construct:cuda-extension", "CUDAExtension", path, line, "extension", source_line=True))
             continue
         if before.strip():
             continue  # "import" in the middle of a line: not an import statement
-        if m.group(1):  # from MOD import a, b: MOD, and MOD.a for packages of modules
+        if kind == 0:  # from MOD import a, b: MOD, and MOD.a for packages of modules
             module = m.group(1)
             names = [n.strip().split()[0] for n in m.group(2).split(",") if n.strip()]
             candidates = [module] + [f"{module}.{n}" for n in names]
         else:
-            candidates = [part.split()[0] for part in m.group(3).split(",") if part.strip()]
+            candidates = [part.split()[0] for part in m.group(1).split(",") if part.strip()]
         for module in candidates:
             hits.append(Hit("import", module, path, line, "import", source_line=True))
 

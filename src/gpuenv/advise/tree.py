@@ -174,14 +174,21 @@ class Ignore:
     re-include it either)."""
 
     rules: tuple[Rule, ...] = ()
+    # The rules with each run of neighbours that decide alike (same file, negation and dir-only)
+    # merged into one pattern, last run first: the same answers, one regex call per run (a
+    # .gitignore of 100 lines cost 100 calls per file).
+    runs: tuple[Rule, ...] = ()
 
     def below(self, rel_dir: str, text: str) -> Ignore:
         """These rules and those of ``rel_dir``'s .gitignore (its text)."""
         more = tuple(rule for line in text.splitlines() if (rule := parse_rule(rel_dir, line)) is not None)
-        return Ignore(self.rules + more) if more else self
+        if not more:
+            return self
+        rules = self.rules + more
+        return Ignore(rules, _runs(rules))
 
     def ignores(self, rel: str, is_dir: bool) -> bool:
-        for rule in reversed(self.rules):
+        for rule in self.runs:
             if rule.dir_only and not is_dir:
                 continue
             if rule.base and not rel.startswith(rule.base + "/"):
@@ -189,6 +196,26 @@ class Ignore:
             if rule.regex.fullmatch(rel[len(rule.base) + 1 :] if rule.base else rel):
                 return not rule.negate
         return False
+
+
+def _runs(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
+    out: list[Rule] = []
+    group: list[Rule] = []
+    for rule in rules:
+        if group and (rule.base, rule.negate, rule.dir_only) != (group[0].base, group[0].negate, group[0].dir_only):
+            out.append(_merge(group))
+            group = []
+        group.append(rule)
+    if group:
+        out.append(_merge(group))
+    return tuple(reversed(out))
+
+
+def _merge(group: list[Rule]) -> Rule:
+    if len(group) == 1:
+        return group[0]
+    pattern = "|".join(f"(?:{r.regex.pattern})" for r in group)
+    return Rule(group[0].base, re.compile(pattern, re.DOTALL), group[0].negate, group[0].dir_only)
 
 
 def parse_rule(base: str, line: str) -> Rule | None:
