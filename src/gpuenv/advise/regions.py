@@ -22,7 +22,9 @@ CUDA = "cuda"  # the branch is the CUDA side of a HIP/ROCm conditional (not take
 _AMD_NAME = re.compile(r"\b(?!_M_AMD64\b|AMD64\b)\w*?(?<![A-Za-z0-9])(?:HIP|HIPCC|ROCM|ROCm|HCC|AMD|AMDGCN|CDNA\d*|RDNA\d*"
                        r"|gfx\d+\w*)(?![A-Za-z])\w*")
 _DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.MULTILINE)
-_MARKERS = ("HIP", "ROCM", "AMD", "gfx")  # every AMD macro name holds one (CDNA3 code sits under HIP or AMD)
+# Every AMD macro name holds one of these, or sits in a file that does (CDNA3/__gfx942__ code is
+# guarded by HIP or AMD names too): a file without them is read without any regex.
+_MARKERS = ("HIP", "ROCM", "AMD")
 
 
 def mentions_amd(text: str) -> bool:

@@ -96,7 +96,8 @@ _HOST_API = ("cudaBindTexture", "cudaCreate", "cudaDestroy", "texture", "surface
 # PyTorch); a tree's own are found where it #defines them (``device_macros``).
 DEVICE_MACROS = frozenset({"CUTE_HOST_DEVICE", "CUTE_DEVICE", "CUTLASS_DEVICE", "CUTLASS_HOST_DEVICE",
                            "TCNN_DEVICE", "TCNN_HOST_DEVICE", "C10_DEVICE", "C10_HOST_DEVICE"})  # fmt: skip
-_DEVICE_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__(?:device|global)__", re.MULTILINE)
+# Starts with a literal "#" (no ^ anchor): the regex engine then skips to each "#" by itself.
+_DEVICE_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__(?:device|global)__")
 _HOST_CHECK = re.compile(r"\s*[=!]=\s*0\b")
 _HOST_LINE = re.compile(r"TORCH_CHECK|assert|\.size\(|\bsize\(|\.shape\b|\.stride\(|\bnumel\(")
 # Candidates that need no word boundary before them (they start with punctuation).
@@ -117,7 +118,7 @@ def is_device_code(suffix: str, text: str, macros: frozenset[str] | set[str] = D
 
 def device_macros(text: str) -> set[str]:
     """Names a file #defines to expand to ``__device__``/``__global__`` (``#define TCNN_DEVICE __device__``)."""
-    if "define" not in text or "__" not in text:
+    if "__device__" not in text and "__global__" not in text:
         return set()
     return set(_DEVICE_DEFINE.findall(text))
 
