@@ -102,6 +102,9 @@ def test_a_hip_branch_covers_the_cuda_side_and_its_own_code_is_no_finding(tmp_pa
     assert doc["lines"]["need_person"] == 0
     assert doc["rocm_build"]["covers"] == ["inline PTX (csrc/mul.cu:6)"]
     assert doc["reasons"][1].startswith("its ROCm path covers 1 blocker use")
+    human = invoke(["advise", str(tmp_path)]).stdout
+    assert "CUDA-only (1, 1 covered by the project's ROCm path):" in human
+    assert "csrc/mul.cu:6" in human and "[covered by the ROCm path]" in human
 
 
 def test_guarded_imports_are_one_level_lower_and_say_why(tmp_path):

@@ -309,18 +309,28 @@ class _LineFinder:
         """Normalized word (and each dotted prefix of it: torch of torch.cuda) -> its first line."""
         out: dict[str, int] = {}
         line, last = 1, 0
-        for m in _TOKEN.finditer(self.text):
-            line += self.text.count("\n", last, m.start())
-            last = m.start()
+        text = self.text
+        for m in _TOKEN.finditer(text):
             word = m.group().rstrip(".-")
-            parts = word.split(".")
-            for n in range(1, len(parts) + 1):
-                out.setdefault(_normal(".".join(parts[:n])), line)
+            if len(word) > 100:
+                continue  # a hash, not a name
+            start = m.start()
+            line += text.count("\n", last, start)
+            last = start
+            if "." in word:
+                parts = word.split(".")
+                for n in range(1, len(parts)):
+                    out.setdefault(_normal(".".join(parts[:n])), line)
+            out.setdefault(_normal(word), line)
         return out
 
 
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
 def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    low = name.lower()
+    return _SEPARATORS.sub("-", low) if ("-" in low or "_" in low or "." in low) else low
 
 
 PARSERS: dict[str, Callable[[str], list[Dep]]] = {

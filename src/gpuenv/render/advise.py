@@ -31,7 +31,10 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
             continue
         title, style = _HEADING[level]
         out.append(("", ""))
-        out.append((f"bold {style}", f"{title} ({sum(f.count for fs in groups.values() for f in fs):,}):"))
+        uses = sum(f.count for fs in groups.values() for f in fs)
+        covered = sum(f.count for fs in groups.values() for f in fs if f.covered)
+        more = f", {covered:,} covered by the project's ROCm path" if covered else ""
+        out.append((f"bold {style}", f"{title} ({uses:,}{more}):"))
         for members in groups.values():
             out += _group(members, style)
     if advice.skipped.total:
