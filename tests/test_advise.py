@@ -228,7 +228,8 @@ def test_empty_tree_is_unknown_not_portable(tmp_path):
     """Nothing to read is not portable (TensorRT-LLM's sdist stub): verdict unknown, exit 5
     (NOT_JUDGED, as doctor uses it), and the reason says what advise looked for."""
     (tmp_path / "README.md").write_text("install from the vendor's index\n")
-    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'stub'\n")
+    # TensorRT-LLM's sdist: a pyproject whose only requirement is its build backend, and no code.
+    (tmp_path / "pyproject.toml").write_text("[build-system]\nrequires = ['setuptools']\n[project]\nname = 'stub'\n")
     code, doc = run_json(tmp_path)
     assert (code, doc["verdict"], doc["findings"]) == (5, "unknown", [])
     assert doc["reasons"][0].startswith("nothing to judge")

@@ -57,13 +57,11 @@ def _hits(path: str, table, walked: Walked) -> Iterator[Hit]:
                 if f.manifest == "dockerfile":
                     images, deps = parse_dockerfile(text)
                     yield from (Hit("image", i.reference, f.path, i.line, "image") for i in images)
-                    walked.judged += len(images)
                 else:
                     deps = PARSERS[f.manifest](text)
             except Unparsable:
                 unparsable += 1
                 deps = []
-            walked.judged += len(deps)
             for d in deps:
                 if d.kind == "index":
                     yield Hit("construct:torch-cuda-index", d.written, f.path, d.line, "dependency")

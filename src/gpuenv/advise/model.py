@@ -123,7 +123,9 @@ class Walked:
     source_files: int = 0
     manifests: int = 0
     source_lines: int = 0
-    judged: int = 0  # sources, dependencies and images there were to judge (0: verdict unknown)
+    # Code there was to judge: source, build and HIP files. With none, and no dependency or image
+    # the table knows (a stub sdist whose pyproject names only setuptools), the verdict is unknown.
+    judged: int = 0
     skipped: Skipped = Skipped()
     rocm: list[str] = field(default_factory=list)  # evidence of the project's own ROCm build
     twins: set[str] = field(default_factory=set)  # names of the ROCm port's files (regions.twin_key)

@@ -38,8 +38,8 @@ _NEXT = {
 }
 _LOWER = {Level.BLOCKER: Level.WORK, Level.WORK: Level.PORTABLE, Level.PORTABLE: Level.PORTABLE}
 LOOKED_FOR = ("source files (.cu .cuh .cpp .cc .c .h .hpp .py .pyx .pxd), HIP sources (.hip), build files "
-              "(CMakeLists.txt, *.cmake, setup*.py) and dependency manifests (requirements*.txt, pyproject.toml, "
-              "setup.cfg, environment.yml, Pipfile, lock files, Dockerfiles) declaring anything")
+              "(CMakeLists.txt, *.cmake, setup*.py), and GPU dependencies or base images in manifests "
+              "(requirements*.txt, pyproject.toml, setup.cfg, environment.yml, Pipfile, lock files, Dockerfiles)")
 _SHOWN_NAMES = 4
 
 
@@ -123,7 +123,7 @@ def _unknown(path: str, source_files: int, manifests: int, skipped: Skipped) -> 
         path=path,
         verdict=Verdict.UNKNOWN,
         reasons=(f"nothing to judge: no source, build or dependency to read (looked for {LOOKED_FOR}); "
-                 f"{manifests} manifest(s) declare nothing, {skipped.total} file(s) skipped",),  # fmt: skip
+                 f"{manifests} manifest(s) name no GPU dependency, {skipped.total} file(s) skipped",),  # fmt: skip
         findings=(),
         source_files=source_files,
         manifests=manifests,
