@@ -148,10 +148,28 @@ def test_imports_in_tests_and_benchmarks_are_lowered(tmp_path):
         ('__asm__ __volatile__("cpuid" : "=a"(a), "=b"(b) : "a"(leaf))', HOST),
         ('asm volatile("rdtsc" : "=a"(lo), "=d"(hi))', HOST),
         ('asm volatile("" ::: "memory")', EMPTY),
+        # CPU assembly that dots its opcodes too (llama.cpp's ggml-cpu): RISC-V, LoongArch, Arm.
+        ('__asm__ volatile("vsetvli t0, %[n], e8, m1\\n\\t" "vle8.v v0, (%[a])")', HOST),
+        ('__asm__ volatile("xvld $xr0, %0, 0\\n\\t" "vadd.w $vr1, $vr2, $vr3")', HOST),
+        ('asm("ld.d $a0, %0, 0")', HOST),
+        ('asm("ld1 {v0.16b}, [%0]")', HOST),
+        # PTX whose opcodes carry no type: still PTX.
+        ('asm volatile("griddepcontrol.wait;" ::: "memory")', PTX),
+        ('asm("trap;")', PTX),
+        ('asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p))', PTX),
     ],
 )
 def test_asm_is_classified_by_its_text(statement, isa):
     assert classify(statement) == isa
+
+
+def test_a_typed_opcode_is_ptx_only_in_device_code():
+    """Esperanto's RISC-V (in llama.cpp's ggml-et) writes fcvt.ps.f16: in a plain C file that is
+    CPU assembly; in device code cvt.rn.f16.f32 is PTX. State spaces and .sync are PTX anywhere."""
+    riscv = '__asm__ volatile("fcvt.ps.f16 f15, f15\\n" "fmadd.ps f20, f10, f15, f20\\n" : : [sb] "r"(s))'
+    assert (classify(riscv, device=False), classify(riscv, device=True)) == (HOST, PTX)
+    assert classify('asm("ld.global.nc.f32 %0, [%1];")', device=False) == PTX
+    assert rules("et_kernels.c", "void f(int s) {\n  " + riscv + ";\n}\n") == []
 
 
 def test_amd_and_x86_asm_are_not_inline_ptx():

@@ -195,7 +195,7 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
             continue
         if rule == "construct:inline-ptx":
             what, span, asm_end, body = _statement(text, start, m.end())
-            isa = asm_text.classify(body)
+            isa = asm_text.classify(body, device)
             if isa == asm_text.AMD:
                 if not evidence:
                     evidence.append(f"{path}:{line + text.count(chr(10), last, pos)} (AMD GPU assembly)")
