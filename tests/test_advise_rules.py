@@ -331,3 +331,25 @@ def test_labeled_partition_one_warp_launches_and_cython(tmp_path):
     root = tree(tmp_path, {"ops.pyx": pyx, "defs.pxd": 'cdef extern from "cuda_runtime.h":\n    int cudaFree(void*)\n'})
     doc = advise(str(root))
     assert doc.source_files == 2 and {f.rule for f in doc.findings} >= {"library:cublas", "library:cuda-runtime"}
+
+
+def test_a_rocm_manifest_is_evidence_and_covers_its_cuda_sibling(tmp_path):
+    """vLLM's shape: requirements/cuda.txt names CUDA-only wheels, requirements/rocm.txt is the
+    ROCm install; Dockerfile.rocm beside a CUDA Dockerfile likewise."""
+    root = tree(tmp_path, {
+        "requirements/common.txt": "torch\n",
+        "requirements/cuda.txt": "flashinfer-python\nnvidia-cutlass-dsl\n",
+        "requirements/rocm.txt": "amdsmi\n",
+        "docker/Dockerfile": "FROM nvcr.io/nim/meta/llama3-8b-instruct:1.0.0\n",
+        "docker/Dockerfile.rocm": "FROM rocm/pytorch:latest\n",
+    })  # fmt: skip
+    code, doc = run_json(root)
+    assert (code, doc["verdict"]) == (0, "portable")
+    assert "requirements/rocm.txt:1 (a ROCm manifest)" in doc["rocm_path"]
+    blockers = [f for f in doc["findings"] if f["verdict"] == "blocker"]
+    assert {f["where"] for f in blockers} == {"requirements/cuda.txt:1", "requirements/cuda.txt:2", "docker/Dockerfile:1"}
+    assert all(f["covered"] for f in blockers)
+    (tmp_path / "requirements/rocm.txt").unlink()
+    (tmp_path / "docker/Dockerfile.rocm").unlink()
+    code, doc = run_json(root)
+    assert (code, doc["verdict"], doc["rocm_path"]) == (1, "cuda-only", [])

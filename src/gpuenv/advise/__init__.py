@@ -51,7 +51,14 @@ def _hits(path: str, table, walked: Walked) -> Iterator[Hit]:
         text = f.data.decode("utf-8", "replace")  # a latin-1 comment must not hide the code around it
         name = f.path.rsplit("/", 1)[-1]
         test = is_test_file(f.path)
-        if f.manifest is not None:
+        if f.manifest is not None and is_rocm_file(f.path):
+            # requirements/rocm.txt, Dockerfile.rocm: the ROCm port's own install recipe. Evidence
+            # of a ROCm build, a twin of its CUDA sibling (requirements/cuda.txt), and no work.
+            walked.manifests += 1
+            if not test:
+                _note(rocm, f"{f.path}:1 (a ROCm manifest)")
+            walked.twins.add(twin_key(f.path))
+        elif f.manifest is not None:
             walked.manifests += 1
             try:
                 if f.manifest == "dockerfile":

@@ -279,6 +279,16 @@ def is_auxiliary_file(path: str) -> bool:
 
 def twin_key(path: str) -> str:
     """A file's name with CUDA/ROCm words dropped, to pair attn.cu with rocm/attn.hip."""
-    name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
-    parts = [p for p in re.split(r"[_.-]", name) if p not in ("cuda", "hip", "rocm", "cu", "amd", "nv", "nvidia")]
-    return "_".join(parts)
+    directory, _, name = path.rpartition("/")
+    words = [p for p in re.split(r"[_.-]", name.lower()) if p]
+    if len(words) > 1 and words[-1] not in _PORT_WORDS:
+        words = words[:-1]  # the extension (.cu, .txt), but not Dockerfile.rocm's .rocm
+    parts = [p for p in words if p not in _PORT_WORDS]
+    if parts:
+        return "_".join(parts)
+    # requirements/cuda.txt and requirements/rocm.txt: named only for their platform, paired in
+    # their directory (the CUDA or ROCm part of it dropped).
+    return "/".join(p for p in directory.lower().split("/") if p not in _PORT_WORDS) + "/"
+
+
+_PORT_WORDS = frozenset({"cuda", "hip", "rocm", "cu", "amd", "nv", "nvidia"})

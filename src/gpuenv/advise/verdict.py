@@ -87,7 +87,7 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
                                                       walked.skipped)  # fmt: skip
     judged = walked.judged
     # A file whose ROCm twin exists (csrc/cuda/attn.cu, csrc/rocm/attn.hip) is covered as a whole.
-    twinned = {p for p in person if rocm_twins and twin_key(p) in rocm_twins}
+    twinned = {w for (_, w, _, _, _) in groups if w and rocm_twins and twin_key(w) in rocm_twins}
     findings = [g.finding(entries[rule], level, covered or (bool(where) and where in twinned))
                 for (rule, where, level, covered, _), g in groups.items()]  # fmt: skip
     person_lines = sum(len(v) for p, v in person.items() if p not in twinned)
