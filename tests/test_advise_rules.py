@@ -353,3 +353,22 @@ def test_a_rocm_manifest_is_evidence_and_covers_its_cuda_sibling(tmp_path):
     (tmp_path / "docker/Dockerfile.rocm").unlink()
     code, doc = run_json(root)
     assert (code, doc["verdict"], doc["rocm_path"]) == (1, "cuda-only", [])
+
+
+def test_the_evaluation_set_cites_each_project_s_own_statement():
+    """tests/advise_eval/projects.json: at least 15 real projects, each with its documented ROCm
+    status, a URL into its own repository at the commit read and a quote, and hand-checked
+    blockers (bench/eval_advise_set.py runs the set on fetched snapshots, outside CI)."""
+    doc = json.loads((Path(__file__).resolve().parent / "advise_eval" / "projects.json").read_text())
+    projects = doc["projects"]
+    assert len(projects) >= 15
+    assert len({p["name"] for p in projects}) == len(projects)
+    assert {p["status"] for p in projects} == {"rocm", "cuda-only"}
+    rules = set(load().rules)
+    for p in projects:
+        assert len(p["commit"]) == 40, p["name"]
+        assert p["statement"]["url"].startswith(f"https://github.com/{p['repo']}/blob/{p['commit']}/"), p["name"]
+        assert len(p["statement"]["quote"]) > 20, p["name"]
+        for rule, prefix in p["blockers"]:
+            assert rule in rules and prefix, p["name"]
+    assert all(p["blockers"] for p in projects if p["status"] == "cuda-only")
