@@ -46,6 +46,7 @@ def _hits(path: str, table, walked: Walked) -> Iterator[Hit]:
     counts = Counts()
     rocm = walked.rocm
     macros = set(DEVICE_MACROS)
+    person_modules: dict[str, bool] = {}  # module -> whether the table calls it more than portable
     unparsable = 0
     for f in walk(path, counts):
         text = f.data.decode("utf-8", "replace")  # a latin-1 comment must not hide the code around it
@@ -106,7 +107,7 @@ def _hits(path: str, table, walked: Walked) -> Iterator[Hit]:
         if rocm_file:
             continue  # csrc/rocm/, hip/, *_cdna3.cu: the ROCm port itself, not work
         if f.suffix == ".py" or f.suffix in (".pyx", ".pxd"):
-            found = _optional_imports(found, text, table, is_auxiliary_file(f.path))
+            found = _optional_imports(found, text, table, is_auxiliary_file(f.path), person_modules)
         yield from found
     walked.skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable,
                              counts.ignored)  # fmt: skip
@@ -117,20 +118,24 @@ def _note(rocm: list[str], sign: str) -> None:
         rocm.append(sign)
 
 
-def _optional_imports(found: list[Hit], text: str, table, auxiliary: bool) -> list[Hit]:
+def _optional_imports(found: list[Hit], text: str, table, auxiliary: bool, person: dict[str, bool]) -> list[Hit]:
     """Imports of modules the table does not call portable, marked with what makes them
     optional (inside ``try:``/``if ...:``, or in a test, benchmark or example); the others as they
-    are. Read only for such imports, so a tree of plain imports pays nothing."""
+    are. Read only for such imports, so a tree of plain imports pays nothing; ``person`` caches
+    the table's answer per module across files."""
     from gpuenv.advise.regions import guarded
 
     lines: list[str] | None = None
     out = []
     for hit in found:
         if hit.rule == "import":
-            entry = table.module(hit.what)
-            if entry is not None and entry.level is not Level.PORTABLE and auxiliary:
+            needs = person.get(hit.what)
+            if needs is None:
+                entry = table.module(hit.what)
+                needs = person[hit.what] = entry is not None and entry.level is not Level.PORTABLE
+            if needs and auxiliary:
                 hit = hit._replace(optional="in a test, benchmark or example")
-            elif entry is not None and entry.level is not Level.PORTABLE:
+            elif needs:
                 if lines is None:
                     lines = text.splitlines()
                 if 0 < hit.line <= len(lines) and lines[hit.line - 1][:1] in (" ", "\t"):
