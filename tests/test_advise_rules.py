@@ -372,3 +372,15 @@ def test_the_evaluation_set_cites_each_project_s_own_statement():
         for rule, prefix in p["blockers"]:
             assert rule in rules and prefix, p["name"]
     assert all(p["blockers"] for p in projects if p["status"] == "cuda-only")
+
+
+def test_setup_py_rocm_branch_covers_its_nvcc_flags(tmp_path):
+    setup = ("import torch\nfrom setuptools import setup\n"
+             "if torch.version.hip:\n    flags = ['--offload-arch=gfx942']\n"
+             "else:\n    flags = ['-gencode', 'arch=compute_90a,code=sm_90a']\n"
+             "if not torch.version.hip:\n    flags += ['-gencode=arch=compute_80,code=sm_80']\n")  # fmt: skip
+    code, doc = run_json(tree(tmp_path, {"setup.py": setup}))
+    (f,) = [f for f in doc["findings"] if f["rule"] == "construct:cuda-build"]
+    assert (f["lines"], f["covered"]) == ([6, 8], True)
+    assert doc["rocm_path"] == ["setup.py:3 torch.version.hip"]
+    assert (code, doc["verdict"]) == (0, "portable")
