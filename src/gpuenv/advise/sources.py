@@ -142,8 +142,10 @@ def scan_file(path: str, suffix: str, text: str,
         _scan_python(path, text, hits)
         _scan_cython_externs(path, text, hits)
         _scan_c(path, text, hits, evidence, host=True, device=False, regions=NO_REGIONS, hash_comments=True)
-        seen: set[tuple[str, int]] = set()  # extern from "cublas_v2.h" is also a cublas name
-        hits[:] = [h for h in hits if (h.rule, h.line) not in seen and not seen.add((h.rule, h.line))]
+        unique: dict[tuple[str, int], Hit] = {}  # extern from "cublas_v2.h" is also a cublas name
+        for h in hits:
+            unique.setdefault((h.rule, h.line), h)
+        hits[:] = list(unique.values())
     elif suffix in C_SUFFIXES:
         regions = c_regions(text)
         first = regions.first_hip(text) if regions.spans else None
