@@ -224,9 +224,20 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, make, words):
         assert result.stderr.count("\n") == 1 and words in result.stderr and "Traceback" not in result.stderr
 
 
-def test_empty_tree_is_portable_with_nothing_found(tmp_path):
+def test_empty_tree_is_unknown_not_portable(tmp_path):
+    """Nothing to read is not portable (TensorRT-LLM's sdist stub): verdict unknown, exit 5
+    (NOT_JUDGED, as doctor uses it), and the reason says what advise looked for."""
+    (tmp_path / "README.md").write_text("install from the vendor's index\n")
+    # TensorRT-LLM's sdist: a pyproject whose only requirement is its build backend, and no code.
+    (tmp_path / "pyproject.toml").write_text("[build-system]\nrequires = ['setuptools']\n[project]\nname = 'stub'\n")
     code, doc = run_json(tmp_path)
-    assert (code, doc["verdict"], doc["findings"]) == (0, "portable", [])
+    assert (code, doc["verdict"], doc["findings"]) == (5, "unknown", [])
+    assert doc["reasons"][0].startswith("nothing to judge")
+    assert ".cu" in doc["looked_for"] and "requirements" in doc["looked_for"]
+    # One Python file with nothing CUDA in it is judged: portable.
+    (tmp_path / "main.py").write_text("print('hi')\n")
+    code, doc = run_json(tmp_path)
+    assert (code, doc["verdict"]) == (0, "portable")
     assert doc["reasons"][0].startswith("nothing CUDA-specific found")
 
 
@@ -384,8 +395,11 @@ def test_comments_longer_names_and_non_calls_are_not_findings():
 def test_kernel_constructs_count_only_in_device_code():
     host = "int bucket(int n) { return n % 32; }\nvoid f() { asm(\"pause\"); cudaDeviceSynchronize(); }\n"
     assert rules("host.cpp", host) == [("library:cuda-runtime", 2)]
-    assert rules("dev.cu", host) == [("construct:warp-size-32", 1), ("construct:inline-ptx", 2),
-                                     ("library:cuda-runtime", 2)]  # fmt: skip
+    # In device code % 32 is a lane index; asm("pause") is x86 wherever it is (asm is read by its text).
+    assert rules("dev.cu", host) == [("construct:warp-size-32", 1), ("library:cuda-runtime", 2)]
+    ptx = host.replace('asm(\"pause\")', 'asm(\"mov.u32 %0, %%laneid;\" : \"=r\"(x))')
+    assert rules("dev.cu", ptx) == [("construct:warp-size-32", 1), ("construct:inline-ptx", 2),
+                                    ("library:cuda-runtime", 2)]  # fmt: skip
 
 
 def test_libraries_headers_and_namespaces():
@@ -437,12 +451,21 @@ def test_the_advise_core_neither_prints_nor_renders():
 
 
 def test_a_project_with_its_own_rocm_build_is_work_not_cuda_only():
-    """flash-attention and vLLM keep CUDA-only kernels on their CUDA path beside a ROCm build: the
-    blocker is still listed, but the tree is not CUDA-only, and the reason says why."""
+    """flash-attention's shape: a CUDA kernel with a ROCm twin (covered), and a Hopper-only kernel
+    nothing on the ROCm side replaces (left). Not cuda-only: the project builds for ROCm itself
+    (setup.py's ROCm branch, a .hip source); the reasons say which blockers that build covers and
+    which it leaves."""
     code, doc = run_json(TREES / "own-rocm-build")
     assert (code, doc["verdict"]) == (1, "portable-with-work")
-    assert ("blocker", "construct:inline-ptx", "csrc/cuda/attn.cu:4") in found(doc)
-    assert doc["rocm_path"] == ["setup.py:6 ROCM_HOME", "csrc/rocm/attn.hip:1 (a HIP source file)"]
-    assert doc["reasons"][0].startswith("the project has its own ROCm build (setup.py:6 ROCM_HOME")
-    assert "+1 more" in doc["reasons"][0]
+    by_where = {f["where"]: f for f in doc["findings"]}
+    assert by_where["csrc/cuda/attn.cu:4"]["covered"] is True  # csrc/rocm/attn.hip is its twin
+    assert by_where["csrc/hopper/fa3.cu:4"]["covered"] is False
+    assert by_where["csrc/hopper/fa3.cu:4"]["rule"] == "construct:inline-ptx"
+    assert doc["rocm_path"] == ["setup.py:6 IS_ROCM", "csrc/rocm/attn.hip:1 (a HIP source file)"]
+    assert doc["reasons"][0] == "the project builds for ROCm itself (setup.py:6 IS_ROCM, +1 more)"
+    assert doc["reasons"][1].startswith("its ROCm path covers 1 blocker use in 1 file (inline PTX at csrc/cuda/attn.cu:4)")
+    assert doc["reasons"][2].startswith("it leaves 1 blocker use in 1 file on the CUDA path (inline PTX at csrc/hopper/fa3.cu:4)")
+    assert doc["rocm_build"]["covers"] == ["inline PTX (csrc/cuda/attn.cu:4)"]
+    assert doc["rocm_build"]["leaves"] == ["inline PTX (csrc/hopper/fa3.cu:4)"]
+    assert doc["lines"]["need_person"] == 1  # the covered kernel needs no one for ROCm
     assert doc["next"] == "gpuenv install rocm --dry-run"

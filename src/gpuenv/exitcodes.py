@@ -11,7 +11,8 @@ class Exit(enum.IntEnum):
     USAGE = 2  # bad option, unreadable or malformed input (facts, plan, matrices)
     REFUSED = 3  # a plan was refused before any change: blockers, stale plan, collateral removal, bad key
     BUSY = 4  # another gpuenv apply, or dpkg/apt, holds the lock
-    NOT_JUDGED = 5  # doctor found no error, but could not judge part of the machine (its findings say what)
+    NOT_JUDGED = 5  # doctor found no error, but could not judge part of the machine (its findings say what);
+    # advise: a tree with nothing to judge (verdict unknown)
     WRITE_FAILED = 120  # the output could not be written (a full disk), as Python itself exits then
     INTERRUPTED = 130
     PIPE_CLOSED = 141  # the reader closed the pipe (`gpuenv doctor | head`): 128 + SIGPIPE

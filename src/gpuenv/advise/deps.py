@@ -281,11 +281,17 @@ def _located(text: str, reqs: list[str], names: list[str], urls: list[str]) -> l
     return out
 
 
+_TOKEN = re.compile(r"(?<![\w.-])[A-Za-z0-9][\w.-]*")
+
+
 class _LineFinder:
-    """The line a value is written on (1 when the text does not spell it plainly)."""
+    """The line a value is written on (1 when the text does not spell it plainly). Names are
+    found through an index of the text's words built once (a uv.lock names hundreds of
+    packages: one search of the whole text per name was most of advise's time on such trees)."""
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._names: dict[str, int] | None = None
 
     def find(self, value: str) -> int:
         pos = self.text.find(value)
@@ -295,9 +301,36 @@ class _LineFinder:
         return self.name(m.group(1)) if m else 1
 
     def name(self, name: str) -> int:
-        spelled = r"[-_.]+".join(re.escape(part) for part in re.split(r"[-_.]+", name))
-        m = re.search(rf"(?<![\w.-]){spelled}(?![\w-])", self.text, re.IGNORECASE)
-        return self.text.count("\n", 0, m.start()) + 1 if m else 1
+        if self._names is None:
+            self._names = self._index()
+        return self._names.get(_normal(name), 1)
+
+    def _index(self) -> dict[str, int]:
+        """Normalized word (and each dotted prefix of it: torch of torch.cuda) -> its first line."""
+        out: dict[str, int] = {}
+        line, last = 1, 0
+        text = self.text
+        for m in _TOKEN.finditer(text):
+            word = m.group().rstrip(".-")
+            if len(word) > 100:
+                continue  # a hash, not a name
+            start = m.start()
+            line += text.count("\n", last, start)
+            last = start
+            if "." in word:
+                parts = word.split(".")
+                for n in range(1, len(parts)):
+                    out.setdefault(_normal(".".join(parts[:n])), line)
+            out.setdefault(_normal(word), line)
+        return out
+
+
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
+def _normal(name: str) -> str:
+    low = name.lower()
+    return _SEPARATORS.sub("-", low) if ("-" in low or "_" in low or "." in low) else low
 
 
 PARSERS: dict[str, Callable[[str], list[Dep]]] = {

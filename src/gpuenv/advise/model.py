@@ -3,13 +3,15 @@
 A finding's ``level`` says what it costs to move to ROCm: ``portable`` (an official ROCm build
 exists, or HIPIFY translates it mechanically), ``work`` (a person changes it, or swaps it for
 the ROCm package), ``blocker`` (CUDA-only as written: no ROCm build, or a kernel a person must
-rewrite for AMD hardware). The tree's verdict is the worst level found.
+rewrite for AMD hardware). The tree's verdict is the worst level found, with two exceptions
+(``verdict``): a tree that builds for ROCm itself is not cuda-only, and a tree with nothing to
+judge is ``unknown``.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 SCHEMA = "gpuenv.advise/1"
@@ -25,6 +27,7 @@ class Verdict(str, enum.Enum):
     PORTABLE = "portable"
     WORK = "portable-with-work"
     CUDA_ONLY = "cuda-only"
+    UNKNOWN = "unknown"  # no source and no dependency to judge: neither portable nor not
 
 
 # The three classes of the dependency table (matrices/advise.json) and what each costs.
@@ -46,6 +49,8 @@ class Hit(NamedTuple):
     kind: str  # dependency, image, import, api, library, construct, extension
     source_line: bool = False  # a line of source code (counts toward the share needing a person)
     span: int = 1  # lines it covers from ``line`` on (a multi-line asm() statement)
+    optional: str = ""  # what makes an import optional ("inside try:"): it lowers the finding
+    covered: bool = False  # on the CUDA side of the project's own HIP/ROCm conditional
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,8 @@ class Finding:
     name: str  # that entry's name: "package:tensorrt" is "tensorrt", "construct:inline-ptx" is "inline PTX"
     count: int = 1  # uses this finding stands for
     lines: tuple[int, ...] = ()  # work and blocker findings: every line of ``where``'s file it covers
+    optional: str = ""  # an optional import, lowered one level from the table's ("inside try:")
+    covered: bool = False  # the project's own ROCm path has an alternative (a HIP branch or twin file)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,6 +82,8 @@ class Finding:
             "name": self.name,
             "count": self.count,
             "lines": list(self.lines),
+            "optional": self.optional or None,
+            "covered": self.covered,
         }
 
 
@@ -106,6 +115,22 @@ class Skipped:
         return self.binary + self.unreadable + self.too_large + self.outside_tree + self.unparsable + self.ignored
 
 
+@dataclass
+class Walked:
+    """What the walk of a tree counted, filled in as its hits stream past ``verdict.judge`` (who
+    reads it once the hits are spent: the hits of a large tree are never all held at once)."""
+
+    source_files: int = 0
+    manifests: int = 0
+    source_lines: int = 0
+    # Code there was to judge: source, build and HIP files. With none, and no dependency or image
+    # the table knows (a stub sdist whose pyproject names only setuptools), the verdict is unknown.
+    judged: int = 0
+    skipped: Skipped = Skipped()
+    rocm: list[str] = field(default_factory=list)  # evidence of the project's own ROCm build
+    twins: set[str] = field(default_factory=set)  # names of the ROCm port's files (regions.twin_key)
+
+
 @dataclass(frozen=True)
 class Advice:
     path: str
@@ -118,7 +143,8 @@ class Advice:
     person_lines: int  # distinct source lines with a work or blocker finding
     skipped: Skipped
     next_command: str
-    rocm_path: tuple[str, ...] = ()  # first signs of the project's own ROCm build ("file:line what")
+    rocm_path: tuple[str, ...] = ()  # evidence of the project's own ROCm build ("file:line what")
+    looked_for: str = ""  # unknown: what advise looked for and did not find
 
     @property
     def share(self) -> float:
@@ -126,7 +152,32 @@ class Advice:
 
     @property
     def exit(self) -> int:
-        return 0 if self.verdict is Verdict.PORTABLE else 1
+        from gpuenv.exitcodes import Exit
+
+        if self.verdict is Verdict.UNKNOWN:
+            return int(Exit.NOT_JUDGED)
+        return int(Exit.OK) if self.verdict is Verdict.PORTABLE else int(Exit.PROBLEMS)
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One row per table entry, worst first: its level, uses, files, and how many of them
+        the project's ROCm path covers or are optional imports."""
+        rows: dict[str, dict[str, Any]] = {}
+        for f in self.findings:
+            row = rows.setdefault(f.rule, {"rule": f.rule, "name": f.name, "verdict": f.level.value, "count": 0,
+                                           "files": 0, "covered": 0, "optional": 0})  # fmt: skip
+            row["count"] += f.count
+            row["files"] += 1
+            row["covered"] += f.count if f.covered else 0
+            row["optional"] += f.count if f.optional else 0
+        return list(rows.values())
+
+    def rocm_build(self) -> dict[str, Any]:
+        blockers = [f for f in self.findings if f.level is Level.BLOCKER] if self.rocm_path else []
+        return {
+            "evidence": list(self.rocm_path),
+            "covers": sorted({f"{f.name} ({f.where})" for f in blockers if f.covered}),
+            "leaves": sorted({f"{f.name} ({f.where})" for f in blockers if not f.covered}),
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -134,6 +185,7 @@ class Advice:
             "path": self.path,
             "verdict": self.verdict.value,
             "reasons": list(self.reasons),
+            "summary": self.summary(),
             "findings": [f.to_dict() for f in self.findings],
             "lines": {
                 "source": self.source_lines,
@@ -147,4 +199,6 @@ class Advice:
             },
             "next": self.next_command,
             "rocm_path": list(self.rocm_path),
+            "rocm_build": self.rocm_build(),
+            "looked_for": self.looked_for or None,
         }

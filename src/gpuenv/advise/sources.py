@@ -8,16 +8,23 @@ in Python on the few candidates (a leading ``\\b`` or ``^`` would make the engin
 alternative at every position: 30x slower on a 100,000-line tree). Line numbers are counted as
 the matches go by. A match after ``//`` (C) or ``#`` (Python) on its line is a comment.
 
-Kernel constructs (inline PTX, Hopper/Blackwell instructions, warp-size-32 assumptions) count
-only in device code: .cu/.cuh files and files that define ``__global__`` or ``__device__``
-functions, so host code's ``% 32`` or an x86 ``asm()`` is not a finding.
+Kernel constructs (Hopper/Blackwell instructions, warp-size-32 assumptions) count only in device
+code: .cu/.cuh files, files that define ``__global__`` or ``__device__`` functions, and files that
+use a macro defined to expand to ``__device__`` (``CUTE_HOST_DEVICE``, ``TCNN_DEVICE``). An
+``asm()`` statement is judged by its text wherever it is (``asm``): PTX is a blocker, AMD GPU ISA
+is the ROCm port, x86 is host code. A ``% 32`` inside a string (an asm operand, ``" %32,"``) or in
+a divisibility check (``size(0) % 32 == 0``) is not a warp assumption. Code in the HIP branch of a
+``#if`` (``regions``) is the project's own ROCm port and no finding; code on the CUDA side of
+one is marked covered.
 """
 
 from __future__ import annotations
 
 import re
 
+from gpuenv.advise import asm as asm_text
 from gpuenv.advise.model import Hit
+from gpuenv.advise.regions import CUDA, HIP, NO_REGIONS, Regions, c_regions
 
 C_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx"})
 DEVICE_SUFFIXES = frozenset({".cu", ".cuh"})
@@ -47,20 +54,14 @@ _C = re.compile(
   | W(?:ARP_?SIZE|arpSize)\w*\s*=\s*32\b
   | k(?:WarpSize|ThreadsPerWarp)\w*\s*=\s*32\b
   | T(?:HREADS_PER_WARP)\w*\s*=\s*32\b
+  | <<<[^;>]*?,\s*32\s*(?:,|>>>)
+  | d(?:im3\s*\w*\s*[({]\s*32\s*[,)}])
+  | l(?:abeled_partition\s*\()
     """,
     re.VERBOSE,
 )
 # (Instructions that only appear inside asm() strings, such as mbarrier or fence.proxy.async,
 # are not looked for: the asm() statement around them is already a blocker.)
-
-_PY = re.compile(
-    r"""
-    f(?:rom[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+))
-  | i(?:mport[ \t]+([A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*))
-  | C(?:UDAExtension\b)
-    """,
-    re.VERBOSE,
-)
 
 _CALL = re.compile(r"\s*\(")
 _INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
@@ -85,14 +86,22 @@ _LIBRARY_RULE = {
 RULES = frozenset(
     {f"library:{r}" for r in set(_HEADERS.values()) | set(_HEADER_DIRS.values()) | set(_LIBRARY_RULE.values())}
     | {f"construct:{c}" for c in ("inline-ptx", "hopper-blackwell", "warp-size-32", "texture-surface", "wmma",
-                                  "ptx-jit", "cuda-extension")}  # fmt: skip
+                                  "ptx-jit", "cuda-extension", "cg-unsupported", "cuda-build")}  # fmt: skip
 )
 # Constructs that are host-side API (textures, PTX loading, TMA descriptors, WMMA types in
 # headers): findings wherever they are, not only in device code.
 _HOST_API = ("cudaBindTexture", "cudaCreate", "cudaDestroy", "texture", "surface", "cuLink", "CU_JIT", '"',
-             "cuTensorMap", "CUtensorMap", "nvcuda::wmma", "wmma::")  # fmt: skip
+             "cuTensorMap", "CUtensorMap", "nvcuda::wmma", "wmma::", "labeled_partition")  # fmt: skip
+# Macros that expand to __device__ in widely vendored headers (CUTLASS/CuTe, tiny-cuda-nn,
+# PyTorch); a tree's own are found where it #defines them (``device_macros``).
+DEVICE_MACROS = frozenset({"CUTE_HOST_DEVICE", "CUTE_DEVICE", "CUTLASS_DEVICE", "CUTLASS_HOST_DEVICE",
+                           "TCNN_DEVICE", "TCNN_HOST_DEVICE", "C10_DEVICE", "C10_HOST_DEVICE"})  # fmt: skip
+# Starts with a literal "#" (no ^ anchor): the regex engine then skips to each "#" by itself.
+_DEVICE_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__(?:device|global)__")
+_HOST_CHECK = re.compile(r"\s*[=!]=\s*0\b")
+_HOST_LINE = re.compile(r"TORCH_CHECK|assert|\.size\(|\bsize\(|\.shape\b|\.stride\(|\bnumel\(")
 # Candidates that need no word boundary before them (they start with punctuation).
-_PUNCT = frozenset('#&%"')
+_PUNCT = frozenset('#&%"<')
 
 
 def lines_of(text: str) -> int:
@@ -101,52 +110,140 @@ def lines_of(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def is_device_code(suffix: str, text: str) -> bool:
-    return suffix in DEVICE_SUFFIXES or "__global__" in text or "__device__" in text
+def is_device_code(suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS) -> bool:
+    if suffix in DEVICE_SUFFIXES or "__global__" in text or "__device__" in text:
+        return True
+    return any(m in text for m in macros)
 
 
-def scan(path: str, suffix: str, text: str) -> list[Hit]:
+def device_macros(text: str) -> set[str]:
+    """Names a file #defines to expand to ``__device__``/``__global__`` (``#define TCNN_DEVICE __device__``)."""
+    if "__device__" not in text and "__global__" not in text:
+        return set()
+    return set(_DEVICE_DEFINE.findall(text))
+
+
+def scan(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS) -> list[Hit]:
     """Every hit in one source file (``path`` is only copied into the hits), by line."""
+    return scan_file(path, suffix, text, macros)[0]
+
+
+def scan_file(path: str, suffix: str, text: str,
+              macros: frozenset[str] | set[str] = DEVICE_MACROS) -> tuple[list[Hit], str | None]:  # fmt: skip
+    """(every hit, by line; the first sign in the file that the project builds for ROCm itself:
+    a HIP branch of a ``#if``, a ``hip/`` header, AMD GPU assembly), or None."""
     hits: list[Hit] = []
+    evidence: list[str] = []
     if suffix == ".py":
         _scan_python(path, text, hits)
         if "__global__" in text:  # CUDA source held in a string (load_inline, RawKernel)
-            _scan_c(path, text, hits, host=False, device=True)
+            _scan_c(path, text, hits, evidence, host=False, device=True, regions=NO_REGIONS)
+    elif suffix in CYTHON_SUFFIXES:
+        _scan_python(path, text, hits)
+        _scan_cython_externs(path, text, hits)
+        _scan_c(path, text, hits, evidence, host=True, device=False, regions=NO_REGIONS, hash_comments=True)
+        unique: dict[tuple[str, int], Hit] = {}  # extern from "cublas_v2.h" is also a cublas name
+        for h in hits:
+            unique.setdefault((h.rule, h.line), h)
+        hits[:] = list(unique.values())
     elif suffix in C_SUFFIXES:
-        _scan_c(path, text, hits, host=True, device=is_device_code(suffix, text))
-    return hits
+        regions = c_regions(text)
+        first = regions.first_hip(text) if regions.spans else None
+        if first is not None:
+            evidence.append(f"{path}:{first - 1} (a HIP/ROCm branch of #if)")
+        elif "hip/" in text and (m := _HIP_INCLUDE.search(text)):
+            evidence.append(f"{path}:{text.count(chr(10), 0, m.start()) + 1} {m.group().strip()}")
+        _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros), regions=regions)
+    return hits, (evidence[0] if evidence else None)
 
 
-def _scan_c(path: str, text: str, hits: list[Hit], *, host: bool, device: bool) -> None:
+CYTHON_SUFFIXES = frozenset({".pyx", ".pxd"})
+_HIP_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]hip/[^>\"\n]*[>\"]")
+_EXTERN_FROM = re.compile(r"extern\s+from\s+\"([^\"\n]+)\"")
+
+
+def _scan_cython_externs(path: str, text: str, hits: list[Hit]) -> None:
+    """``cdef extern from "cublas_v2.h"``: Cython's #include."""
+    for m in _EXTERN_FROM.finditer(text):
+        header = m.group(1)
+        rule = _HEADERS.get(header) or _HEADERS.get(header.rsplit("/", 1)[-1])
+        if rule is not None:
+            line = text.count("\n", 0, m.start()) + 1
+            hits.append(Hit(f"library:{rule}", m.group(), path, line, "library", True))
+
+
+def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host: bool, device: bool,
+            regions: Regions, hash_comments: bool = False) -> None:  # fmt: skip
     line, last = 1, 0
+    asm_end = -1  # where the last asm() statement ends: its operands are not warp assumptions
+    # A line with many uses of one namespace (cute::, cutlass::, thrust::) is one use: CUTLASS
+    # itself has 170,000 of them, and a person reads the line once. (The speed of big trees.)
+    ns_until, ns_word = -1, ""
     for m in _C.finditer(text):
         pos = m.start()
         word = m.group()
+        if pos < ns_until and word == ns_word:
+            continue
         if pos and word[0] not in _PUNCT and text[pos - 1] in _WORD:
             continue  # inside a longer name: hipcub::, my_cudaMalloc
         start = text.rfind("\n", 0, pos) + 1
         before = text[start:pos]
-        if before and ("//" in before or before.lstrip()[:1] in ("*", "/")):
+        if before and ("//" in before or before.lstrip()[:1] in ("*", "/") or (hash_comments and "#" in before)):
             continue  # a comment
         rule, kind, what = _classify(word, text, m.end(), before, start)
         if rule is None:
             continue
-        if kind == "construct":
+        if rule == _W32 and not _warp_assumption(word, text, pos, m.end(), before, start, asm_end):
+            continue
+        if rule == "construct:inline-ptx":
+            what, span, asm_end, body = _statement(text, start, m.end())
+            isa = asm_text.classify(body, device)
+            if isa == asm_text.AMD:
+                if not evidence:
+                    evidence.append(f"{path}:{line + text.count(chr(10), last, pos)} (AMD GPU assembly)")
+                continue  # the ROCm port's own assembly
+            if isa in (asm_text.HOST, asm_text.EMPTY) or (isa == asm_text.UNKNOWN and not device):
+                continue  # CPU assembly or a compiler barrier: runs whatever the GPU
+        elif kind == "construct":
             if not device and not word.startswith(_HOST_API):
-                continue  # a kernel construct outside device code: host arithmetic, x86 asm
+                continue  # a kernel construct outside device code: host arithmetic
+            span = 1
         elif not host:
             continue
+        else:
+            span = 1
         line += text.count("\n", last, pos)
         last = pos
-        span = 1
-        if rule == "construct:inline-ptx":  # the whole statement needs a person, PTX lines and all
-            what, span = _statement(text, start, m.end())
-        elif kind == "construct":
+        if word[-1] == ":":
+            ns_word = word
+            ns_until = text.find("\n", pos)
+            if ns_until == -1:
+                ns_until = len(text)
+        side = regions.side(line) if regions.spans else None
+        if side == HIP:
+            continue  # the project's own ROCm branch: the port, not work
+        if kind == "construct" and rule != "construct:inline-ptx":
             what = _line_text(text, start)
-        hits.append(Hit(rule, what, path, line, kind, True, span))
+        hits.append(Hit(rule, what, path, line, kind, True, span, "", side == CUDA))
 
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _warp_assumption(word: str, text: str, pos: int, end: int, before: str, start: int, asm_end: int) -> bool:
+    """Whether a warp-size-32 candidate is one: not an asm operand (" %32,"), nor inside any
+    string, nor a host-side divisibility or shape check (size(0) % 32 == 0)."""
+    if pos < asm_end:
+        return False  # an operand or constraint of the asm() statement before
+    if word[0] in "%&0" and (before.count('"') - before.count('\\"')) % 2:
+        return False  # inside a string literal: an asm operand placeholder, a format
+    if word[0] == "%":
+        if _HOST_CHECK.match(text, end):
+            return False  # x % 32 == 0: a divisibility (alignment) check, not a lane index
+        eol = text.find("\n", end)
+        if _HOST_LINE.search(text, start, eol if eol != -1 else len(text)):
+            return False
+    return True
 _NONE: tuple[None, str, str] = (None, "", "")
 _W32 = "construct:warp-size-32"
 _LANE_MASK_LINE = re.compile(r"mask|warp|lane|ballot|shfl|_sync", re.IGNORECASE)
@@ -212,6 +309,10 @@ def _classify(word: str, text: str, end: int, before: str, start: int) -> tuple[
         return _W32, "construct", word
     if first == "a":
         return "construct:inline-ptx", "construct", word
+    if first == "<" or first == "d":
+        return _W32, "construct", word  # a launch or block shape of one 32-thread warp
+    if first == "l":
+        return "construct:cg-unsupported", "construct", word
     if first == "_":
         if word.startswith("__asm"):
             return "construct:inline-ptx", "construct", word
@@ -227,17 +328,30 @@ def _classify(word: str, text: str, end: int, before: str, start: int) -> tuple[
     return _W32, "construct", word  # & 31, % 32, WARP_SIZE = 32, kWarpSize = 32
 
 
+_IDENT = re.compile(r"\w*")
+
+
 def _ident(text: str, pos: int) -> str:
-    end = pos
-    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
-        end += 1
-    return text[pos:end]
+    return _IDENT.match(text, pos).group()  # type: ignore[union-attr]  # \w* always matches
+
+
+# One pattern per statement keyword: a pattern that starts with a literal word is searched for by
+# the regex engine's own fast prefix scan; an alternation of them tries every i and f of the text.
+_PY_FROM = re.compile(r"from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+)")
+_PY_IMPORT = re.compile(
+    r"import[ \t]+([A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*(?:[ \t]+as[ \t]+\w+)?)*)"
+)
+_PY_EXTENSION = re.compile(r"CUDAExtension\b")
 
 
 def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
+    found = [(m.start(), 0, m) for m in _PY_FROM.finditer(text)]
+    found += [(m.start(), 1, m) for m in _PY_IMPORT.finditer(text)]
+    if "CUDAExtension" in text:
+        found += [(m.start(), 2, m) for m in _PY_EXTENSION.finditer(text)]
+    found.sort(key=lambda f: f[0])
     line, last = 1, 0
-    for m in _PY.finditer(text):
-        pos = m.start()
+    for pos, kind, m in found:
         if pos and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
             continue
         line += text.count("\n", last, pos)
@@ -246,62 +360,46 @@ def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
         before = text[start:pos]
         if "#" in before:
             continue
-        word = m.group()
-        if word.startswith("CUDAExtension") or (m.group(2) and "CUDAExtension" in m.group(2)):
+        if kind == 2 or (kind == 0 and "CUDAExtension" in m.group(2)):
+            if kind == 2 and before.lstrip().startswith("from "):
+                continue  # the import line itself: counted once, by its "from"
             hits.append(Hit("construct:cuda-extension", "CUDAExtension", path, line, "extension", source_line=True))
             continue
         if before.strip():
             continue  # "import" in the middle of a line: not an import statement
-        if m.group(1):  # from MOD import a, b: MOD, and MOD.a for packages of modules
+        if kind == 0:  # from MOD import a, b: MOD, and MOD.a for packages of modules
             module = m.group(1)
             names = [n.strip().split()[0] for n in m.group(2).split(",") if n.strip()]
             candidates = [module] + [f"{module}.{n}" for n in names]
         else:
-            candidates = [part.split()[0] for part in m.group(3).split(",") if part.strip()]
+            candidates = [part.split()[0] for part in m.group(1).split(",") if part.strip()]
         for module in candidates:
             hits.append(Hit("import", module, path, line, "import", source_line=True))
 
 
-def _statement(text: str, start: int, open_at: int, limit: int = 8192) -> tuple[str, int]:
+_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[()]')
+
+
+def _statement(text: str, start: int, open_at: int, limit: int = 8192) -> tuple[str, int, int, str]:
     """(the statement from ``start`` to the parenthesis closing at/after ``open_at``, one line;
-    how many lines it spans). String literals are skipped; an unclosed one ends at ``limit``."""
-    depth, i, end = 1, open_at, min(len(text), open_at + limit)
-    while i < end and depth:
-        c = text[i]
-        if c == '"':
-            i += 1
-            while i < end and text[i] != '"' and text[i] != "\n":
-                i += 2 if text[i] == "\\" else 1
-        elif c == "(":
+    how many lines it spans; where it ends; its full text). String literals are skipped; an
+    unclosed one ends at ``limit``."""
+    depth, end, i = 1, min(len(text), open_at + limit), min(len(text), open_at + limit)
+    for t in _TOKEN.finditer(text, open_at, end):
+        c = t.group()
+        if c == "(":
             depth += 1
         elif c == ")":
             depth -= 1
-        i += 1
+            if not depth:
+                i = t.end()
+                break
     body = text[start:i]
     written = " ".join(body.split())
-    return (written if len(written) <= 120 else written[:117] + "..."), body.count("\n") + 1
+    return (written if len(written) <= 120 else written[:117] + "..."), body.count("\n") + 1, i, body
 
 
 def _line_text(text: str, start: int, limit: int = 120) -> str:
     end = text.find("\n", start)
     written = text[start : end if end != -1 else len(text)].strip()
     return written if len(written) <= limit else written[: limit - 3] + "..."
-
-
-# What a tree that already builds for ROCm carries: HIP's platform macros and headers, PyTorch's
-# ROCm guards, a ROCm toolkit variable in its build script.
-_ROCM_PATH = re.compile(
-    r"__HIP_PLATFORM_AMD__|__HIP_PLATFORM_HCC__|__HIPCC__|\bUSE_ROCM\b|#[ \t]*include[ \t]*[<\"]hip/"
-    r"|torch\.version\.hip\b|\bROCM_HOME\b|\bhipLaunchKernelGGL\b"
-)
-
-
-def rocm_path(path: str, suffix: str, text: str) -> str | None:
-    """'file:line what' of the first sign in a file that the project has its own ROCm build, or
-    None. A .hip file is one by itself."""
-    if suffix == ".hip":
-        return f"{path}:1 (a HIP source file)"
-    m = _ROCM_PATH.search(text)
-    if m is None:
-        return None
-    return f"{path}:{text.count(chr(10), 0, m.start()) + 1} {m.group(0)}"

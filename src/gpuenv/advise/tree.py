@@ -24,7 +24,7 @@ from gpuenv.rootpath import NotRegular, TooLarge, read_regular
 MAX_BYTES = 4 << 20  # the largest hand-written source seen in real trees is ~1 MB; generated ones are skipped
 BINARY_PROBE = 8192  # a NUL byte in the first 8 KiB: binary (git's own heuristic)
 
-SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".py"})
+SOURCE_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".py", ".pyx", ".pxd"})
 # HIP sources: not scanned for CUDA, but evidence that the project already builds for ROCm.
 HIP_SUFFIXES = frozenset({".hip"})
 # Directories that hold no project source: version control, caches, installed environments.
@@ -85,6 +85,7 @@ class File:
     manifest: str | None  # the manifest kind, or None
     source: bool  # a source file (scanned for calls and constructs)
     data: bytes
+    build: bool = False  # a build file: CMakeLists.txt, *.cmake, setup*.py
 
 
 def walk(root: str, counts: Counts) -> Iterator[File]:
@@ -126,12 +127,19 @@ def walk(root: str, counts: Counts) -> Iterator[File]:
             suffix = os.path.splitext(entry.name)[1].lower()
             manifest = manifest_kind(entry.name, parent)
             source = suffix in SOURCE_SUFFIXES
-            if manifest is None and not source and suffix not in HIP_SUFFIXES:
+            build = is_build_file(entry.name)
+            if manifest is None and not source and not build and suffix not in HIP_SUFFIXES:
                 continue
             data = _read(entry.path, counts)
             if data is not None:
-                yield File(rel, suffix, manifest, source, data)
+                yield File(rel, suffix, manifest, source, data, build)
         todo.extend(reversed(subdirs))
+
+
+def is_build_file(name: str) -> bool:
+    """CMakeLists.txt, *.cmake, and Python build scripts (setup.py, setup_rocm.py)."""
+    low = name.lower()
+    return low == "cmakelists.txt" or low.endswith(".cmake") or (low.startswith("setup") and low.endswith(".py"))
 
 
 def _build_dir(name: str) -> bool:
@@ -166,14 +174,21 @@ class Ignore:
     re-include it either)."""
 
     rules: tuple[Rule, ...] = ()
+    # The rules with each run of neighbours that decide alike (same file, negation and dir-only)
+    # merged into one pattern, last run first: the same answers, one regex call per run (a
+    # .gitignore of 100 lines cost 100 calls per file).
+    runs: tuple[Rule, ...] = ()
 
     def below(self, rel_dir: str, text: str) -> Ignore:
         """These rules and those of ``rel_dir``'s .gitignore (its text)."""
         more = tuple(rule for line in text.splitlines() if (rule := parse_rule(rel_dir, line)) is not None)
-        return Ignore(self.rules + more) if more else self
+        if not more:
+            return self
+        rules = self.rules + more
+        return Ignore(rules, _runs(rules))
 
     def ignores(self, rel: str, is_dir: bool) -> bool:
-        for rule in reversed(self.rules):
+        for rule in self.runs:
             if rule.dir_only and not is_dir:
                 continue
             if rule.base and not rel.startswith(rule.base + "/"):
@@ -181,6 +196,26 @@ class Ignore:
             if rule.regex.fullmatch(rel[len(rule.base) + 1 :] if rule.base else rel):
                 return not rule.negate
         return False
+
+
+def _runs(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
+    out: list[Rule] = []
+    group: list[Rule] = []
+    for rule in rules:
+        if group and (rule.base, rule.negate, rule.dir_only) != (group[0].base, group[0].negate, group[0].dir_only):
+            out.append(_merge(group))
+            group = []
+        group.append(rule)
+    if group:
+        out.append(_merge(group))
+    return tuple(reversed(out))
+
+
+def _merge(group: list[Rule]) -> Rule:
+    if len(group) == 1:
+        return group[0]
+    pattern = "|".join(f"(?:{r.regex.pattern})" for r in group)
+    return Rule(group[0].base, re.compile(pattern, re.DOTALL), group[0].negate, group[0].dir_only)
 
 
 def parse_rule(base: str, line: str) -> Rule | None:

@@ -7,13 +7,22 @@ Findings that do (work, blocker) are kept per entry and file: the first place, e
 lines, not 300 findings. The verdict is the worst level; the share of source lines needing a
 person counts distinct source lines with a work or blocker finding (an asm() statement counts
 every line it spans).
+
+Three things move a finding off its table level, each said in the finding and the reasons: an
+import inside ``try:``/``if ...:`` is optional and one level lower (blocker -> work -> portable);
+a use on the CUDA side of the project's own HIP conditional, or in a file whose ROCm twin exists
+(csrc/cuda/attn.cu beside csrc/rocm/attn.hip), is *covered*: listed, but needing no one for ROCm;
+and a tree with evidence of its own ROCm build (HIP sources, HIP branches in kernel code, ROCm
+branches in setup.py or CMake; never a test or a Python flag alone) is portable-with-work, not
+cuda-only, its reasons naming the blockers that build covers and those it leaves.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gpuenv.advise.model import Advice, Finding, Hit, Level, Skipped, Verdict
+from gpuenv.advise.model import Advice, Finding, Hit, Level, Skipped, Verdict, Walked
+from gpuenv.advise.regions import twin_key
 from gpuenv.advise.table import Entry, Table
 
 _RANK = {Level.PORTABLE: 0, Level.WORK: 1, Level.BLOCKER: 2}
@@ -24,28 +33,25 @@ _NEXT = {
     Verdict.WORK: "gpuenv install rocm --dry-run",
     # CUDA-only as written: stay on CUDA until the blockers are ported.
     Verdict.CUDA_ONLY: "gpuenv install cuda --dry-run",
+    # Nothing judged: read the tree that holds the code (a source checkout, not a stub).
+    Verdict.UNKNOWN: "gpuenv advise PATH-OF-THE-SOURCE-CHECKOUT",
 }
+_LOWER = {Level.BLOCKER: Level.WORK, Level.WORK: Level.PORTABLE, Level.PORTABLE: Level.PORTABLE}
+LOOKED_FOR = ("source files (.cu .cuh .cpp .cc .c .h .hpp .py .pyx .pxd), HIP sources (.hip), build files "
+              "(CMakeLists.txt, *.cmake, setup*.py), and GPU dependencies or base images in manifests "
+              "(requirements*.txt, pyproject.toml, setup.cfg, environment.yml, Pipfile, lock files, Dockerfiles)")
 _SHOWN_NAMES = 4
 
 
-def judge(
-    path: str,
-    hits: Iterable[Hit],
-    table: Table,
-    *,
-    source_files: int,
-    manifests: int,
-    source_lines: int,
-    skipped: Skipped,
-    rocm_path: tuple[str, ...] = (),
-) -> Advice:
+def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advice:
+    """The advice of the hits, and of what the walk counted (read once the hits are spent)."""
     rules = table.rules
     lookups = {"package": table.package, "image": table.image, "import": table.module}
     cache: dict[tuple[str, str], Entry | None] = {}
     seen_imports: set[tuple[str, str, int]] = set()
-    groups: dict[tuple[str, str], list[Hit]] = {}
+    groups: dict[tuple[str, str, Level, bool, bool], _Group] = {}
     entries: dict[str, Entry] = {}
-    person: set[tuple[str, int]] = set()
+    person: dict[str, set[int]] = {}  # path -> distinct lines needing a person
     for hit in hits:
         lookup = lookups.get(hit.rule)
         if lookup is None:
@@ -61,56 +67,115 @@ def judge(
                 continue
             seen_imports.add(seen)
         entries[entry.rule] = entry
-        portable = entry.level is Level.PORTABLE
-        groups.setdefault((entry.rule, "" if portable else hit.path), []).append(hit)
-        if not portable and hit.source_line:
+        level = _LOWER[entry.level] if hit.optional else entry.level
+        portable = level is Level.PORTABLE
+        covered = hit.covered and not portable
+        optional = bool(hit.optional) and entry.level is not Level.PORTABLE
+        gkey = (entry.rule, "" if portable else hit.path, level, covered, optional)
+        group = groups.get(gkey)
+        if group is None:
+            group = groups[gkey] = _Group(hit)
+        group.add(hit, not portable)
+        if not portable and not covered and hit.source_line:
+            lines = person.setdefault(hit.path, set())
             if hit.span == 1:
-                person.add((hit.path, hit.line))
+                lines.add(hit.line)
             else:
-                person.update((hit.path, n) for n in range(hit.line, hit.line + hit.span))
-
-    findings = [_finding(entries[rule], members, bool(where)) for (rule, where), members in groups.items()]
-    findings.sort(key=lambda f: (-_RANK[f.level], _place(f.where)))
-    worst = max((f.level for f in findings), key=_RANK.__getitem__, default=Level.PORTABLE)
+                lines.update(range(hit.line, hit.line + hit.span))
+    rocm_twins, rocm_path = walked.twins, tuple(walked.rocm)
+    source_files, manifests, source_lines, skipped = (walked.source_files, walked.manifests, walked.source_lines,
+                                                      walked.skipped)  # fmt: skip
+    judged = walked.judged
+    # A file whose ROCm twin exists (csrc/cuda/attn.cu, csrc/rocm/attn.hip) is covered as a whole.
+    twinned = {w for (_, w, _, _, _) in groups if w and rocm_twins and twin_key(w) in rocm_twins}
+    findings = [g.finding(entries[rule], level, covered or (bool(where) and where in twinned))
+                for (rule, where, level, covered, _), g in groups.items()]  # fmt: skip
+    person_lines = sum(len(v) for p, v in person.items() if p not in twinned)
+    findings.sort(key=lambda f: (-_RANK[f.level], f.covered, _place(f.where)))
+    if judged == 0 and not findings:
+        return _unknown(path, source_files, manifests, skipped)
+    # Covered uses need no one for ROCm: the project's own ROCm path has their alternative.
+    worst = max((f.level for f in findings if not f.covered), key=_RANK.__getitem__, default=Level.PORTABLE)
     verdict = _VERDICT[worst]
+    rocm_reasons = _rocm_reasons(rocm_path, findings)
     if verdict is Verdict.CUDA_ONLY and rocm_path:
-        # flash-attn, vLLM: CUDA-only kernels beside a ROCm build of their own. The blockers are
-        # on the CUDA path; what a person must check is whether the ROCm path covers them.
+        # flash-attn, vLLM: CUDA-only kernels beside a ROCm build of their own. What a person
+        # must check is whether the ROCm build needs the blockers it leaves (the reasons list them).
         verdict = Verdict.WORK
     return Advice(
         path=path,
         verdict=verdict,
-        reasons=tuple(_rocm_reasons(rocm_path) + _reasons(verdict, findings)),
+        reasons=tuple(rocm_reasons + _reasons(verdict, findings)),
         findings=tuple(findings),
         source_files=source_files,
         manifests=manifests,
         source_lines=source_lines,
-        person_lines=len(person),
+        person_lines=person_lines,
         skipped=skipped,
         next_command=_NEXT[verdict],
         rocm_path=rocm_path,
     )
 
 
-def _finding(entry: Entry, members: list[Hit], per_file: bool) -> Finding:
-    first = min(members, key=lambda h: (h.path, h.line)) if not per_file else members[0]
-    if first.kind == "construct" or first.kind == "extension":
-        what = first.what  # a construct as written on its first line; the others are in ``lines``
-    else:
-        what = _names([h.what for h in members])
-    return Finding(
-        level=entry.level,
-        what=what,
-        where=f"{first.path}:{first.line}",
-        why=entry.why,
-        rocm_equivalent=entry.rocm_equivalent,
-        source=entry.source,
-        kind=first.kind,
-        rule=entry.rule,
-        name=entry.name,
-        count=len(members),
-        lines=tuple(sorted({h.line for h in members})) if per_file else (),
+def _unknown(path: str, source_files: int, manifests: int, skipped: Skipped) -> Advice:
+    """A tree with nothing to judge (an sdist stub, a docs-only checkout): not portable, unknown."""
+    return Advice(
+        path=path,
+        verdict=Verdict.UNKNOWN,
+        reasons=(f"nothing to judge: no source, build or dependency to read (looked for {LOOKED_FOR}); "
+                 f"{manifests} manifest(s) name no GPU dependency, {skipped.total} file(s) skipped",),  # fmt: skip
+        findings=(),
+        source_files=source_files,
+        manifests=manifests,
+        source_lines=0,
+        person_lines=0,
+        skipped=skipped,
+        next_command=_NEXT[Verdict.UNKNOWN],
+        looked_for=LOOKED_FOR,
     )
+
+
+class _Group:
+    """The uses one finding stands for, summed up as they come (a tree's hits are never all held:
+    CUTLASS has 170,000): the first place, how many, the lines (per-file findings), the names."""
+
+    __slots__ = ("first", "count", "lines", "names")
+
+    def __init__(self, first: Hit) -> None:
+        self.first = first
+        self.count = 0
+        self.lines: set[int] = set()
+        self.names: dict[str, None] = {}
+
+    def add(self, hit: Hit, per_file: bool) -> None:
+        self.count += 1
+        if per_file:
+            self.lines.add(hit.line)
+        elif (hit.path, hit.line) < (self.first.path, self.first.line):
+            self.first = hit  # portable findings: the first place in the tree
+        self.names[hit.what] = None  # distinct names only: "cutlass::gemm" 10,000 times is one
+
+    def finding(self, entry: Entry, level: Level, covered: bool) -> Finding:
+        first = self.first
+        if first.kind == "construct" or first.kind == "extension" or first.kind == "build":
+            what = first.what  # a construct as written on its first line; the others are in ``lines``
+        else:
+            what = _names(list(self.names))
+        return Finding(
+            level=level,
+            what=what,
+            where=f"{first.path}:{first.line}",
+            why=entry.why,
+            rocm_equivalent=entry.rocm_equivalent,
+            source=entry.source,
+            kind=first.kind,
+            rule=entry.rule,
+            name=entry.name,
+            count=self.count,
+            lines=tuple(sorted(self.lines)),
+            optional=first.optional,
+            covered=covered,
+        )
 
 
 def _place(where: str) -> tuple[str, int]:
@@ -124,12 +189,28 @@ def _names(whats: list[str]) -> str:
     return shown + (f" (+{len(distinct) - _SHOWN_NAMES} more)" if len(distinct) > _SHOWN_NAMES else "")
 
 
-def _rocm_reasons(signs: tuple[str, ...]) -> list[str]:
+def _rocm_reasons(signs: tuple[str, ...], findings: list[Finding]) -> list[str]:
     if not signs:
         return []
-    return [f"the project has its own ROCm build ({signs[0]}"
-            + (f", +{len(signs) - 1} more" if len(signs) > 1 else "") + "): its CUDA-only pieces are on the "
-            "CUDA path; check that the ROCm path covers what you use"]  # fmt: skip
+    blockers = [f for f in findings if f.level is Level.BLOCKER]
+    covered = [f for f in blockers if f.covered]
+    left = [f for f in blockers if not f.covered]
+    out = [f"the project builds for ROCm itself ({signs[0]}" + (f", +{len(signs) - 1} more" if len(signs) > 1 else "")
+           + ")"]  # fmt: skip
+    if covered:
+        out.append(f"its ROCm path covers {_count(covered)} ({_names([f'{f.name} at {f.where}' for f in covered])}): "
+                   "each sits on the CUDA side of a HIP branch, or beside a ROCm twin file")  # fmt: skip
+    if left:
+        out.append(f"it leaves {_count(left)} on the CUDA path ({_names([f'{f.name} at {f.where}' for f in left])}): "
+                   "check that the ROCm build does not need them")  # fmt: skip
+    elif blockers:
+        out.append("it leaves no blocker uncovered")
+    return out
+
+
+def _count(findings: list[Finding]) -> str:
+    n = sum(f.count for f in findings)
+    return f"{n:,} blocker use{'' if n == 1 else 's'} in {len(findings):,} file{'' if len(findings) == 1 else 's'}"
 
 
 def _reasons(verdict: Verdict, findings: list[Finding]) -> list[str]:
@@ -141,7 +222,7 @@ def _reasons(verdict: Verdict, findings: list[Finding]) -> list[str]:
                 f"({_names([f.name for f in findings])})"]  # fmt: skip
     by_rule: dict[str, list[Finding]] = {}
     for f in findings:  # already worst first, then by place
-        if f.level is not Level.PORTABLE:
+        if f.level is not Level.PORTABLE and not f.covered:
             by_rule.setdefault(f.rule, []).append(f)
     out = []
     for rule, group in by_rule.items():
@@ -149,5 +230,7 @@ def _reasons(verdict: Verdict, findings: list[Finding]) -> list[str]:
         more = f", +{uses - 1} more" if uses > 1 else ""
         label = first.name if rule.startswith(("construct:", "library:")) else first.what
         word = "CUDA-only" if first.level is Level.BLOCKER else "needs a person"
+        if first.optional:
+            word += f" (an optional import, {first.optional}: one level below the table's)"
         out.append(f"{label} ({first.where}{more}): {word}")
     return out

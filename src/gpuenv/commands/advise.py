@@ -42,9 +42,12 @@ COMMANDS = {
         configure,
         run,
         "Reads dependency manifests (requirements*.txt, pyproject.toml, setup.cfg, setup.py read\n"
-        "statically, environment.yml, Pipfile, lock files), Dockerfiles/Containerfiles, and sources\n"
-        "(.cu .cuh .cpp .h .py ...); nothing in the tree is executed.\n\n"
+        "statically, environment.yml, Pipfile, lock files), Dockerfiles/Containerfiles, build files\n"
+        "(CMakeLists.txt, *.cmake, setup*.py) and sources (.cu .cuh .cpp .h .py .pyx ...); nothing in\n"
+        "the tree is executed. Code in the project's own HIP/ROCm branches and rocm/ or hip/ files is\n"
+        "its ROCm port, not work.\n\n"
         "Exit status: 0 portable; 1 portable-with-work or cuda-only; 2 for a path that is not a\n"
-        "directory. Unreadable, binary and oversized files are skipped and counted.",
+        "directory; 5 unknown: nothing to judge (no source, build file or declared dependency).\n"
+        "Unreadable, binary and oversized files are skipped and counted.",
     )
 }

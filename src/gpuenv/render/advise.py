@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from gpuenv.advise.model import Advice, Finding, Level, Verdict
 
-_STYLE = {Verdict.PORTABLE: "bold green", Verdict.WORK: "bold yellow", Verdict.CUDA_ONLY: "bold red"}
+_STYLE = {Verdict.PORTABLE: "bold green", Verdict.WORK: "bold yellow", Verdict.CUDA_ONLY: "bold red",
+          Verdict.UNKNOWN: "bold"}  # fmt: skip
 _HEADING = {Level.BLOCKER: ("CUDA-only", "red"), Level.WORK: ("Needs a person", "yellow"),
             Level.PORTABLE: ("Portable", "green")}  # fmt: skip
 _PLACES = 3  # places shown per entry before "+N more"
@@ -30,7 +31,10 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
             continue
         title, style = _HEADING[level]
         out.append(("", ""))
-        out.append((f"bold {style}", f"{title} ({sum(f.count for fs in groups.values() for f in fs):,}):"))
+        uses = sum(f.count for fs in groups.values() for f in fs)
+        covered = sum(f.count for fs in groups.values() for f in fs if f.covered)
+        more = f", {covered:,} covered by the project's ROCm path" if covered else ""
+        out.append((f"bold {style}", f"{title} ({uses:,}{more}):"))
         for members in groups.values():
             out += _group(members, style)
     if advice.skipped.total:
@@ -57,7 +61,9 @@ def _group(members: list[Finding], style: str) -> list[tuple[str, str]]:
             path = f.where.rpartition(":")[0]
             shown = ", ".join(str(n) for n in f.lines[:8]) + (f", ... ({len(f.lines):,} lines)" if len(f.lines) > 8
                                                             else "")  # fmt: skip
-            out.append(("", f"      {f.where}  {f.what}"))
+            tags = "".join(f"  [{t}]" for t in (("covered by the ROCm path" if f.covered else ""),
+                                                (f"optional: {f.optional}" if f.optional else "")) if t)  # fmt: skip
+            out.append(("", f"      {f.where}  {f.what}{tags}"))
             if len(f.lines) > 1:
                 out.append(("dim", f"        {path} lines {shown}"))
         if len(members) > _PLACES:

@@ -1,0 +1,99 @@
+"""`gpuenv advise` on issue 28's evaluation set, and its speed and memory on any tree.
+
+    python3 bench/eval_advise_set.py [--snapshots DIR] [--set FILE]   # the set: verdicts and blockers
+    python3 bench/eval_advise_set.py --trees DIR [DIR ...]           # files/s and peak memory only
+
+The set (tests/advise_eval/projects.json) lists real projects with the ROCm status each documents
+itself (URL and quote), and blockers spot-checked by hand. Their snapshots are not in the
+repository: fetch each with the `fetch` tool and unpack its newest commit to SNAPSHOTS/NAME
+(``git --git-dir=... archive HEAD | tar -x -C SNAPSHOTS/NAME``); a missing one is reported and
+skipped. Each tree is advised in a fresh interpreter, which reports its own CPU seconds (start-up
+apart) and peak resident memory (getrusage, the whole process), so one tree's numbers never
+include another's. Prints, per tree:
+source files, CPU s, files/s, peak MB, the verdict, whether it matches the documented status, and
+the expected blockers found; then the share that matches. Exits 1 when under 90% match. Nothing
+from the snapshots is built or run: advise reads files statically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SET = ROOT / "tests" / "advise_eval" / "projects.json"
+MATCHES = {"rocm": {"portable", "portable-with-work"}, "cuda-only": {"cuda-only"}, "none": {"unknown"}}
+GOAL_FILES_S = 5000
+GOAL_PEAK_MB = 100
+
+# Run in the child: advise the tree, then report CPU time and peak memory of this process alone.
+# Start-up (imports, the table, compiled patterns) is paid once per run and timed apart.
+CHILD = """
+import json, resource, sys, time
+t = time.process_time()
+from gpuenv.advise import advise
+from gpuenv.advise import builds, regions, sources, verdict
+from gpuenv.advise.table import load
+load()
+start = time.process_time() - t
+t = time.process_time()
+a = advise(sys.argv[1])
+cpu = time.process_time() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+doc = a.to_dict()
+print(json.dumps({"cpu": cpu, "start": start, "peak_mb": peak, "verdict": doc["verdict"], "files": doc["files"]["sources"],
+                  "blockers": [[f["rule"], f["where"]] for f in doc["findings"]
+                               if f["verdict"] == "blocker" and not f["covered"]]}))
+"""
+
+
+def measure(tree: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", CHILD, str(tree)], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise SystemExit(f"{tree}: advise failed: {out.stderr.strip().splitlines()[-1:]}")
+    return json.loads(out.stdout)
+
+
+def speed(m: dict) -> str:
+    rate = m["files"] / m["cpu"] if m["cpu"] else float("inf")
+    flag = "" if rate >= GOAL_FILES_S and m["peak_mb"] < GOAL_PEAK_MB else "  (under the goal)"
+    return (f"{m['files']:>6} files {m['cpu']:6.2f} s {rate:>8,.0f} files/s {m['peak_mb']:6.1f} MB peak "
+            f"(+{m['start']:.2f} s start-up){flag}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--snapshots", type=Path, default=Path("/work/advise-snapshots"))
+    ap.add_argument("--set", type=Path, default=SET)
+    ap.add_argument("--trees", type=Path, nargs="*")
+    args = ap.parse_args()
+    if args.trees:
+        for tree in args.trees:
+            print(f"{tree.name:<28} {speed(measure(tree))}")
+        return 0
+    projects = json.loads(args.set.read_text())["projects"]
+    matched = run = 0
+    for p in projects:
+        tree = args.snapshots / p["name"]
+        if not tree.is_dir():
+            print(f"{p['name']:<28} no snapshot at {tree} (fetch {p['repo']} first)")
+            continue
+        m = measure(tree)
+        run += 1
+        ok = m["verdict"] in MATCHES[p["status"]]
+        matched += ok
+        found = sum(any(r == rule and w.startswith(prefix) for r, w in m["blockers"]) for rule, prefix in p["blockers"])
+        print(f"{p['name']:<28} {speed(m)}  {m['verdict']:<19} documented {p['status']:<9} "
+              f"{'match' if ok else 'MISMATCH'}  blockers {found}/{len(p['blockers'])}")  # fmt: skip
+    if not run:
+        print("no snapshot found")
+        return 1
+    print(f"\n{matched} of {run} verdicts match the projects' documentation ({matched / run:.0%})")
+    return 0 if matched / run >= 0.9 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

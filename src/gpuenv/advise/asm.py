@@ -1,0 +1,79 @@
+"""What an inline ``asm()`` statement holds, read from its text: PTX, AMD GPU ISA, or host code.
+
+Only PTX is a blocker: AMD GPU assembly (``s_waitcnt``, ``v_pk_add_f16``, ``v_mul_i32_i24``) is
+already the ROCm port, and x86/Arm assembly (``cpuid``, ``rdtsc``, ``dmb ish``) runs on the CPU
+whatever the GPU. A pure function of the statement's text.
+"""
+
+from __future__ import annotations
+
+import re
+
+PTX = "ptx"
+AMD = "amd"
+HOST = "host"  # x86, Arm or another CPU's assembly
+EMPTY = "empty"  # asm volatile("" ::: "memory"): a compiler barrier, no instruction at all
+UNKNOWN = "unknown"  # the instructions are not written here (a macro or a variable)
+
+# A PTX instruction starts a string (or follows ";" or an escaped newline) and carries at least
+# one of PTX's own dotted qualifiers: a type (.u32 .f16x2 .bf16 .pred .b128), a state space
+# (.global .shared::cta), a memory order or scope (.release .gpu .cta), a shape (.m16n8k16 .x4), or
+# .sync/.aligned/.approx/.rn... (mma.sync.aligned, ld.global.nc.v4.u32, @p bra.uni); or it names a
+# PTX special register (%laneid, %%smid) or declares registers (.reg .pred p;). CPU assembly that
+# also dots its opcodes does not qualify: LoongArch ld.d/vadd.w, RISC-V vle8.v, Arm v0.16b.
+# Types are PTX's weak sign (Esperanto's RISC-V writes fcvt.ps.f16 too): enough in device code.
+_TYPES = r"(?:[usbf](?:8|16|32|64|128)(?:x[24])?|bf16(?:x2)?|tf32|e[45]m[23]|pred)"
+# State spaces, orders, scopes, shapes and modes are PTX's own: enough anywhere.
+_QUALIFIER = (r"(?:v[248]|global|shared(?:::\w+)?|local|const|param|sync|aligned|approx|full|rn|rz|rm|rp|rni|rzi|ftz"
+              r"|sat|release|acquire|relaxed|gpu|sys|cta|cluster|uni|wide|nc|ca|cg|cs|lu|cv|async|bulk|trans"
+              r"|m\d+n\d+(?:k\d+)?|x[124]|commit_group|wait_group|wait_all|row|col|bfly|idx|up|down|ballot|any|all)")
+_START = r"(?:\"|;|\\n|\\t)\s*(?:@!?%?\w+\s+)?"
+# Opcodes no CPU assembly has: dotted, they are PTX whatever follows (griddepcontrol.wait).
+_PTX_ONLY = ("griddepcontrol|setmaxnreg|mbarrier|wgmma|tcgen05|cp|ldmatrix|stmatrix|movmatrix|fence|membar|multimem"
+             "|cvta|mapa|getctarank|redux|createpolicy|applypriority|discard|prefetchu|elect|vote|shfl|lop3|prmt|dp4a"
+             "|dp2a|bfe|bfi|bmsk|szext|isspacep|activemask|nanosleep|clusterlaunchcontrol")
+_PTX = re.compile(
+    _START + r"(?:[a-z][a-z0-9_]*(?:\.[A-Za-z0-9_:]+)*\." + _QUALIFIER + r"(?![a-z0-9_])"
+    r"|(?:" + _PTX_ONLY + r")\.[a-z]|trap;)"
+    r"|%%?(?:laneid|warpid|nwarpid|smid|nsmid|gridid|clock64|clock|globaltimer\w*|lanemask_\w+|dynamic_smem_size"
+    r"|total_smem_size|cluster_\w+|is_explicit_cluster)\b"
+    r"|\.reg\s+\.[a-z]"
+)
+_PTX_TYPED = re.compile(_START + r"[a-z][a-z0-9_]*(?:\.[A-Za-z0-9_:]+)*\." + _TYPES + r"(?![a-z0-9_])")
+# AMD GPU ISA (GCN/CDNA/RDNA): scalar and vector instructions, LDS/buffer/global/flat memory.
+_AMD = re.compile(
+    r"(?:\"|;|\\n|\\t)\s*(?:[sv]_[a-z0-9_]+|(?:ds|buffer|global|flat|scratch|image)_(?:load|store|read|write|atomic)\w*)\b"
+)
+_BODY = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def classify(statement: str, device: bool = True) -> str:
+    """PTX, AMD, HOST, EMPTY or UNKNOWN for one asm statement as written (all its lines).
+    ``device``: the file holds device code, where a typed opcode (cvt.f32.f16) is PTX too."""
+    if _PTX.search(statement) or (device and _PTX_TYPED.search(statement)):
+        return PTX
+    if _AMD.search(statement):
+        return AMD
+    bodies = [b for b in _BODY.findall(_template(statement)) if b.strip()]
+    if not bodies:
+        return EMPTY if '"' in statement else UNKNOWN
+    return HOST
+
+
+def _template(statement: str) -> str:
+    """The instruction template: the strings before the first operand colon."""
+    depth = 0
+    in_string = False
+    for i, c in enumerate(statement):
+        if c == '"' and (i == 0 or statement[i - 1] != "\\"):
+            in_string = not in_string
+        elif not in_string:
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif c == ":" and depth == 1 and statement[i + 1 : i + 2] != ":" and statement[i - 1 : i] != ":":
+                return statement[:i]
+            elif c == ":" and depth == 1:
+                return statement[:i]
+    return statement

@@ -1,0 +1,294 @@
+"""Where a tree's own ROCm port lives: HIP/ROCm branches of C preprocessor conditionals, of
+Python ``if`` statements and of CMake ``if()`` blocks, files named for ROCm, and test files.
+
+A hit inside a ROCm branch (``#if defined(USE_ROCM)``, ``#ifdef __HIP_PLATFORM_AMD__``, the
+``#else`` of ``#ifndef GGML_USE_HIP``) is the port itself, not work; a hit inside the CUDA side
+of such a conditional has a ROCm alternative beside it: it is *covered*. Pure functions of text
+and paths; a file that names neither HIP nor ROCm is answered without a regex (the fast path).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+HIP = "hip"  # the branch is taken on ROCm only
+CUDA = "cuda"  # the branch is the CUDA side of a HIP/ROCm conditional (not taken on ROCm)
+
+# Macro names that mean "compiling for AMD": HIP's platform and compiler macros, projects' own
+# USE_ROCM / GGML_USE_HIP / USE_AMD_ROCM flags, AMD GPU architecture macros (__gfx90a__) and
+# CDNA/RDNA family flags. _M_AMD64 is MSVC's x86-64, not an AMD GPU.
+_AMD_NAME = re.compile(r"\b(?!_M_AMD64\b|AMD64\b)\w*?(?<![A-Za-z0-9])(?:HIP|HIPCC|ROCM|ROCm|HCC|AMD|AMDGCN|CDNA\d*|RDNA\d*"
+                       r"|gfx\d+\w*)(?![A-Za-z])\w*")
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b([^\n]*)", re.MULTILINE)
+# Every AMD macro name holds one of these, or sits in a file that does (CDNA3/__gfx942__ code is
+# guarded by HIP or AMD names too): a file without them is read without any regex.
+_MARKERS = ("HIP", "ROCM", "AMD")
+
+
+def mentions_amd(text: str) -> bool:
+    """Whether a file names HIP/ROCm/AMD at all: without it, it has no ROCm branch (fast path)."""
+    return any(m in text for m in _MARKERS)
+
+
+def condition_side(directive: str, expr: str) -> str | None:
+    """HIP, CUDA or None (neither, or both: ``defined(__CUDACC__) || defined(__HIPCC__)``) for
+    the branch a preprocessor condition opens."""
+    expr = expr.split("//", 1)[0].split("/*", 1)[0].strip()
+    if directive in ("ifdef", "ifndef"):
+        if not _AMD_NAME.fullmatch(expr.split()[0] if expr.split() else ""):
+            return None
+        return HIP if directive == "ifdef" else CUDA
+    if "||" in expr:
+        sides = {_term_side(t) for t in expr.split("||")}
+        return sides.pop() if len(sides) == 1 else None  # all ROCm, or all not-ROCm
+    sides = {_term_side(t) for t in expr.split("&&")} - {None}
+    if HIP in sides:
+        return HIP  # a conjunction with "compiling for ROCm" is taken on ROCm only
+    if CUDA in sides:
+        return CUDA
+    return None
+
+
+def _term_side(term: str) -> str | None:
+    term = term.strip().strip("()").strip()
+    negated = term.startswith("!")
+    m = _AMD_NAME.search(term)
+    if m is None:
+        return None
+    if negated or re.search(r"==\s*0\b", term):
+        return CUDA
+    return HIP
+
+
+@dataclass(frozen=True)
+class Regions:
+    """Line ranges of one file, sorted: (first line, last line, HIP or CUDA)."""
+
+    starts: tuple[int, ...] = ()
+    spans: tuple[tuple[int, int, str], ...] = ()
+
+    def side(self, line: int) -> str | None:
+        """HIP when ``line`` is in a ROCm branch (innermost decides nothing: any enclosing ROCm
+        branch makes it ROCm code), CUDA when on the CUDA side of one, None otherwise."""
+        i = bisect.bisect_right(self.starts, line)
+        found = None
+        for first, last, side in self.spans[:i]:
+            if first <= line <= last:
+                if side == HIP:
+                    return HIP
+                found = CUDA
+        return found
+
+    def first_hip(self, text: str) -> int | None:
+        """The first line of the first HIP branch that holds code of its own (a statement, or
+        an ``#include <hip/...>``): a branch of #defines only (``#if defined(__HIPCC__)
+        #define HOST_DEVICE __host__ __device__``) is a portability idiom copied into CUDA-only
+        projects, not evidence of a ROCm build."""
+        lines: list[str] | None = None
+        for first, last, side in self.spans:
+            if side != HIP:
+                continue
+            if lines is None:
+                lines = text.splitlines()
+            for raw in lines[first - 1 : last]:
+                s = raw.strip()
+                if not s or s.startswith(("//", "/*", "*")):
+                    continue
+                if not s.startswith("#") or ("include" in s and "hip/" in s):
+                    return first
+        return None
+
+
+NO_REGIONS = Regions()
+
+
+def c_regions(text: str) -> Regions:
+    """The HIP and CUDA branches of a C/C++/CUDA file's ``#if`` conditionals."""
+    if not mentions_amd(text):
+        return NO_REGIONS
+    spans: list[tuple[int, int, str]] = []
+    # Per open conditional: [side of the current branch, its first line, sides seen so far].
+    stack: list[list] = []
+    line, last = 1, 0
+    for m in _DIRECTIVE.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        op, expr = m.group(1), m.group(2)
+        if op in ("if", "ifdef", "ifndef"):
+            stack.append([condition_side(op, expr), line + 1, []])
+            continue
+        if not stack:
+            continue  # an #else/#endif without its #if (a fragment): nothing to track
+        top = stack[-1]
+        if top[0] is not None:
+            spans.append((top[1], line - 1, top[0]))
+        top[2].append(top[0])
+        if op == "endif":
+            stack.pop()
+            continue
+        if op == "else":
+            top[0] = _else_side(top[2])
+        else:  # elif
+            side = condition_side("if", expr)
+            top[0] = side if side is not None else _else_side(top[2])
+        top[1] = line + 1
+    spans.sort()
+    return Regions(tuple(s[0] for s in spans), tuple(spans))
+
+
+def _else_side(seen: list[str | None]) -> str | None:
+    """The side of a branch reached when every earlier branch of its conditional failed."""
+    if HIP in seen:
+        return CUDA  # an earlier branch was ROCm's: this one is taken only when not on ROCm
+    if CUDA in seen:
+        return HIP  # an earlier branch was "not ROCm": this one is taken on ROCm
+    return None
+
+
+# -- Python and CMake branches ---------------------------------------------------------------------
+
+_PY_AMD = re.compile(r"(?<![a-z])(?:hip|amd)(?![a-z])|rocm", re.IGNORECASE)
+_PY_NEG = re.compile(r"^\s*(?:el)?if\s+not\b|\bis\s+None\b|==\s*(?:None|False|0)\b")
+
+
+def python_side(lines: list[str], index: int, limit: int = 400) -> str | None:
+    """HIP when line ``index`` (0-based) is inside an ``if`` on ROCm, CUDA when inside its other
+    side (``else:``, ``if not is_rocm:``), None otherwise. Reads the enclosing headers upwards."""
+    indent = _indent(lines[index])
+    i = index - 1
+    floor = max(-1, index - limit)
+    while i > floor and indent > 0:
+        text = lines[i]
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
+            i -= 1
+            continue
+        here = _indent(text)
+        if here < indent:
+            indent = here
+            if stripped.startswith(("if ", "elif ")) and _PY_AMD.search(stripped):
+                return CUDA if _PY_NEG.search(stripped) else HIP
+            if stripped.startswith("else"):
+                opener = _opener(lines, i, here)
+                if opener is not None and _PY_AMD.search(opener):
+                    return HIP if _PY_NEG.search(opener) else CUDA
+        i -= 1
+    return None
+
+
+def _opener(lines: list[str], else_at: int, indent: int) -> str | None:
+    for j in range(else_at - 1, max(-1, else_at - 400), -1):
+        s = lines[j].strip()
+        if s and not s.startswith("#") and _indent(lines[j]) == indent and s.startswith(("if ", "elif ")):
+            return s
+        if s and _indent(lines[j]) < indent:
+            return None
+    return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def guarded(lines: list[str], index: int, limit: int = 2000) -> str | None:
+    """What makes the import on line ``index`` optional: the ``try``/``if`` around it ("inside
+    try:" / "inside if ...:"), or None when it runs unconditionally (module level, or only in a
+    function or class)."""
+    indent = _indent(lines[index])
+    i = index - 1
+    floor = max(-1, index - limit)
+    while i > floor and indent > 0:
+        stripped = lines[i].strip()
+        if stripped and not stripped.startswith("#"):
+            here = _indent(lines[i])
+            if here < indent:
+                indent = here
+                word = stripped.split(None, 1)[0].rstrip(":")
+                if word in ("try", "if", "elif", "else", "except"):
+                    head = stripped if len(stripped) <= 60 else stripped[:57] + "..."
+                    return f"inside {head}"
+        i -= 1
+    return None
+
+
+_CMAKE_IF = re.compile(r"^\s*(if|elseif|else|endif)\s*\(([^\n]*)", re.IGNORECASE)
+
+
+def cmake_sides(lines: list[str]) -> list[str | None]:
+    """The side of every line of a CMake file: inside ``if(USE_ROCM)`` / ``if(GGML_HIP)`` blocks
+    HIP, inside their ``else()`` CUDA."""
+    out: list[str | None] = []
+    stack: list[list] = []  # [side of the current branch, sides seen]
+    for text in lines:
+        m = _CMAKE_IF.match(text)
+        if m is not None:
+            op, cond = m.group(1).lower(), m.group(2)
+            side = _cmake_side(cond)
+            if op == "if":
+                stack.append([side, []])
+            elif stack:
+                stack[-1][1].append(stack[-1][0])
+                if op == "endif":
+                    stack.pop()
+                elif op == "else":
+                    stack[-1][0] = _else_side(stack[-1][1])
+                else:
+                    stack[-1][0] = side if side is not None else _else_side(stack[-1][1])
+        sides = [s[0] for s in stack]
+        out.append(HIP if HIP in sides else CUDA if CUDA in sides else None)
+    return out
+
+
+def _cmake_side(cond: str) -> str | None:
+    if not re.search(r"HIP|ROCM|ROCm|AMD", cond):
+        return None
+    return CUDA if re.match(r"\s*NOT\b", cond, re.IGNORECASE) else HIP
+
+
+# -- paths ------------------------------------------------------------------------------------------
+
+# A path segment, or a part of a file name between _ - . separators, that names the ROCm port:
+# csrc/rocm/, hip/, common_hip.cuh, attn_cdna3.cu, gfx942_kernels.cpp.
+_ROCM_PART = re.compile(r"(?:^|[/_.-])(?:rocm|hip|hipify|amd|amdgpu|cdna\d*|rdna\d*|gfx\d+\w*|mi[23]\d\dx?)(?=[/_.-]|$)",
+                        re.IGNORECASE)  # fmt: skip
+_TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "test_utils"})
+# Code that is not what the project ships: tests, benchmarks, examples, docs.
+_AUX_DIRS = _TEST_DIRS | frozenset({"benchmark", "benchmarks", "bench", "example", "examples", "docs", "doc"})
+
+
+def is_rocm_file(path: str) -> bool:
+    """Whether a file's path says it is part of the ROCm port (its directory or its name)."""
+    return _ROCM_PART.search(path) is not None
+
+
+def is_test_file(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    if any(p.lower() in _TEST_DIRS for p in parts[:-1]):
+        return True
+    stem = name.rsplit(".", 1)[0]
+    return stem.startswith("test_") or stem.endswith(("_test", "_tests")) or stem == "conftest"
+
+
+def is_auxiliary_file(path: str) -> bool:
+    """A test, benchmark, example or documentation file: its imports are not what runs."""
+    return is_test_file(path) or any(p.lower() in _AUX_DIRS for p in path.split("/")[:-1])
+
+
+def twin_key(path: str) -> str:
+    """A file's name with CUDA/ROCm words dropped, to pair attn.cu with rocm/attn.hip."""
+    directory, _, name = path.rpartition("/")
+    words = [p for p in re.split(r"[_.-]", name.lower()) if p]
+    if len(words) > 1 and words[-1] not in _PORT_WORDS:
+        words = words[:-1]  # the extension (.cu, .txt), but not Dockerfile.rocm's .rocm
+    parts = [p for p in words if p not in _PORT_WORDS]
+    if parts:
+        return "_".join(parts)
+    # requirements/cuda.txt and requirements/rocm.txt: named only for their platform, paired in
+    # their directory (the CUDA or ROCm part of it dropped).
+    return "/".join(p for p in directory.lower().split("/") if p not in _PORT_WORDS) + "/"
+
+
+_PORT_WORDS = frozenset({"cuda", "hip", "rocm", "cu", "amd", "nv", "nvidia"})
