@@ -14,6 +14,10 @@ from collections.abc import Iterator
 
 from gpuenv.advise.model import Advice, Hit, Level, Skipped, Walked
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.advise.table import Table
+
 _ROCM_SHOWN = 5  # pieces of evidence of an existing ROCm build listed
 
 
@@ -34,7 +38,7 @@ def advise(path: str) -> Advice:
     return judge(path, _hits(path, table, walked), table, walked)
 
 
-def _hits(path: str, table, walked: Walked) -> Iterator[Hit]:
+def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     """Every hit of the tree, file by file, as the walk reads it; ``walked`` counts the rest."""
     from gpuenv.advise.builds import is_cmake, scan_build_script, scan_cmake
     from gpuenv.advise.deps import PARSERS, Unparsable
@@ -118,7 +122,7 @@ def _note(rocm: list[str], sign: str) -> None:
         rocm.append(sign)
 
 
-def _optional_imports(found: list[Hit], text: str, table, auxiliary: bool, person: dict[str, bool]) -> list[Hit]:
+def _optional_imports(found: list[Hit], text: str, table: Table, auxiliary: bool, person: dict[str, bool]) -> list[Hit]:
     """Imports of modules the table does not call portable, marked with what makes them
     optional (inside ``try:``/``if ...:``, or in a test, benchmark or example); the others as they
     are. Read only for such imports, so a tree of plain imports pays nothing; ``person`` caches

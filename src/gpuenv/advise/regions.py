@@ -13,6 +13,10 @@ import bisect
 import re
 from dataclasses import dataclass
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
 HIP = "hip"  # the branch is taken on ROCm only
 CUDA = "cuda"  # the branch is the CUDA side of a HIP/ROCm conditional (not taken on ROCm)
 
@@ -110,7 +114,7 @@ def c_regions(text: str) -> Regions:
         return NO_REGIONS
     spans: list[tuple[int, int, str]] = []
     # Per open conditional: [side of the current branch, its first line, sides seen so far].
-    stack: list[list] = []
+    stack: list[list[Any]] = []
     line, last = 1, 0
     for m in _DIRECTIVE.finditer(text):
         line += text.count("\n", last, m.start())
@@ -220,7 +224,7 @@ def cmake_sides(lines: list[str]) -> list[str | None]:
     """The side of every line of a CMake file: inside ``if(USE_ROCM)`` / ``if(GGML_HIP)`` blocks
     HIP, inside their ``else()`` CUDA."""
     out: list[str | None] = []
-    stack: list[list] = []  # [side of the current branch, sides seen]
+    stack: list[list[Any]] = []  # [side of the current branch, sides seen]
     for text in lines:
         m = _CMAKE_IF.match(text)
         if m is not None:

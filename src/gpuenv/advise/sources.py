@@ -290,7 +290,8 @@ def _classify(word: str, text: str, end: int, before: str, start: int) -> tuple[
     if first == "n":
         if word.startswith("nvcuda"):
             return "construct:wmma", "construct", word
-        return f"library:{_LIBRARY_RULE[_LIBRARY.match(word).group()]}", "library", word
+        library = _LIBRARY.match(word)  # the scan matched one of these names at this word
+        return (f"library:{_LIBRARY_RULE[library.group()]}", "library", word) if library else _NONE
     if first == "t":
         if word.startswith("thrust"):
             return "library:thrust", "library", word + _ident(text, end)
@@ -332,7 +333,8 @@ _IDENT = re.compile(r"\w*")
 
 
 def _ident(text: str, pos: int) -> str:
-    return _IDENT.match(text, pos).group()  # type: ignore[union-attr]  # \w* always matches
+    m = _IDENT.match(text, pos)  # \w* always matches; the check is for the type checker
+    return m.group() if m else ""
 
 
 # One pattern per statement keyword: a pattern that starts with a literal word is searched for by
