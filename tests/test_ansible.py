@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_provision import build_wheel_and_wheelhouse
+from tests.test_provision import build_wheel_and_wheelhouse, fresh_box, python_chroot  # noqa: F401 (fixtures)
 
 pytest_plugins = ["tests.chroot_env"]  # base_chroot, vendor_repo
 
@@ -415,6 +415,7 @@ def wheel_and_wheelhouse(tmp_path_factory) -> tuple[Path, Path]:
 
 
 
+@pytest.mark.timeout(600)  # pip installs into venvs: slow on a busy machine
 def test_role_installs_gpuenv_from_a_wheel(tmp_path, wheel_and_wheelhouse):
     """gpuenv_wheel_src: copied to the host and pip-installed into gpuenv_prefix. The apt task
     is left out (gpuenv_packages: []) so the host's apt is never touched."""
@@ -467,6 +468,33 @@ def test_no_source_fails_before_anything_runs(tmp_path, source):
     assert box.calls() == [] and not prefix.exists()
 
 
+@pytest.mark.timeout(600)  # pip installs into venvs: slow on a busy machine
+def test_a_prefix_another_account_controls_is_refused(tmp_path, wheel_and_wheelhouse):
+    """As bootstrap.sh (item 5): root runs what is in gpuenv_prefix, so a prefix of another
+    account's, or a file in it that another account can write, fails the host before anything
+    in it runs or is installed, in check mode too."""
+    gpuenv_wheel, wheelhouse = wheel_and_wheelhouse
+    box = Box(tmp_path)
+    prefix = tmp_path / "opt-gpuenv"
+    (prefix / "bin").mkdir(parents=True)
+    marker = prefix / ".gpuenv-source"
+    sha256 = hashlib.sha256(gpuenv_wheel.read_bytes()).hexdigest()
+    marker.write_text(f"sha256:{sha256}\n")  # "this is the good wheel, up to date"
+    common = {"gpuenv_manage_install": True, "gpuenv_packages": [], "gpuenv_wheel_src": str(gpuenv_wheel),
+              "gpuenv_wheel_sha256": sha256, "gpuenv_wheel_dir": str(tmp_path / "wheels"),
+              "gpuenv_prefix": str(prefix), "gpuenv_collect": False}  # fmt: skip
+    for owner, mode in ((65534, 0o644), (0, 0o666)):
+        os.chown(marker, owner, owner)
+        marker.chmod(mode)
+        for args in (("--check",), ()):
+            res = box.play(*args, **common)
+            assert res.returncode != 0 and recap(res)["failed"] == 1, show(res)
+            assert "is not root's alone" in res.stdout, show(res)
+            assert box.calls() == [], show(res)  # the stand-in gpuenv never ran
+    assert sorted(p.name for p in prefix.iterdir()) == [".gpuenv-source", "bin"]
+
+
+@pytest.mark.timeout(600)  # pip installs into venvs: slow on a busy machine
 def test_check_mode_without_gpuenv_shows_a_throwaway_plan(tmp_path, wheel_and_wheelhouse):
     """Item 2: on a host without gpuenv, check mode installs nothing and still shows gpuenv's
     plan, from a throwaway gpuenv in a temporary directory that is removed afterwards."""
@@ -542,3 +570,95 @@ def test_role_against_a_chroot(base_chroot, vendor_repo, tmp_path):
     assert manifest(root, skip=VOLATILE) == settled
     check2 = box.play("--check", env=env, **opts)
     assert check2.returncode == 0 and recap(check2)["changed"] == 0, show(check2)
+
+
+# --------------------------------------------------------------------------------------------
+# The role over Ansible's chroot connection: a fresh Debian 12 box with nothing installed (#25)
+
+FAKE_REBOOT_IN_BOX = """#!/bin/sh
+# Stand-in reboot_command inside the box: what a reboot changes for gpuenv, the boot id.
+python3 -c 'import uuid; open("/proc/sys/kernel/random/boot_id", "w").write(str(uuid.uuid4()) + "\\\\n")'
+echo reboot >>/var/log/reboots
+"""
+
+
+def chroot_inventory(tmp: Path, root: Path) -> Path:
+    """One host, the chroot at `root`, as the role's README writes it (root already: no become).
+    Ansible's own working files go to /tmp in the box, which it empties after each task (by
+    default it would leave /root/.ansible behind, and the tree could not be compared whole)."""
+    inv = tmp / "chroot.ini"
+    inv.write_text(
+        "[gpu]\n"
+        f"trybox ansible_host={root} ansible_connection=chroot ansible_become=false "
+        "ansible_python_interpreter=/usr/bin/python3 ansible_remote_tmp=/tmp\n"
+    )
+    return inv
+
+
+@pytest.mark.chroot
+def test_role_over_the_chroot_connection(fresh_box, wheel_and_wheelhouse, tmp_path):  # noqa: F811 (fixture)
+    """Ansible's own chroot connection (the `ansible` package's community.general.chroot) into a
+    fresh Debian 12 box that has python3 and nothing else, the wheel on the controller:
+
+    - --check shows what apt would install and gpuenv's plan, from a throwaway gpuenv (pip run
+      from its wheel, since the box has no python3-venv yet), and changes nothing (tree compared);
+    - a real run installs python3-venv and gpuenv, applies the plan, reboots (a stand-in
+      reboot_command: a new boot id), resumes and fetches the reports;
+    - a second --check reports changed=0, and a second real run changes nothing either."""
+    from tests.chroot_env import VOLATILE, manifest
+
+    box = fresh_box
+    root = box.root
+    wheel, _ = wheel_and_wheelhouse
+    # pip's mirror for gpuenv's dependencies: the box's own /etc/pip.conf (the wheelhouse).
+    (root / "etc/pip.conf").write_text("[global]\nno-index = true\nfind-links = /srv/wheelhouse\n")
+    reboot = root / "usr/local/sbin/fake-reboot"
+    reboot.write_text(FAKE_REBOOT_IN_BOX)
+    reboot.chmod(0o755)
+    fetched = tmp_path / "reports"
+    extra = json.dumps({
+        "gpuenv_wheel_src": str(wheel),
+        "gpuenv_wheel_sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
+        "gpuenv_stack": "cuda", "gpuenv_version": "12.8", "gpuenv_user": "alice",
+        "gpuenv_reboot_command": "/usr/local/sbin/fake-reboot",
+        "gpuenv_boot_time_command": "cat /proc/sys/kernel/random/boot_id",
+        "gpuenv_reboot_timeout": 120,
+        "gpuenv_fetch_dir": str(fetched),
+    })  # fmt: skip
+    inv = chroot_inventory(tmp_path, root)
+
+    # The chroot connection hands the controller's environment to the box: pip settings of this
+    # machine (PIP_FIND_LINKS...) would override the box's own /etc/pip.conf.
+    env = {k: v for k, v in ansible_env(tmp_path).items() if not k.startswith("PIP_")}
+
+    def play(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([_tool("ansible-playbook"), "-i", str(inv), str(SITE), "-e", extra, *args], env=env,
+                              capture_output=True, text=True, timeout=800, cwd=tmp_path)  # fmt: skip
+
+    assert not (root / "opt/gpuenv").exists() and "python3.11-venv" not in box.packages()
+    before = manifest(root)
+    check = play("--check")
+    assert check.returncode == 0, show(check)
+    assert "would install with apt: python3-venv, ca-certificates, gpg" in check.stdout, show(check)
+    assert "dry run: nothing was changed" in check.stdout and "install cuda 12.8" in check.stdout, show(check)
+    assert re.search(r"pending: \d+ of \d+ steps; a reboot after them", check.stdout), show(check)
+    assert recap(check, "trybox")["failed"] == 0
+    assert manifest(root) == before, "check mode changed the box"
+    assert not fetched.exists()
+
+    res = play()
+    assert res.returncode == 0, show(res)
+    pkgs = box.packages()
+    assert all(p in pkgs for p in ("python3.11-venv", "gpg", "cuda-toolkit-12-8", "nvidia-open")), pkgs
+    assert (root / "opt/gpuenv/bin/gpuenv").exists()
+    assert (root / "var/log/reboots").read_text() == "reboot\n", show(res)  # one reboot, then the resume
+    assert "Resume the plan after the reboot (gpuenv apply --resume)" in res.stdout
+    assert json.loads((fetched / "trybox.doctor.json").read_text())["schema"] == "gpuenv.report/1"
+
+    settled = manifest(root, skip=VOLATILE)
+    check2 = play("--check")
+    assert check2.returncode == 0 and recap(check2, "trybox")["changed"] == 0, show(check2)
+    assert manifest(root, skip=VOLATILE) == settled
+    again = play()
+    assert again.returncode == 0 and recap(again, "trybox")["changed"] == 0, show(again)
+    assert (root / "var/log/reboots").read_text() == "reboot\n"

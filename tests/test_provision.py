@@ -425,8 +425,10 @@ def _python_chroot(base: Path, dest: Path) -> Path:
     in_root(dest, "apt-get", "-q", "update")
     in_root(dest, "apt-get", "install", "-y", "-q", "--no-install-recommends", "python3")
     in_root(dest, "apt-get", "clean")
+    # sudo: for the README's lines run as a user with sudo; python3-apt: what Ansible's apt
+    # module installs for itself (tests/test_ansible.py). Those tests install them, not this box.
     in_root(dest, "apt-get", "install", "-y", "-q", "--download-only", "--no-install-recommends",
-            "python3-venv", "ca-certificates", "gpg")  # fmt: skip
+            "python3-venv", "ca-certificates", "gpg", "sudo", "python3-apt")  # fmt: skip
     debs = dest / "srv/gpuenv-debs"
     debs.mkdir(parents=True)
     for deb in (dest / "var/cache/apt/archives").glob("*.deb"):
@@ -436,20 +438,34 @@ def _python_chroot(base: Path, dest: Path) -> Path:
     for p in (dest / "var/lib/apt/lists").glob("*_*"):
         p.unlink()
     assert not list((dest / "var/lib/dpkg/info").glob("python3*-venv.list")), "python3-venv must be absent"
-    (dest / ".gpuenv-python-chroot").write_text("1\n")
+    (dest / ".gpuenv-python-chroot").write_text(PYTHON_CHROOT_VERSION)
     return dest
 
+
+PYTHON_CHROOT_VERSION = "3\n"  # 3: the local repository holds sudo and python3-apt too
 
 @pytest.fixture(scope="session")
 def python_chroot(base_chroot, tmp_path_factory) -> Path:
     cache = os.environ.get("GPUENV_CHROOT_CACHE")
     # Not test_readme.py's "-python3" box (python3 and certificates installed, Debian's sources).
     dest = Path(cache + "-provision") if cache else tmp_path_factory.mktemp("bookworm-provision") / "root"
-    if (dest / ".gpuenv-python-chroot").exists():
+    mark = dest / ".gpuenv-python-chroot"
+    if mark.exists() and mark.read_text() == PYTHON_CHROOT_VERSION:
         return dest
+    # Built under a name of its own and renamed into place: a session beside this one that
+    # finds the cache sees a finished box or none.
+    import tempfile
+
+    work = Path(tempfile.mkdtemp(prefix=dest.name + ".", dir=dest.parent))
+    _python_chroot(base_chroot, work / "root")
     if dest.exists():
         shutil.rmtree(dest)
-    return _python_chroot(base_chroot, dest)
+    try:
+        (work / "root").rename(dest)
+    except OSError:  # another session renamed its box first: use that one
+        pass
+    shutil.rmtree(work)
+    return dest
 
 
 class Chroot:
@@ -875,3 +891,170 @@ def test_no_source_is_a_usage_error(fresh_box):
     assert res.stderr.count("\n") == 1, res.stderr
     assert "--wheel PATH|URL --sha256 HEX" in res.stderr and "--git URL --commit SHA" in res.stderr
     assert manifest(root) == before
+
+
+# --------------------------------------------------------------------------------------------
+# The README's provisioning lines, verbatim, as a new user follows them (issue #25)
+
+README = REPO / "README.md"
+WHEEL_NAME = "gpuenv-0.1.0-py3-none-any.whl"  # what the README's lines name: checked against the build
+
+
+def readme_blocks(section: str) -> list[str]:
+    """The ```sh blocks of the README's `section` (a heading's text), in order."""
+    text = README.read_text()
+    m = re.search(rf"^#+ {re.escape(section)}\n(.*?)(?=^## )", text, re.M | re.S)
+    assert m, f"no section {section!r} in README.md"
+    return re.findall(r"```sh\n(.*?)\n```", m.group(1), re.S)
+
+
+def provisioning_lines() -> dict[str, list[str]]:
+    """The README's lines that make and serve the wheel, and run the bootstrap by hand."""
+    blocks = readme_blocks("Provisioning")
+    make = next(b for b in blocks if "pip wheel" in b).splitlines()
+    by_hand = next(b for b in blocks if "bootstrap.sh --wheel" in b).splitlines()
+    return {"make": make, "by_hand": by_hand}
+
+
+def test_the_readme_provisioning_lines_work_with_or_without_sudo():
+    """Item 3: each root line runs through $(command -v sudo), which is empty for root on an image
+    without sudo; none starts with a bare sudo (`sudo: command not found` there)."""
+    lines = provisioning_lines()
+    assert len(lines["make"]) == 2 and len(lines["by_hand"]) == 3, lines
+    for line in lines["by_hand"][:2]:
+        assert line.startswith("S=$(command -v sudo); $S sh install-scripts/bootstrap.sh "), line
+        assert f"--wheel http://HOST:8000/{WHEEL_NAME} --sha256 HEX " in line
+    assert "--dry-run" in lines["by_hand"][0] and "--dry-run" not in lines["by_hand"][1]
+    assert lines["by_hand"][2] == "cat /var/lib/gpuenv/status.json"
+    assert not [ln for blk in readme_blocks("Provisioning") for ln in blk.splitlines() if ln.startswith("sudo ")]
+
+
+def filled(line: str, port: int, sha256: str) -> str:
+    """A README line with the reader's values in place of its placeholders, and nothing else changed."""
+    assert line.count("HOST:8000") <= 1 and line.count(" HEX") <= 1
+    return line.replace("HOST:8000", f"127.0.0.1:{port}").replace(" HEX", f" {sha256}")
+
+
+@pytest.fixture(scope="module")
+def served_readme_wheel(tmp_path_factory):
+    """The README's two lines: the wheel made in a clone with its .venv (here this interpreter's
+    venv), and served from dist/ by `python3 -m http.server` (on a free port instead of 8000).
+    Yields (port, sha256 the README's line printed)."""
+    import socket
+    import time
+
+    from tests.test_readme import _clone_into
+
+    make, serve = provisioning_lines()["make"]
+    clone = tmp_path_factory.mktemp("readme-clone") / "gpuenv"
+    _clone_into(clone)
+    venv = Path(sys.prefix)
+    assert (venv / "bin/pip").exists(), f"{venv} is no venv with pip: the README's line needs .venv/bin/pip"
+    (clone / ".venv").symlink_to(venv)
+    made = subprocess.run(["sh", "-c", make], cwd=clone, capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stdout + made.stderr
+    sums = [ln.split() for ln in made.stdout.splitlines() if ln.endswith(".whl")]
+    assert [s[1] for s in sums] == [f"dist/{WHEEL_NAME}"], made.stdout  # the name the README's URLs use
+    sha256 = sums[0][0]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert serve == "cd dist && python3 -m http.server 8000"
+    server = subprocess.Popen(["sh", "-c", serve.replace("8000", f"{port} --bind 127.0.0.1")], cwd=clone,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield port, sha256
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+
+
+PIP_CONF = "[global]\nno-index = true\nfind-links = /srv/wheelhouse\n"
+
+
+def readme_box(box: Chroot, home: str, owner: str | None) -> None:
+    """The box as the README's reader has it: bootstrap.sh copied into a clone at `home`/gpuenv
+    (the line runs install-scripts/bootstrap.sh from there), and pip's mirror in /etc/pip.conf
+    (this test's wheelhouse stands in for PyPI; sudo passes no PIP_* variable on)."""
+    root = box.root
+    for k in ("PIP_NO_INDEX", "PIP_FIND_LINKS"):
+        box.env.pop(k, None)
+    (root / "etc/pip.conf").write_text(PIP_CONF)
+    dest = root / home.lstrip("/") / "gpuenv/install-scripts"
+    dest.parent.mkdir(parents=True)
+    shutil.copytree(SCRIPTS, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    if owner:
+        box.run("chown", "-R", owner, f"{home}/gpuenv", check=True)
+
+
+def follow_readme(box: Chroot, port: int, sha256: str, home: str, userspec: str | None = None) -> None:
+    """The README's three lines, each as the reader types it, then the simulated reboot: the
+    dry run changes nothing, the install stops at the driver's reboot, the unit finishes after it."""
+    from tests.chroot_env import manifest
+
+    dry, install, show = provisioning_lines()["by_hand"]
+    root = box.root
+
+    def line(text: str) -> subprocess.CompletedProcess:
+        who = [f"--userspec={userspec}"] if userspec else []
+        env = {**box.env, "HOME": home}
+        script = f"cd {home}/gpuenv && {filled(text, port, sha256)}"
+        return subprocess.run(["chroot", *who, str(root), "sh", "-c", script], env=env, capture_output=True,
+                              text=True, timeout=900)  # fmt: skip
+
+    before = manifest(root)
+    res = line(dry)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "dry run: nothing is changed" in res.stdout
+    assert f"would install gpuenv into /opt/gpuenv (sha256:{sha256})" in res.stdout
+    assert manifest(root) == before
+
+    res = line(install)
+    assert res.returncode == 10, res.stdout + res.stderr  # applied up to the driver's reboot
+    assert f"downloading http://127.0.0.1:{port}/{WHEEL_NAME}" in res.stdout
+    pkgs = box.packages()
+    assert all(p in pkgs for p in ("python3.11-venv", "cuda-toolkit-12-8", "nvidia-open")), pkgs
+    assert box.systemctl_calls()[-1] == "--no-block reboot"
+    res = line(show)
+    assert res.returncode == 0 and json.loads(res.stdout)["state"] == "reboot-pending", res.stdout + res.stderr
+
+    box.reboot()
+    after = box.run(*exec_start(root))  # what gpuenv-resume.service runs after the boot
+    assert after.returncode == 0, after.stdout + after.stderr
+    res = line(show)
+    status = json.loads(res.stdout)
+    assert status["state"] == "done" and status["exit"] == 0, status
+    assert status["gpuenv"] == f"sha256:{sha256}"
+    assert status["request"] == {"stack": "cuda", "version": "12.8", "torch": None, "venv": None, "user": "alice"}
+    assert not os.path.lexists(root / "etc/systemd/system/multi-user.target.wants/gpuenv-resume.service")
+    assert (root / "opt/gpuenv/.gpuenv-source").read_text() == f"sha256:{sha256}\n"
+
+
+@pytest.mark.chroot
+def test_readme_provisioning_as_root_without_sudo(fresh_box, served_readme_wheel):
+    """A fresh Debian 12 box with only python3, no sudo: the README's lines as root."""
+    port, sha256 = served_readme_wheel
+    assert not (fresh_box.root / "usr/bin/sudo").exists()
+    readme_box(fresh_box, "/root", owner=None)
+    follow_readme(fresh_box, port, sha256, "/root")
+
+
+@pytest.mark.chroot
+def test_readme_provisioning_as_a_user_with_sudo(fresh_box, served_readme_wheel):
+    """The same box with sudo and a user bob allowed to use it: the README's lines as bob."""
+    port, sha256 = served_readme_wheel
+    box = fresh_box
+    box.run("apt-get", "-q", "update", check=True)
+    box.run("apt-get", "install", "-y", "-q", "--no-install-recommends", "sudo", check=True)
+    box.run("useradd", "--create-home", "--shell", "/bin/sh", "bob", check=True)
+    (box.root / "etc/sudoers.d/bob").write_text("bob ALL=(ALL) NOPASSWD: ALL\n")
+    (box.root / "etc/sudoers.d/bob").chmod(0o440)
+    readme_box(box, "/home/bob", owner="bob:bob")
+    assert "python3.11-venv" not in box.packages()  # still the fresh box, but for sudo
+    follow_readme(box, port, sha256, "/home/bob", userspec="bob:bob")

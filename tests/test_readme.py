@@ -1,5 +1,7 @@
 """The README's set-up command, verbatim, on a fresh Debian 12 box that has only python3: as root
-without sudo (minimal images and containers have none) and as a user with sudo.
+without sudo (minimal images and containers have none) and as a user with sudo. And its
+walkthrough: the output it shows is compared with the installed command's on the sysroot it
+names (#27), so it cannot drift. (Its provisioning lines: tests/test_provision.py.)
 
 The box is a debootstrapped chroot (python3 and its certificates, nothing else); /proc is mounted
 inside a mount namespace the test makes, so the host sees nothing. The command reaches Debian's
@@ -19,7 +21,7 @@ import pytest
 
 from tests.chroot_env import MIRROR, copy_root, namespace_skip_reason, run, skip_reason
 
-pytestmark = [pytest.mark.chroot, pytest.mark.timeout(1200)]
+CHROOT = [pytest.mark.chroot, pytest.mark.timeout(1200)]
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text()
 SETUP = re.findall(r"```sh\n(.*?)\n```", README, re.S)
@@ -91,6 +93,8 @@ def _doctor_ran(res: subprocess.CompletedProcess) -> None:
     assert re.search(r"judged against|All good|no GPU stack|error|warning", res.stdout), out[-3000:]
 
 
+@CHROOT[0]
+@CHROOT[1]
 def test_as_root_without_sudo(python_box, tmp_path):
     root = _box(python_box, tmp_path / "root")
     # A fresh box: no sudo, and python3 without venv's pip (python3-venv is what the command adds).
@@ -102,6 +106,8 @@ def test_as_root_without_sudo(python_box, tmp_path):
     assert (root / "src/.venv/bin/gpuenv").exists()
 
 
+@CHROOT[0]
+@CHROOT[1]
 def test_as_a_user_with_sudo(python_box, tmp_path):
     root = _box(python_box, tmp_path / "root")
     prep = _in_box(root, "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sudo >/dev/null"
@@ -113,3 +119,85 @@ def test_as_a_user_with_sudo(python_box, tmp_path):
     _doctor_ran(res)
     venv = root / "home/bob/src/.venv"
     assert venv.stat().st_uid == os.stat(root / "home/bob").st_uid  # bob's own venv, not root's
+
+
+# --------------------------------------------------------------------------------------------
+# The walkthrough: what the README shows is what the installed command prints (#27)
+
+BIN = os.environ.get("GPUENV_E2E_BIN") or str(Path(__import__("sys").executable).with_name("gpuenv"))
+
+
+def walkthrough() -> tuple[str, list[tuple[str, list[str]]]]:
+    """The walkthrough's sysroot, and its commands with the output the README shows for each."""
+    m = re.search(r"^### A walkthrough: (.*?)\n(.*?)(?=^### )", README, re.M | re.S)
+    assert m, "no walkthrough in README.md"
+    section = m.group(2)
+    (root,) = re.findall(r"`(tests/roots/[^`]+)`", section)
+    block = re.search(r"```console\n(.*?)\n```", section, re.S)
+    assert block, "no console block in the walkthrough"
+    shown: list[tuple[str, list[str]]] = []
+    for line in block.group(1).splitlines():
+        if line.startswith("$ "):
+            shown.append((line[2:], []))
+        else:
+            assert shown, f"output before any command: {line!r}"
+            shown[-1][1].append(line)
+    return root, shown
+
+
+def matches(shown: list[str], real: list[str]) -> str | None:
+    """None when the README's lines are the real output: line for line, where `...` stands for
+    one or more lines left out. Otherwise what differs."""
+    i = 0
+    gap = False
+    for want in shown:
+        if want == "...":
+            gap = True
+            i += 1  # at least one line left out
+            continue
+        if gap:
+            while i < len(real) and real[i] != want:
+                i += 1
+        if i >= len(real) or real[i] != want:
+            got = real[i] if i < len(real) else "(end of output)"
+            return f"README: {want!r}\nreal:   {got!r}"
+        i += 1
+        gap = False
+    if not gap and i != len(real):
+        return f"the real output goes on: {real[i]!r} (end the README's lines with ...)"
+    if gap and i > len(real):
+        return "the README ends with ..., but nothing was left out"
+    return None
+
+
+def test_the_matcher_can_fail():
+    real = ["a", "b", "c", "d"]
+    assert matches(["a", "...", "c", "..."], real) is None
+    assert matches(["a", "b", "c", "d"], real) is None
+    assert matches(["a", "c", "..."], real)  # c does not follow a
+    assert matches(["a", "b"], real)  # output left out without ...
+    assert matches(["a", "...", "x"], real)
+    assert matches(["a", "b", "c", "d", "..."], real)  # nothing left out
+
+
+def test_the_walkthrough_shows_the_real_output():
+    """Each command the walkthrough shows output for, run through the installed console script
+    on the sysroot it names (as the user the sysroot's args.json gives), prints those lines."""
+    import json
+
+    assert os.path.exists(BIN), f"no gpuenv console script at {BIN}"
+    root, shown = walkthrough()
+    args = json.loads((REPO / f"{root}.args.json").read_text())
+    with_output = [(cmd, out) for cmd, out in shown if out]
+    assert [cmd for cmd, _ in with_output] == [".venv/bin/gpuenv doctor", ".venv/bin/gpuenv torch"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUENV_", "SUDO_"))}
+    env.update(COLUMNS="200", NO_COLOR="1", LC_ALL="C.UTF-8")
+    for cmd, out in with_output:
+        sub = cmd.split()[1:]
+        extra = ["--user", args["user"]] if sub[0] == "doctor" and args.get("user") else []
+        res = subprocess.run([BIN, *sub, "--root", str(REPO / root), *extra], capture_output=True, text=True,
+                             env=env, timeout=120)  # fmt: skip
+        assert "Traceback" not in res.stderr, res.stderr
+        assert res.returncode == (1 if sub[0] == "doctor" else 0), res.stdout + res.stderr  # doctor: errors found
+        diff = matches(out, res.stdout.rstrip("\n").splitlines())
+        assert diff is None, f"{cmd}:\n{diff}\n--- real output ---\n{res.stdout}"
