@@ -40,6 +40,9 @@ apt-get install -y -qq --no-install-recommends \
 tmp_size() { du -skx /tmp 2>/dev/null | cut -f1; }
 tmp_entries() { find /tmp -mindepth 1 -maxdepth 1 -printf '%f\n' | sort; }
 work=$(mktemp -d /tmp/gpuenv-tests.XXXXXX)
+# mktemp makes it 0700; the end-to-end tests run the installed console script as a normal user
+# too (nobody), which must be able to reach it, as on a user's machine. Nothing secret is in it.
+chmod 0755 "$work"
 tmp_before=$(tmp_size) || true
 tmp_entries >"$work/tmp-before"
 finish() {
