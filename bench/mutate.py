@@ -116,7 +116,7 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     # Every value at gpuenv's seams (facts, plans, findings) is a record.
     "src/gpuenv/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
     # How every command, apply as root among them, gets its argparse (its words untranslated).
-    "src/gpuenv/cli.py": (["tests/test_cli.py", "tests/test_startup_imports.py"], ["_ngettext"]),
+    "src/gpuenv/startup.py": (["tests/test_cli.py", "tests/test_startup_imports.py"], ["_ngettext"]),
     # Who could have changed what root runs: programs found on the system path, links in
     # sticky directories, and a user's interpreter run as its owner.
     "src/gpuenv/trust.py": (["tests/test_trust.py", "tests/test_mut_executor.py"],

@@ -145,10 +145,10 @@ def test_everything_buffered_is_written_before_a_read_only_command_exits(tmp_pat
 def test_the_cli_exit_constants_are_the_exit_table():
     # cli.py keeps its few statuses as ints (no enum class on every command's path); the
     # table in gpuenv.exitcodes is the one users read.
-    from gpuenv import cli
+    from gpuenv import cli, startup
     from gpuenv.exitcodes import Exit
 
-    assert (cli.USAGE_EXIT, cli.PIPE_CLOSED_EXIT, cli.WRITE_FAILED_EXIT) == (
+    assert (cli.USAGE_EXIT, startup.PIPE_CLOSED_EXIT, startup.WRITE_FAILED_EXIT) == (
         Exit.USAGE, Exit.PIPE_CLOSED, Exit.WRITE_FAILED,
     )  # fmt: skip
 
@@ -159,6 +159,6 @@ def test_the_cli_exit_constants_are_the_exit_table():
 def test_only_errors_a_write_alone_raises_are_called_output_failures(errno_name, is_output):
     import errno
 
-    from gpuenv import cli
+    from gpuenv import startup
 
-    assert cli._output_failed(OSError(getattr(errno, errno_name), "x")) is is_output
+    assert startup.output_failed(OSError(getattr(errno, errno_name), "x")) is is_output

@@ -8,17 +8,12 @@ exit status 2 (``gpuenv.exitcodes``).
 
 from __future__ import annotations
 
-import gc
+# First: the start-up settings (garbage collector, argparse's words) apply before anything else.
+from gpuenv import startup
 
-# A gpuenv process is short, and what it builds (modules, facts, matrices, findings) lives to the
-# end: the cyclic collector's passes over those tens of thousands of objects reclaim nothing and
-# cost a doctor run about 3% of its instructions. Collections still happen, a hundred times less
-# often, so one process judging 10,000 facts files keeps its memory bounded (mypy does the same).
-# Set here, before argparse and the rest are imported: that is where most passes would run.
-gc.set_threshold(70_000, 20, 20)
-
-import argparse  # noqa: E402
-import sys  # noqa: E402
+# isort: split
+import argparse
+import sys
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -26,20 +21,6 @@ if TYPE_CHECKING:
 
     from gpuenv.commands import Command
 
-
-def _ngettext(singular: str, plural: str, n: int) -> str:
-    return singular if n == 1 else plural
-
-
-# argparse looks each of its own words ("usage: ", "options", ...) up through gettext, several
-# lookups for every parser built, and the first imports locale (its alias tables, about a
-# millisecond) and every one stats a catalog for the user's language. No Python ships one for
-# argparse's words, and gpuenv's own words are English: the lookups always give back what they
-# were given. argparse reads both names from its module at each call, so setting them is enough
-# on every Python (and harmless on one that stopped using them).
-# (The ignores: private names, which argparse's type stub does not declare.)
-argparse._ = str  # type: ignore[attr-defined]
-argparse.ngettext = _ngettext  # type: ignore[attr-defined]
 
 # Command name -> the module under gpuenv.commands that defines it (the one registration place).
 COMMANDS = {
@@ -59,11 +40,8 @@ COMMANDS = {
 }
 USAGE_EXIT = 2  # gpuenv.exitcodes.Exit.USAGE, without importing enum on this path
 # Commands that change nothing on the machine: the console script ends them without the
-# interpreter's teardown (see ``run``).
+# interpreter's teardown (startup.leave).
 READ_ONLY = frozenset({"probe", "doctor", "torch", "verify", "report", "advise"})
-# gpuenv.exitcodes.Exit.PIPE_CLOSED and WRITE_FAILED, as USAGE_EXIT is:
-PIPE_CLOSED_EXIT = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by the pipe
-WRITE_FAILED_EXIT = 120  # what Python itself exits with when it cannot flush its output
 
 
 class Parser(argparse.ArgumentParser):
@@ -81,34 +59,6 @@ class Parser(argparse.ArgumentParser):
             (file or sys.stderr).flush()
 
 
-class Formatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's formatter with the terminal width found as shutil finds it (COLUMNS, else the
-    terminal, else 80), without importing shutil: argparse imports it for every parser it builds,
-    and with it zlib, bz2, lzma and fnmatch, on the start-up path of every command."""
-
-    def __init__(
-        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
-    ):
-        if width is None:
-            width = _columns() - 2  # argparse's own margin
-        super().__init__(prog, indent_increment, max_help_position, width)
-
-
-_WIDTH: list[int] = []  # found once per run: argparse builds a formatter for every add_argument
-
-
-def _columns() -> int:
-    if not _WIDTH:
-        _WIDTH.append(_terminal_columns())
-    return _WIDTH[0]
-
-
-def _terminal_columns() -> int:
-    from gpuenv.render.term import columns
-
-    return columns(sys.__stdout__)
-
-
 def command(name: str) -> Command:
     """The Command object of ``name`` (imports its module only)."""
     from gpuenv import import_module
@@ -123,7 +73,7 @@ def parser_for(name: str) -> Parser:
     p = Parser(
         prog=f"gpuenv {name}",
         description=cmd.summary + (f"\n\n{cmd.description}" if cmd.description else ""),
-        formatter_class=Formatter,
+        formatter_class=startup.Formatter,
     )
     cmd.configure(p)
     return p
@@ -146,6 +96,7 @@ def _top_help() -> str:
         "gpuenv COMMAND --help describes a command's options.",
         "Exit status: 0 fine, 1 problems found, 2 usage error or unreadable input,",
         "3 plan refused before any change, 4 another apply or dpkg holds the lock,",
+        "5 no error found but part of the machine (or tree) could not be judged,",
         "120 the output could not be written, 141 the reader closed the pipe.",
     ]
     return "\n".join(lines) + "\n"
@@ -153,7 +104,7 @@ def _top_help() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    _WIDTH.clear()
+    startup.forget_width()
     prog = _prog(args)
     try:
         return _dispatch(args)
@@ -161,11 +112,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"{prog}: interrupted\n")
         return 130
     except BrokenPipeError:
-        return _pipe_closed()
+        return startup.pipe_closed()
     except OSError as exc:
-        if not _output_failed(exc):
+        if not startup.output_failed(exc):
             raise
-        return _write_failed(prog, exc)
+        return startup.write_failed(prog, exc)
 
 
 def _prog(args: list[str]) -> str:
@@ -200,55 +151,8 @@ def _dispatch(args: list[str]) -> int:
 
 
 def run() -> None:
-    """The console script.
-
-    A read-only command (and help) leaves with ``os._exit`` once its output is flushed: the
-    interpreter's teardown (freeing every module and object one by one) costs about a tenth of a
-    doctor run and does nothing for a process that wrote no file and holds no lock. The commands
-    that change the machine exit normally.
-    """
+    """The console script."""
     code = main()
     args = sys.argv[1:]
-    try:  # here, not in the interpreter's exit, which would say 120 with a traceback
-        sys.stdout.flush()
-    except BrokenPipeError:
-        code = _pipe_closed()
-    except OSError as exc:
-        code = _write_failed(_prog(args), exc)
-    if args and args[0] not in READ_ONLY and not args[0].startswith("-"):
-        sys.exit(code)
-    import os
-
-    try:
-        sys.stderr.flush()
-    except OSError:
-        pass  # nowhere left to say so
-    os._exit(code)
-
-
-def _output_failed(exc: OSError) -> bool:
-    """A full disk or quota under the output (one line then, not a traceback). Only errors a
-    write alone raises: an EIO could come from a file being read, and must not be called a
-    failure to write."""
-    import errno
-
-    return exc.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
-
-
-def _pipe_closed() -> int:
-    """The reader went away (`gpuenv doctor | head`): stop quietly, as cat does, and keep the
-    interpreter's final flush from raising again."""
-    import os
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    return PIPE_CLOSED_EXIT
-
-
-def _write_failed(prog: str, exc: OSError) -> int:
-    import os
-
-    sys.stderr.write(f"{prog}: cannot write the output: {exc.strerror or exc}\n")
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())  # what is still buffered goes nowhere, quietly
-    return WRITE_FAILED_EXIT
+    read_only = not args or args[0] in READ_ONLY or args[0].startswith("-")
+    startup.leave(code, _prog(args), read_only)
