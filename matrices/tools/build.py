@@ -827,6 +827,21 @@ ROCM_14 = [
     "gfx1200", "gfx1201", "gfx950", "gfx1150", "gfx1151",
 ]  # fmt: skip
 ROCM_15 = ROCM_14[:9] + ["gfx1103"] + ROCM_14[9:]
+TI_212_CANDIDATE = (
+    "pytorch/test-infra de717a4fd60df2a566ca7b794a6eacdfb8d9164d '[Release 2.12] advance candidate version' "
+    "(#7973), 2026-04-15"
+)
+GFX1103_LANDED = (
+    "https://github.com/pytorch/pytorch/pull/179788, comment by jeffdaily of 2026-04-17: 'Now that "
+    "https://github.com/pytorch/pytorch/pull/179653 landed'"
+)
+ROCM_29_NOTE = (
+    "11 targets, without gfx950, gfx1150 and gfx1151: release/2.9 .ci/docker/manywheel/build.sh as quoted by "
+    "huggingface/kernel-builder archs.nix (pytorch commit 21fec657) and uv's measured rocm6.4 list; consistent "
+    "with pytorch/pytorch#167299 (2025-11-07, after the 2.9 release), which made gfx950/gfx1150/gfx1151 "
+    "unconditional by removing a ROCm >= 7.0 check. The build script at the release commit was not read "
+    "here (the pytorch/pytorch snapshot is over the fetch limit), so confirmed=false"
+)
 
 
 # get_arch_list() outputs read in a public source; used only to confirm the lists above.
@@ -886,12 +901,16 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
             f"{ERRATA} item 2: inferred equal to 2.11 rocm7.2 (same build.sh list), not read",
         )
     if torch_minor == "2.12":
+        # No gfx1103 (#29): it came with pytorch/pytorch#179653, which landed after release/2.12 was cut.
         return (
             ROCM_14,
             False,
             (
-                f"{ERRATA} item 2: most likely the 14-target list without gfx1103 (one third-party reading, "
-                "unslothai/unsloth#9829); unsettled"
+                f"{ERRATA} item 2: the 14-target list without gfx1103 (one third-party reading, "
+                f"unslothai/unsloth#9829). gfx1103 came with pytorch/pytorch#179653 (opened 2026-04-08), "
+                f"which landed after the release/2.12 cut (13 Apr 2026 in RELEASE.md's cadence table; "
+                f"{TI_212_CANDIDATE}) and by 2026-04-17 ({GFX1103_LANDED}). release/2.12 build.sh not read, "
+                "so confirmed=false"
             ),
         )
     if torch_minor == "2.13":
@@ -899,10 +918,16 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
             ROCM_15,
             False,
             (
-                f"{ERRATA} item 2: release/2.13 build.sh per a third-party reading + timing (gfx1103 landed "
-                "via pytorch/pytorch#179653 before the cut); not read from the branch"
+                f"{ERRATA} item 2: release/2.13 build.sh per a third-party reading, and timing: "
+                f"pytorch/pytorch#179653 (gfx1103) landed by 2026-04-17 ({GFX1103_LANDED}), before the "
+                "release/2.13 cut (8 Jun 2026 in RELEASE.md's cadence table; test-infra names 2.13.0 the "
+                "candidate only at 6d36e31f45e8, 2026-07-08). Not read from the branch, so confirmed=false"
             ),
         )
+    if torch_minor == "2.9" and variant in ("rocm6.3", "rocm6.4"):
+        # #29: the 2.9 lists rest on a third-party quote of the release build script; the pytorch/pytorch
+        # snapshot is too large to fetch here, so the script at the release commit was not read.
+        return listed, False, ROCM_29_NOTE
     return listed, True, None
 
 
