@@ -451,6 +451,58 @@ PTX_270_NOTE = (
     "'12.8)' line has no +PTX), so no primary source settles it and the PTX stays uncounted"
 )
 
+# torch 2.14 (#29): released, so it replaces the reference's "2.14 (candidate)" row.
+TORCH_214_RELEASED = (
+    "googlecolab/colabtools#6093 (atalman, PyTorch release manager, 2026-09-03: 'We have released torch v2.14.0 "
+    "and torchvision v0.29.0, to pypi and download.pytorch.org'; plain pip gives 'Python 3.10-Python 3.14 Cuda "
+    "13.0', with cu126 and cu132 as the other CUDA builds; release notes "
+    "https://github.com/pytorch/pytorch/releases/tag/v2.14.0)"
+)
+TORCH_214_MATRIX = (
+    "pytorch/pytorch#194367 ('Add 2.14 to the release compatibility and CUDA support matrices', 2026-08-21, values "
+    "taken from release/2.14: Python >=3.10, <=(3.15, 3.15t experimental); CUDA 12.6, 13.0, 13.2; ROCm 7.14 from "
+    "ROCM_ARCHES); RELEASE.md's CUDA support matrix 'For Release 2.12, 2.13 and 2.14' (12.6.3: 5.0-9.0; 13.0.2 "
+    "and 13.2.1: 7.5-12.0+PTX, +PTX on Linux only), which pytorch/pytorch#197555 (2026-09-18) keeps for 2.14 "
+    "alone ('Is 2.13 the same as 2.14?' 'yes')"
+)
+TORCH_214_TEST_CHANNEL = (
+    "pytorch/test-infra 00fa5780cc757c7b8da59fb1338d1552f66cfde8 ('Update binary build matrix for release 2.14', "
+    "2026-08-11): the test channel of the 2.14.0 candidates builds CUDA 12.6/13.0/13.2/13.4, ROCm 7.2/7.14 "
+    "('These match what release/2.14 actually builds ... rocm7.1 wheels that 2.14 does not produce') and Python "
+    "3.10-3.14, 3.14t, with 3.15/3.15t torch-only; 0fe1899c4 ('Move ROCm 7.1,7.2->7.2,7.14', 2026-08-07)"
+)
+TORCH_214 = {
+    "torch": "2.14 (2.14.0)",
+    "release": "by 3 Sep 2026",
+    "python": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"],
+    "variants": ["cpu", "cu126", "cu130", "cu132", "rocm7.2", "rocm7.14"],
+    "pypi_default_linux_x86_64": "CUDA 13.0",
+    "cuda_arch_list": {
+        "cu126": "5.0;6.0;7.0;7.5;8.0;8.6;9.0",
+        "cu130": "7.5;8.0;8.6;9.0;10.0;12.0+PTX (+PTX Linux only)",
+        "cu132": "7.5;8.0;8.6;9.0;10.0;12.0+PTX (+PTX Linux only)",
+    },
+    "rocm_arch_list": {"rocm7.2": None, "rocm7.14": None},
+    "source": [TORCH_214_RELEASED, TORCH_214_MATRIX, TORCH_214_TEST_CHANNEL],
+    # The ROCm arch lists were not read (build_rocm_214 in build.py), so the row is not confirmed.
+    "confirmed": False,
+    "notes": (
+        "Released (announced 2026-09-03; RELEASE.md planned 2 Sep 2026). Python 3.15/3.15t are experimental "
+        "(RELEASE.md) and torch-only in the candidates' validation, so they are left out. cu134 is built for the "
+        "candidates (test-infra 00fa5780c) but is in neither RELEASE.md's row nor the release announcement, so it "
+        "is left out."
+    ),
+}
+ROCM_214_72_NOTE = (
+    "release/2.14 .ci/docker/manywheel/build.sh was not read: the list is inferred equal to 2.13's rocm7.2 list "
+    "(same ROCm; nothing read says it changed between the cuts), so confirmed=false"
+)
+ROCM_214_714_NOTE = (
+    "ROCm 7.14 wheels are built against TheRock's rocm wheels and install ROCm from pip (pytorch/pytorch#191688: "
+    "PYTORCH_EXTRA_INSTALL_REQUIREMENTS '7.14': 'rocm[libraries,device-all]==7.14'); the gfx targets torch itself "
+    "is compiled for were not read, so the list is left empty (never chosen) and confirmed=false"
+)
+
 # Effective support: arch lists that name a target whose bundled rocBLAS has no kernels for it.
 NO_KERNELS_SOURCE = (
     "ROCm/ROCm#4625 (https://github.com/ROCm/legacy-rocm-build/issues/4625, the repository since renamed; 'The rocblas of 6.4.0 release doesn't ship TensileLibrary files for gfx906', 2025-04-14: "

@@ -30,7 +30,7 @@ import additions as ADD  # noqa: E402 - the sibling module of sourced additions 
 import amd_ids as AMD_IDS  # noqa: E402 - AMD PCI ids the reference lacked (matrices/tools/amd_ids.py)
 import therock as THEROCK  # noqa: E402 - ROCm 7.14 / Core SDK 10.0 (matrices/tools/therock.py)
 
-BUNDLE_VERSION = "2026.12.03"
+BUNDLE_VERSION = "2026.12.05"
 
 
 class _Legacy:
@@ -821,6 +821,7 @@ TORCH_PATCHES = {
     "2.11": ["2.11.0"],
     "2.12": ["2.12.0", "2.12.1"],
     "2.13": ["2.13.0"],
+    "2.14": ["2.14.0"],
 }
 ROCM_14 = [
     "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102",
@@ -924,6 +925,10 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
                 "candidate only at 6d36e31f45e8, 2026-07-08). Not read from the branch, so confirmed=false"
             ),
         )
+    if torch_minor == "2.14":
+        if variant == "rocm7.2":
+            return ROCM_15, False, ADD.ROCM_214_72_NOTE
+        return [], False, ADD.ROCM_214_714_NOTE
     if torch_minor == "2.9" and variant in ("rocm6.3", "rocm6.4"):
         # #29: the 2.9 lists rest on a third-party quote of the release build script; the pytorch/pytorch
         # snapshot is too large to fetch here, so the script at the release commit was not read.
@@ -933,10 +938,12 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
 
 def build_torch(ref: dict) -> dict:
     releases = []
-    for w in ref["torch_wheels"]:
+    # 2.14 was a candidate in the reference; it has been released since (#29), with its own sources.
+    wheels = [ADD.TORCH_214 if w["torch"].startswith("2.14 ") else w for w in ref["torch_wheels"]]
+    for w in wheels:
         minor = w["torch"].split(" ")[0]
         if minor not in TORCH_PATCHES:
-            continue  # 2.14 is a candidate, not a release
+            continue  # a candidate, not a release
         source = "; ".join(w["source"]) if isinstance(w["source"], list) else w["source"]
         variants = []
         for name in w["variants"]:
@@ -1109,6 +1116,13 @@ def old_torch_releases() -> list[dict]:
     return out
 
 
+def material_dated(text: str) -> str:
+    """The reference's dating, with the newer releases added since (#29: torch 2.14)."""
+    old = "PyTorch 2.13 stable"
+    assert old in text, text  # the reference changed: revisit this line
+    return text.replace(old, "PyTorch 2.14.0 released by 2026-09-03")
+
+
 def main() -> None:
     ref = json.loads((REF / "matrices.json").read_text())
     dump("rocm.json", build_rocm(ref))
@@ -1120,7 +1134,7 @@ def main() -> None:
         {
             "schema": "gpuenv.matrices.bundle/1",
             "version": BUNDLE_VERSION,
-            "material_dated_up_to": ref["meta"]["material_dated_up_to"],
+            "material_dated_up_to": material_dated(ref["meta"]["material_dated_up_to"]),
             "files": ["amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json"],
             "source": "compiled from shared/reference/matrices.json with errata.md applied and the sourced "
             "additions of matrices/tools/additions.py (matrices/tools/build.py); NVIDIA PCI ids from pci.ids, "
