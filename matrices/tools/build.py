@@ -907,11 +907,11 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
             ROCM_14,
             False,
             (
-                f"{ERRATA} item 2: the 14-target list without gfx1103 (one third-party reading, "
-                f"unslothai/unsloth#9829). gfx1103 came with pytorch/pytorch#179653 (opened 2026-04-08), "
-                f"which landed after the release/2.12 cut (13 Apr 2026 in RELEASE.md's cadence table; "
-                f"{TI_212_CANDIDATE}) and by 2026-04-17 ({GFX1103_LANDED}). release/2.12 build.sh not read, "
-                "so confirmed=false"
+                f"{ERRATA} item 2: the 14-target list without gfx1103 (one third-party reading of release/2.12 "
+                f"build.sh, unslothai/unsloth#9829). gfx1103 came with pytorch/pytorch#179653 (opened "
+                f"2026-04-08, landed by 2026-04-17: {GFX1103_LANDED}); issue #29 reports it merged after "
+                f"{TI_212_CANDIDATE}, i.e. after the release/2.12 cut (13 Apr 2026 in RELEASE.md's cadence "
+                "table). release/2.12 build.sh not read here, so confirmed=false"
             ),
         )
     if torch_minor == "2.13":
