@@ -3,6 +3,7 @@ only what lives under matrices/ (tools/, sources/), and their output equals the 
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -31,3 +32,13 @@ def test_the_build_reads_no_path_outside_matrices():
     for tool in ("build.py", "nvidia_pci.py"):
         text = (MATRICES / "tools" / tool).read_text()
         assert "shared" + '" / "reference' not in text and "/usr/share/misc/pci.ids" not in text, tool
+
+
+def test_no_citation_points_into_a_private_search_index():
+    """Ids of the search tool the data was read with are private to it: a reader of the repository
+    cannot follow them, so every citation names a public repository, commit or URL instead (#29)."""
+    cited = sorted(MATRICES.glob("tools/*.py")) + sorted(MATRICES.glob("*.json"))
+    for path in cited:
+        text = path.read_text(encoding="utf-8")
+        assert "code index id" not in text, path.name
+        assert re.search(r"\bindex id \d{6,}", text) is None, path.name

@@ -281,3 +281,46 @@ def test_matrix_reset_refuses_a_linked_state_directory_and_removes_nothing(tmp_p
     assert result.exit_code == Exit.USAGE and result.exception is None
     assert result.stderr == f"gpuenv matrix: {state}: a symbolic link, not a bundle gpuenv installed; not removed\n"
     assert state.is_symlink() and sorted(p.name for p in target.iterdir()) == sorted(M.FILES)
+
+
+def _shown(output: str) -> str:
+    return " ".join(output.split())  # the console may wrap a long line
+
+
+def test_show_prints_the_bundle_date_and_each_vendors_newest_release():
+    """#29: staleness is visible: the summary dates the bundle and its material and names the
+    newest ROCm (and newest legacy-stream ROCm), CUDA and PyTorch it knows, read from the data."""
+    data = Path(M.bundled_dir())
+    bundle = json.loads((data / "bundle.json").read_text())
+    rocm = sorted(json.loads((data / "rocm.json").read_text())["releases"], key=lambda r: M.vkey(r["version"]))
+    legacy = [r for r in rocm if r.get("stream") is None][-1]
+    cuda = max((t["version"] for t in json.loads((data / "cuda.json").read_text())["toolkits"]), key=M.vkey)
+    torch = max(json.loads((data / "torch.json").read_text())["releases"], key=lambda r: M.vkey(r["versions"][-1]))
+    result = runner.invoke(app, ["matrix", "show"])
+    assert result.exit_code == 0
+    out = _shown(result.output)
+    y, mo, d = bundle["version"].split(".")[:3]
+    assert f"bundle {bundle['version']} (dated {y}-{mo}-{d};" in out
+    assert f"data {_shown(bundle['material_dated_up_to'])}" in out
+    assert f"newest ROCm {rocm[-1]['version']} ({rocm[-1]['release_date']})" in out
+    assert f"legacy stream {legacy['version']} ({legacy['release_date']})" in out
+    assert f"CUDA {cuda} (date not in the data)" in out
+    assert f"PyTorch {torch['versions'][-1]} ({torch['released']})" in out
+
+
+def test_show_reads_the_newest_releases_from_the_bundle_in_use(tmp_path, state):
+    """An installed bundle that lacks the newest releases says so: the summary follows the data."""
+    older = copy_bundle(tmp_path, "2099.01.01")
+    newest_minor = max((r["minor"] for r in json.loads((older / "torch.json").read_text())["releases"]), key=M.vkey)
+    edit(older / "torch.json", lambda d: d.update(releases=[r for r in d["releases"] if r["minor"] != newest_minor]))
+    edit(older / "rocm.json", lambda d: d.update(releases=[r for r in d["releases"] if r.get("stream") is None]))
+    edit(older / "bundle.json", lambda d: d.pop("material_dated_up_to"))
+    rocm = max(json.loads((older / "rocm.json").read_text())["releases"], key=lambda r: M.vkey(r["version"]))
+    torch = max(json.loads((older / "torch.json").read_text())["releases"], key=lambda r: M.vkey(r["versions"][-1]))
+    archive, sha = tarball(older, tmp_path / "b.tar.gz")
+    assert runner.invoke(app, ["matrix", "update", "--from", str(archive), "--sha256", sha]).exit_code == 0
+    out = _shown(runner.invoke(app, ["matrix", "show"]).output)
+    assert "bundle 2099.01.01 (dated 2099-01-01; installed," in out
+    assert "data the bundle does not date its material" in out
+    assert f"newest ROCm {rocm['version']} ({rocm['release_date']}); CUDA" in out and "legacy stream" not in out
+    assert f"PyTorch {torch['versions'][-1]} ({torch['released']})" in out and newest_minor not in torch["versions"][-1]

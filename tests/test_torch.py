@@ -304,13 +304,13 @@ def test_radeon_vii_and_vega_are_not_sent_to_a_wheel_without_kernels(m):
 
 def test_driver_580_gets_cu130_not_cu132(m):
     c = pick(edited("rtx5090-570", driver="580.65.06"), m)
-    assert (c.torch, c.variant) == ("2.13.0", "cu130") and c.alternatives[0] == "cu132"
+    assert (c.torch, c.variant) == (m.torch_versions()[-1], "cu130") and c.alternatives[0] == "cu132"
     assert any(r.startswith("rule: a CUDA version driver 580.65.06 runs natively is preferred: cu130 over cu132") for r in c.reasons)
 
 
 def test_a_driver_that_runs_both_natively_gets_the_newest(m):
     c = pick(edited("rtx5090-570", driver="595.71.05"), m)
-    assert (c.torch, c.variant) == ("2.13.0", "cu132")
+    assert (c.torch, c.variant) == (m.torch_versions()[-1], "cu132")
     assert any(r == "rule: the newest CUDA version that fits: cu132" for r in c.reasons)
 
 
@@ -369,3 +369,98 @@ def test_render_lines_without_the_route_are_unchanged(m):
 
     text = [t for _, t in lines(pick(facts("rx9070xt"), m, "2.7.0"))]
     assert not any("Unofficial" in t for t in text)
+
+
+# -- #29: arch lists checked against the release branch cuts ------------------------------------
+
+
+def _variant(m: M.Matrices, torch: str, name: str) -> M.TorchVariant:
+    return next(v for v in m.torch_variants(torch) if v.variant == name)
+
+
+def test_212_rocm_lists_have_no_gfx1103_which_landed_after_the_branch_cut(m):
+    for name in ("rocm7.1", "rocm7.2"):
+        v = _variant(m, "2.12", name)
+        assert "gfx1103" not in v.archs and "gfx1102" in v.archs and "gfx1151" in v.archs
+        note = " ".join(v.notes)
+        assert "pytorch/pytorch#179653" in note and "de717a4fd60df2a566ca7b794a6eacdfb8d9164d" in note
+        assert not v.confirmed  # release/2.12's build script itself was not read
+
+
+def test_213_rocm_lists_have_gfx1103_which_landed_before_its_cut_unconfirmed(m):
+    for name in ("rocm7.1", "rocm7.2"):
+        v = _variant(m, "2.13", name)
+        assert "gfx1103" in v.archs and not v.confirmed
+        assert "pytorch/pull/179788" in " ".join(v.notes)
+
+
+def test_780m_pick_on_213_says_its_list_is_unconfirmed(tmp_path):
+    doc = json.loads((FACTS / "torch-rx6700xt.json").read_text())
+    doc["gpus"][0]["pci_id"] = "1002:15bf"  # Phoenix1 iGPU (Radeon 780M)
+    path = tmp_path / "phoenix.json"
+    path.write_text(json.dumps(doc))
+    result = runner.invoke(app, ["torch", "--facts", str(path), "--version", "2.13", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["variant"] in ("rocm7.1", "rocm7.2") and out["confirmed"] is False
+    result = runner.invoke(app, ["torch", "--facts", str(path), "--version", "2.13"])
+    assert "is not confirmed by a primary source" in result.output
+
+
+def test_29_rocm63_64_lists_are_unconfirmed_without_gfx950_gfx115x(m):
+    for name in ("rocm6.3", "rocm6.4"):
+        v = _variant(m, "2.9", name)
+        assert not v.confirmed
+        assert not {"gfx950", "gfx1150", "gfx1151"} & set(v.archs)
+        assert "pytorch/pytorch#167299" in " ".join(v.notes)
+
+
+def test_29_rocm_pick_says_unconfirmed_in_gpuenv_torch():
+    args = ["torch", "--facts", str(FACTS / "torch-rx9070xt.json"), "--version", "2.9"]
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["variant"] in ("rocm6.3", "rocm6.4") and out["confirmed"] is False
+    result = runner.invoke(app, args)
+    assert f"torch 2.9.1 {out['variant']} is not confirmed by a primary source" in result.output
+
+
+def test_cu129_of_29_to_211_is_unconfirmed_and_cites_public_sources(m):
+    for torch in ("2.9", "2.10", "2.11"):
+        v = _variant(m, torch, "cu129")
+        assert not v.confirmed
+        note = " ".join(v.notes)
+        assert "pytorch/test-infra ea334aba3" in note and "code index" not in note
+
+
+# -- #29: torch 2.14, released ----------------------------------------------------------------
+
+
+def test_214_is_a_release_with_its_sources(m):
+    variants = {v.variant: v for v in m.torch_variants("2.14")}
+    assert m.torch_versions()[-1] == "2.14.0" and set(variants) == {
+        "cpu", "cu126", "cu130", "cu132", "rocm7.2", "rocm7.14"
+    }  # fmt: skip
+    v = variants["cu130"]
+    assert "googlecolab/colabtools#6093" in v.source and "pytorch/pytorch#194367" in v.source
+    assert "2026" in (v.released or "")
+    assert v.archs == ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120") and v.ptx == ("compute_120",)
+    assert variants["cu126"].archs[0] == "sm_50"
+    assert not v.confirmed  # the row is not: its ROCm lists were not read (as for 2.12 and 2.13)
+    assert "3.14t" in v.python and "3.15" not in v.python  # 3.15 is experimental: left out
+
+
+def test_214_rocm_lists_not_read_are_unconfirmed_and_714_is_never_chosen(m):
+    variants = {v.variant: v for v in m.torch_variants("2.14")}
+    assert not variants["rocm7.2"].confirmed and "not read" in " ".join(variants["rocm7.2"].notes)
+    assert variants["rocm7.14"].archs == () and not variants["rocm7.14"].confirmed
+    assert "pytorch/pytorch#191688" in " ".join(variants["rocm7.14"].notes)
+
+
+def test_newest_amd_pick_on_214_says_unconfirmed():
+    result = runner.invoke(app, ["torch", "--facts", str(FACTS / "torch-rx9070xt.json"), "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert (out["torch"], out["variant"], out["confirmed"]) == ("2.14.0", "rocm7.2", False)
+    result = runner.invoke(app, ["torch", "--facts", str(FACTS / "torch-rx9070xt.json")])
+    assert "torch 2.14.0 rocm7.2 is not confirmed by a primary source" in result.output

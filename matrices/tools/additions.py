@@ -13,8 +13,9 @@ TABLE3 = "https://docs.nvidia.com/cuda/archive/12.4.0/cuda-toolkit-release-notes
 TABLE3_COPY = (
     "NVIDIA CUDA Toolkit Release Notes, Table 3 'CUDA Toolkit and Corresponding Driver Versions' "
     f"({TABLE3}); the rows for 8.0-11.7 were read from a verbatim copy of that table kept in a public "
-    "repository (code index id 23979652180, 'NVIDIA GPU driver与CUDA 版本对应'), whose 11.8-12.4 rows "
-    "match the rows cuda.json already has from NVIDIA's own page"
+    "Markdown note whose repository was not identified ('CUDA环境配置在Ubuntu18', section 'NVIDIA GPU "
+    "driver与CUDA 版本对应'), whose 11.8-12.4 rows match the rows cuda.json already has from NVIDIA's own "
+    "page; the 7.0-10.2 rows also match NVIDIA's Table 2 as quoted at https://eehoeskrap.tistory.com/451"
 )
 COMPAT_DOC = "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 RUNFILES = (
@@ -189,7 +190,11 @@ PREV_VERSIONS = (
     "pytorch/pytorch.github.io _get_started/previous-versions.md @ 04862e376ea686ba351674864400db1d93113979 "
     "(https://pytorch.org/get-started/previous-versions/)"
 )
-RELEASE_MD = "pytorch/pytorch RELEASE.md 'Release Compatibility Matrix' (code index id 66643764700)"
+RELEASE_MD = (
+    "pytorch/pytorch RELEASE.md 'Release Compatibility Matrix' (https://github.com/pytorch/pytorch/blob/main/"
+    "RELEASE.md#release-compatibility-matrix; its rows were read in a Chinese translation of RELEASE.md that "
+    "keeps the table in English, repository not identified, not re-read upstream)"
+)
 UV_BACKEND = "astral-sh/uv crates/uv-torch/src/backend.rs @ 26a9dd4b2125bc271b47855e1fa0c49af3365db5"
 ROCM_43 = "gfx900;gfx906;gfx908 + (ROCm >= 4.3) gfx90a;gfx1030"
 ARCH_37_86 = ["3.7", "5.0", "6.0", "7.0", "7.5", "8.0", "8.6"]
@@ -407,8 +412,9 @@ ROCM_DEFAULT_ARCHS = ["gfx803", "gfx900", "gfx906", "gfx908"]
 ROCM_DEFAULT_NOTE = (
     "PYTORCH_ROCM_ARCH is not set by the builder; manywheel/build_rocm.sh (same branch) says it 'defaults to "
     "all supported archs in pytorch's LoadHIP.cmake', e.g. set(PYTORCH_ROCM_ARCH gfx803;gfx900;gfx906;gfx908), "
-    "the default also read in a copy of cmake/public/LoadHIP.cmake (code index id 36971582355); not measured "
-    "on the wheels, so confirmed=false"
+    "the default also read in a copy of pytorch's cmake/public/LoadHIP.cmake of that era (the version that "
+    "reads ${ROCM_PATH}/.info/version-dev; repository and commit not identified); not measured on the wheels, "
+    "so confirmed=false"
 )
 OLD_INDEX_NOTE = (
     "the install page of this release uses pip -f {find_links}; https://download.pytorch.org/whl/{variant} is "
@@ -417,7 +423,9 @@ OLD_INDEX_NOTE = (
 
 # cu129 on 2.9-2.11: built by PyTorch's own CD though not in the default (getting-started) matrix.
 CU129_SOURCE = (
-    "pytorch/pytorch .github/scripts/generate_binary_build_matrix.py (code index id 71204298: CUDA_ARCHES = "
+    "a version of pytorch/pytorch .github/scripts/generate_binary_build_matrix.py (repository copy and commit "
+    "not identified; https://github.com/pytorch/pytorch/blob/release/2.10/.github/scripts/"
+    "generate_binary_build_matrix.py is the file upstream, not re-read) with CUDA_ARCHES = "
     "['12.6', '12.8', '12.9', '13.0'], CUDA_ARCHES_FULL_VERSION '12.9': '12.9.1', ROCM_ARCHES ['7.0', '7.1'], "
     "i.e. the 2.10 cycle); pytorch/test-infra ea334aba3 ('Bring back CUDA 12.9 builds for domains', "
     "2025-10-15: resumes nightly, test and release 12.9 builds, for pytorch/pytorch#165165) and 6186f4539 "
@@ -439,8 +447,60 @@ CU129 = {
 
 PTX_270_NOTE = (
     "compute_120 PTX: the release/2.7 .ci/manywheel/build_cuda.sh was not readable here (the pytorch/pytorch "
-    "snapshot is over the fetch limit; the code index holds only the 2.8-era script 00c7a380b836, whose "
+    "snapshot is over the fetch limit; the search index holds only the 2.8-era script 00c7a380b836, whose "
     "'12.8)' line has no +PTX), so no primary source settles it and the PTX stays uncounted"
+)
+
+# torch 2.14 (#29): released, so it replaces the reference's "2.14 (candidate)" row.
+TORCH_214_RELEASED = (
+    "googlecolab/colabtools#6093 (atalman, PyTorch release manager, 2026-09-03: 'We have released torch v2.14.0 "
+    "and torchvision v0.29.0, to pypi and download.pytorch.org'; plain pip gives 'Python 3.10-Python 3.14 Cuda "
+    "13.0', with cu126 and cu132 as the other CUDA builds; release notes "
+    "https://github.com/pytorch/pytorch/releases/tag/v2.14.0)"
+)
+TORCH_214_MATRIX = (
+    "pytorch/pytorch#194367 ('Add 2.14 to the release compatibility and CUDA support matrices', 2026-08-21, values "
+    "taken from release/2.14: Python >=3.10, <=(3.15, 3.15t experimental); CUDA 12.6, 13.0, 13.2; ROCm 7.14 from "
+    "ROCM_ARCHES); RELEASE.md's CUDA support matrix 'For Release 2.12, 2.13 and 2.14' (12.6.3: 5.0-9.0; 13.0.2 "
+    "and 13.2.1: 7.5-12.0+PTX, +PTX on Linux only), which pytorch/pytorch#197555 (2026-09-18) keeps for 2.14 "
+    "alone ('Is 2.13 the same as 2.14?' 'yes')"
+)
+TORCH_214_TEST_CHANNEL = (
+    "pytorch/test-infra 00fa5780cc757c7b8da59fb1338d1552f66cfde8 ('Update binary build matrix for release 2.14', "
+    "2026-08-11): the test channel of the 2.14.0 candidates builds CUDA 12.6/13.0/13.2/13.4, ROCm 7.2/7.14 "
+    "('These match what release/2.14 actually builds ... rocm7.1 wheels that 2.14 does not produce') and Python "
+    "3.10-3.14, 3.14t, with 3.15/3.15t torch-only; 0fe1899c4 ('Move ROCm 7.1,7.2->7.2,7.14', 2026-08-07)"
+)
+TORCH_214 = {
+    "torch": "2.14 (2.14.0)",
+    "release": "by 3 Sep 2026",
+    "python": ["3.10", "3.11", "3.12", "3.13", "3.14", "3.14t"],
+    "variants": ["cpu", "cu126", "cu130", "cu132", "rocm7.2", "rocm7.14"],
+    "pypi_default_linux_x86_64": "CUDA 13.0",
+    "cuda_arch_list": {
+        "cu126": "5.0;6.0;7.0;7.5;8.0;8.6;9.0",
+        "cu130": "7.5;8.0;8.6;9.0;10.0;12.0+PTX (+PTX Linux only)",
+        "cu132": "7.5;8.0;8.6;9.0;10.0;12.0+PTX (+PTX Linux only)",
+    },
+    "rocm_arch_list": {"rocm7.2": None, "rocm7.14": None},
+    "source": [TORCH_214_RELEASED, TORCH_214_MATRIX, TORCH_214_TEST_CHANNEL],
+    # The ROCm arch lists were not read (build_rocm_214 in build.py), so the row is not confirmed.
+    "confirmed": False,
+    "notes": (
+        "Released (announced 2026-09-03; RELEASE.md planned 2 Sep 2026). Python 3.15/3.15t are experimental "
+        "(RELEASE.md) and torch-only in the candidates' validation, so they are left out. cu134 is built for the "
+        "candidates (test-infra 00fa5780c) but is in neither RELEASE.md's row nor the release announcement, so it "
+        "is left out."
+    ),
+}
+ROCM_214_72_NOTE = (
+    "release/2.14 .ci/docker/manywheel/build.sh was not read: the list is inferred equal to 2.13's rocm7.2 list "
+    "(same ROCm; nothing read says it changed between the cuts), so confirmed=false"
+)
+ROCM_214_714_NOTE = (
+    "ROCm 7.14 wheels are built against TheRock's rocm wheels and install ROCm from pip (pytorch/pytorch#191688: "
+    "PYTORCH_EXTRA_INSTALL_REQUIREMENTS '7.14': 'rocm[libraries,device-all]==7.14'); the gfx targets torch itself "
+    "is compiled for were not read, so the list is left empty (never chosen) and confirmed=false"
 )
 
 # Effective support: arch lists that name a target whose bundled rocBLAS has no kernels for it.

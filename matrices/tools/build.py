@@ -30,7 +30,7 @@ import additions as ADD  # noqa: E402 - the sibling module of sourced additions 
 import amd_ids as AMD_IDS  # noqa: E402 - AMD PCI ids the reference lacked (matrices/tools/amd_ids.py)
 import therock as THEROCK  # noqa: E402 - ROCm 7.14 / Core SDK 10.0 (matrices/tools/therock.py)
 
-BUNDLE_VERSION = "2026.12.03"
+BUNDLE_VERSION = "2026.12.05"
 
 
 class _Legacy:
@@ -821,12 +821,28 @@ TORCH_PATCHES = {
     "2.11": ["2.11.0"],
     "2.12": ["2.12.0", "2.12.1"],
     "2.13": ["2.13.0"],
+    "2.14": ["2.14.0"],
 }
 ROCM_14 = [
     "gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx1030", "gfx1100", "gfx1101", "gfx1102",
     "gfx1200", "gfx1201", "gfx950", "gfx1150", "gfx1151",
 ]  # fmt: skip
 ROCM_15 = ROCM_14[:9] + ["gfx1103"] + ROCM_14[9:]
+TI_212_CANDIDATE = (
+    "pytorch/test-infra de717a4fd60df2a566ca7b794a6eacdfb8d9164d '[Release 2.12] advance candidate version' "
+    "(#7973), 2026-04-15"
+)
+GFX1103_LANDED = (
+    "https://github.com/pytorch/pytorch/pull/179788, comment by jeffdaily of 2026-04-17: 'Now that "
+    "https://github.com/pytorch/pytorch/pull/179653 landed'"
+)
+ROCM_29_NOTE = (
+    "11 targets, without gfx950, gfx1150 and gfx1151: release/2.9 .ci/docker/manywheel/build.sh as quoted by "
+    "huggingface/kernel-builder archs.nix (pytorch commit 21fec657) and uv's measured rocm6.4 list; consistent "
+    "with pytorch/pytorch#167299 (2025-11-07, after the 2.9 release), which made gfx950/gfx1150/gfx1151 "
+    "unconditional by removing a ROCm >= 7.0 check. The build script at the release commit was not read "
+    "here (the pytorch/pytorch snapshot is over the fetch limit), so confirmed=false"
+)
 
 
 # get_arch_list() outputs read in a public source; used only to confirm the lists above.
@@ -886,12 +902,16 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
             f"{ERRATA} item 2: inferred equal to 2.11 rocm7.2 (same build.sh list), not read",
         )
     if torch_minor == "2.12":
+        # No gfx1103 (#29): it came with pytorch/pytorch#179653, which landed after release/2.12 was cut.
         return (
             ROCM_14,
             False,
             (
-                f"{ERRATA} item 2: most likely the 14-target list without gfx1103 (one third-party reading, "
-                "unslothai/unsloth#9829); unsettled"
+                f"{ERRATA} item 2: the 14-target list without gfx1103 (one third-party reading of release/2.12 "
+                f"build.sh, unslothai/unsloth#9829). gfx1103 came with pytorch/pytorch#179653 (opened "
+                f"2026-04-08, landed by 2026-04-17: {GFX1103_LANDED}); issue #29 reports it merged after "
+                f"{TI_212_CANDIDATE}, i.e. after the release/2.12 cut (13 Apr 2026 in RELEASE.md's cadence "
+                "table). release/2.12 build.sh not read here, so confirmed=false"
             ),
         )
     if torch_minor == "2.13":
@@ -899,19 +919,31 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
             ROCM_15,
             False,
             (
-                f"{ERRATA} item 2: release/2.13 build.sh per a third-party reading + timing (gfx1103 landed "
-                "via pytorch/pytorch#179653 before the cut); not read from the branch"
+                f"{ERRATA} item 2: release/2.13 build.sh per a third-party reading, and timing: "
+                f"pytorch/pytorch#179653 (gfx1103) landed by 2026-04-17 ({GFX1103_LANDED}), before the "
+                "release/2.13 cut (8 Jun 2026 in RELEASE.md's cadence table; test-infra names 2.13.0 the "
+                "candidate only at 6d36e31f45e8, 2026-07-08). Not read from the branch, so confirmed=false"
             ),
         )
+    if torch_minor == "2.14":
+        if variant == "rocm7.2":
+            return ROCM_15, False, ADD.ROCM_214_72_NOTE
+        return [], False, ADD.ROCM_214_714_NOTE
+    if torch_minor == "2.9" and variant in ("rocm6.3", "rocm6.4"):
+        # #29: the 2.9 lists rest on a third-party quote of the release build script; the pytorch/pytorch
+        # snapshot is too large to fetch here, so the script at the release commit was not read.
+        return listed, False, ROCM_29_NOTE
     return listed, True, None
 
 
 def build_torch(ref: dict) -> dict:
     releases = []
-    for w in ref["torch_wheels"]:
+    # 2.14 was a candidate in the reference; it has been released since (#29), with its own sources.
+    wheels = [ADD.TORCH_214 if w["torch"].startswith("2.14 ") else w for w in ref["torch_wheels"]]
+    for w in wheels:
         minor = w["torch"].split(" ")[0]
         if minor not in TORCH_PATCHES:
-            continue  # 2.14 is a candidate, not a release
+            continue  # a candidate, not a release
         source = "; ".join(w["source"]) if isinstance(w["source"], list) else w["source"]
         variants = []
         for name in w["variants"]:
@@ -1084,6 +1116,13 @@ def old_torch_releases() -> list[dict]:
     return out
 
 
+def material_dated(text: str) -> str:
+    """The reference's dating, with the newer releases added since (#29: torch 2.14)."""
+    old = "PyTorch 2.13 stable"
+    assert old in text, text  # the reference changed: revisit this line
+    return text.replace(old, "PyTorch 2.14.0 released by 2026-09-03")
+
+
 def main() -> None:
     ref = json.loads((REF / "matrices.json").read_text())
     dump("rocm.json", build_rocm(ref))
@@ -1095,7 +1134,7 @@ def main() -> None:
         {
             "schema": "gpuenv.matrices.bundle/1",
             "version": BUNDLE_VERSION,
-            "material_dated_up_to": ref["meta"]["material_dated_up_to"],
+            "material_dated_up_to": material_dated(ref["meta"]["material_dated_up_to"]),
             "files": ["amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json"],
             "source": "compiled from shared/reference/matrices.json with errata.md applied and the sourced "
             "additions of matrices/tools/additions.py (matrices/tools/build.py); NVIDIA PCI ids from pci.ids, "

@@ -2,13 +2,15 @@
 rocm.json by build.py. Every value names where it was read; what was not read is left out and
 said so in the release's notes.
 
-Sources (AMD's documentation source, ROCm/rocm-docs, as stored in the public code index):
+Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store of public repositories):
 - RADEON_714 / RYZEN_714: docs/compatibility/include/system-radeon.rst and system-ryzen.rst
   @ bcabec9de623fa62d27c7c5bc86c51f094cb00ce. The revision is tied to 7.14.0 by its contents:
   amdgpu 31.40.1 newest and Adrenalin 26.6.4, the same pair the 7.14.0 install page names.
-- INSTALL_714: docs/install/include/200-install.rst, the 7.14.0 revision (code index id
-  59807416391: runfile rocm-installer-7.14.0-7.run, repo.amd.com/rocm/packages-multi-arch,
-  per-target packages amdrocm7.14-gfxNNNN, amdgpu docs-31.40.1).
+- INSTALL_714: docs/install/include/200-install.rst, the 7.14.0 revision. The store did not name
+  its commit (it is none of 0c31064a09a0 and 50600d8da151 in ROCm/rocm-docs, nor 03f04fe0392c in
+  ROCm/legacy-rocm-build); the revision is identified by its text (74,311 characters): runfile
+  rocm-installer-7.14.0-7.run, repo.amd.com/rocm/packages-multi-arch, per-target packages
+  amdrocm7.14-gfxNNNN, amdgpu docs-31.40.1, Adrenalin 26.6.4. Its rendering is the public citation.
 - INSTALL_100: docs/install/include/200-install.rst @ 0c31064a09a061b708758cc5bc9f74a9ede6c14f
   (runfile rocm-installer-10.0.0-4.run, stable.repo.amd.com/rocm/core, amdrocm10.0-gfxNNNN,
   amdgpu docs-31.50.0).
@@ -25,8 +27,9 @@ from __future__ import annotations
 RADEON_714 = "ROCm/rocm-docs docs/compatibility/include/system-radeon.rst @ bcabec9de623fa62d27c7c5bc86c51f094cb00ce"
 RYZEN_714 = "ROCm/rocm-docs docs/compatibility/include/system-ryzen.rst @ bcabec9de623fa62d27c7c5bc86c51f094cb00ce"
 INSTALL_714 = (
-    "ROCm/rocm-docs docs/install/include/200-install.rst, 7.14.0 revision (code index id 59807416391; "
-    "rendered at https://rocm.docs.amd.com/en/docs-7.14.0/install/rocm.html)"
+    "https://rocm.docs.amd.com/en/docs-7.14.0/install/rocm.html (its source, ROCm/rocm-docs "
+    "docs/install/include/200-install.rst in the 7.14.0 revision: runfile rocm-installer-7.14.0-7.run, "
+    "amdgpu 31.40.1; commit not identified)"
 )
 INSTALL_100 = "ROCm/rocm-docs docs/install/include/200-install.rst @ 0c31064a09a061b708758cc5bc9f74a9ede6c14f"
 OS_YAML = "ROCm/rocm-docs docs/data/os-support.yaml @ 1d2ba3f7b017f525e5ae3bbb7cb9afeaea490d63"

@@ -56,6 +56,9 @@ class BundleInfo:
     origin: str  # "bundled" (inside the wheel) or "installed" (gpuenv matrix update)
     # Why an installed bundle was passed over, when it was (doctor can say so).
     skipped: str | None = None
+    # How recent the material behind the data is (bundle.json material_dated_up_to), so that
+    # `gpuenv matrix show` can make staleness visible; None where a bundle does not say.
+    material: str | None = None
 
 
 @record(frozen=True)
@@ -218,6 +221,7 @@ class TorchVariant:
     find_links: str | None = (
         None  # the pip -f page the release's own install instructions use (torch <= 1.10)
     )
+    released: str | None = None  # the release's date as torch.json gives it: "8 Jul 2026"
 
     @property
     def usable_archs(self) -> tuple[str, ...]:
@@ -930,10 +934,11 @@ def _read_release(out: dict[str, list[TorchVariant] | _Unread], unread: _Unread)
     python = r.strs(rel, "python", p, pattern=_PY)
     source = r.get(rel, "source", p, str)
     confirmed = r.get(rel, "confirmed", p, bool)
+    released = r.get(rel, "released", p, str, optional=True)
     variants = r.items(rel, "variants", p)
     fields = [_parse_variant(r, v, pv, python, source, confirmed) for pv, v in variants]
     for version in versions:
-        out[version] = [TorchVariant(torch=version, **f) for f in fields]
+        out[version] = [TorchVariant(torch=version, released=released, **f) for f in fields]
 
 
 SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
@@ -961,8 +966,12 @@ def parse_dir(directory: str | os.PathLike[str], origin: str, lazy: bool = False
     the tests validate); otherwise every file is parsed before this returns."""
     directory = os.fspath(directory)
     bundle = _read(directory, "bundle.json")
-    version = Reader("bundle.json").text(bundle, "version", "$", _BUNDLE_VERSION)
-    m = Matrices(bundle=BundleInfo(version=version, path=str(directory), origin=origin), _dir=directory)
+    reader = Reader("bundle.json")
+    version = reader.text(bundle, "version", "$", _BUNDLE_VERSION)
+    material = reader.get(bundle, "material_dated_up_to", "$", str, optional=True)
+    m = Matrices(
+        bundle=BundleInfo(version=version, path=str(directory), origin=origin, material=material), _dir=directory
+    )
     if lazy:
         m._pending = set(SUBJECTS)
     else:
@@ -1027,7 +1036,7 @@ def load(path: str | None = None) -> Matrices:
             result = parse_dir(bundled_dir(), "bundled", lazy=True)
             if skipped:
                 b = result.bundle
-                result.bundle = BundleInfo(b.version, b.path, b.origin, skipped)
+                result.bundle = BundleInfo(b.version, b.path, b.origin, skipped, b.material)
     _CACHE[key] = result
     return result
 

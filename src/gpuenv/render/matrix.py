@@ -89,13 +89,40 @@ def tables(m: Matrices, subject: str) -> list[Table]:
     return {"rocm": _rocm, "cuda": _cuda, "torch": _torch, "gpus": _gpus}[subject](m)
 
 
+def _bundle_date(version: str) -> str:
+    """ "dated 2026-12-03; " for a bundle version "2026.12.03" (a bundle is versioned by its date)."""
+    parts = version.split(".")
+    return f"dated {'-'.join(parts[:3])}; " if len(parts) >= 3 else ""
+
+
+def _dated(version: str, date: str | None) -> str:
+    return f"{version} ({date})" if date else f"{version} (date not in the data)"
+
+
+def newest(m: Matrices) -> list[tuple[str, str]]:
+    """The newest release of each vendor the bundle knows, with its date where the data has one:
+    anything released after these is unknown to this bundle (#29: staleness made visible)."""
+    rocm = m.rocm_releases()
+    newest_rocm = _dated(rocm[-1].version, rocm[-1].release_date)
+    legacy = [r for r in rocm if r.stream is None]
+    if legacy and legacy[-1] is not rocm[-1]:  # the newest of the legacy stream, once TheRock is newer
+        newest_rocm += f", legacy stream {_dated(legacy[-1].version, legacy[-1].release_date)}"
+    out = [("ROCm", newest_rocm), ("CUDA", _dated(m.cuda_toolkits()[-1].version, None))]
+    torch = m.torch_versions()[-1]
+    variants = m.torch_variants(torch)
+    out.append(("PyTorch", _dated(torch, variants[0].released if variants else None)))
+    return out
+
+
 def summary(m: Matrices) -> list[tuple[str, str]]:
     b = m.bundle
     torch = m.torch_versions()
     rocm = m.rocm_releases()
     cuda = m.cuda_toolkits()
     return [
-        ("bundle", f"{b.version} ({b.origin}, {b.path})"),
+        ("bundle", f"{b.version} ({_bundle_date(b.version)}{b.origin}, {b.path})"),
+        ("data", b.material or "the bundle does not date its material"),
+        ("newest", "; ".join(f"{vendor} {release}" for vendor, release in newest(m))),
         *([("note", b.skipped)] if b.skipped else []),
         ("ROCm", f"{rocm[0].version} .. {rocm[-1].version}, default {m.default_rocm().version}"),
         ("CUDA", f"{cuda[0].version} .. {cuda[-1].version}"),
