@@ -121,6 +121,20 @@ for version, path in pythons().items():
             covered+=("CPython $version ($python): the end-to-end tests: FAILED")
             failed=1
         fi
+        # The stand-ins for the standard library and for distro/packaging/dpkg, held to what they
+        # replace on this interpreter too: a venv of its own with the wheel, pytest and the oracles.
+        echo "== the stand-ins against their oracles on CPython $version"
+        oracle="$work/oracle-$version"
+        if "$python" -m venv "$oracle" >/dev/null 2>&1 \
+            && "$oracle/bin/python" -m pip install -q "$wheel" pytest pytest-timeout "hypothesis>=6,<6.170.10" \
+                distro packaging \
+            && "$oracle/bin/python" -m pytest -q -p no:cacheprovider --basetemp "$work/pytest-oracle-$version" \
+                tests/test_oracle_*.py tests/test_record.py tests/test_jsonout.py tests/test_checksum.py; then
+            covered+=("CPython $version ($python): the stand-ins against their oracles: passed")
+        else
+            covered+=("CPython $version ($python): the stand-ins against their oracles: FAILED")
+            failed=1
+        fi
     done 3<<<"$others"
 fi
 echo "== interpreters covered"
