@@ -28,6 +28,7 @@ from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
+from gpuenv.plan.staleness import facts_digest
 from gpuenv.record import record
 from gpuenv.rootpath import PathEscape
 
@@ -197,11 +198,11 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
                 return Outcome(
                     Exit.REFUSED, "cannot tell whether the plan is stale (no facts of this machine)"
                 )
-        elif opts.facts_now.digest() != plan.facts_digest:
+        elif facts_digest(opts.facts_now) != plan.facts_digest:
             return Outcome(
                 Exit.REFUSED,
                 "stale plan: this machine changed since the plan was made "
-                f"(facts now {opts.facts_now.digest()[:19]}…, plan {plan.facts_digest[:19]}…). "
+                f"(facts now {facts_digest(opts.facts_now)[:19]}…, plan {plan.facts_digest[:19]}…). "
                 "Make a new plan: gpuenv plan ... --out FILE",
             )
     if plan.blockers and not opts.force:

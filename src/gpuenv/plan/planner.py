@@ -15,6 +15,7 @@ from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices
 from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request, Step, TorchPick
 from gpuenv.plan.repos import Repos
+from gpuenv.plan.staleness import facts_digest
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.blockers import judge
 from gpuenv.resolve.finding import Target
@@ -59,7 +60,7 @@ def make_plan(facts: Facts, matrices: Matrices, repos: Repos, req: Request) -> P
     return Plan(
         action=req.action,
         target=target,
-        facts_digest=facts.digest(),
+        facts_digest=facts_digest(facts),
         steps=tuple(steps),
         created_at=req.created_at,
         gpuenv_version=req.gpuenv_version,

@@ -1,0 +1,214 @@
+"""Reviewing a saved plan (#27 items 3 and 4), through the installed console script.
+
+`gpuenv plan show FILE` shows a saved plan as the dry run does (or its JSON); `gpuenv apply FILE
+--dry-run` admits the plan as apply does (stale? edited? a file others could change?), shows what
+would run and changes nothing. The facts a plan records are the ones that read the same whoever
+probes, so a plan made by a normal user is not stale for root. Dry-run wording: a kernel that is
+not a distribution kernel is said to be one, and a command that will not run is not "already done".
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from gpuenv import facts as facts_mod
+from gpuenv.plan.staleness import facts_digest
+from tests.test_first_hour import BIN, FACTS, _box, _env, as_root, gpuenv
+
+CUSTOM_KERNEL = "6.18.44-fc-v1272"
+
+
+@pytest.fixture
+def shared():
+    """A directory under /tmp that nobody can read and write (pytest's own is root's alone)."""
+    path = Path(tempfile.mkdtemp(prefix="gpuenv-saved-plan-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path)
+
+
+def _tree(root: Path) -> dict[str, bytes | str]:
+    out: dict[str, bytes | str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_symlink():
+            out[rel] = "-> " + os.readlink(path)
+        elif path.is_file():
+            out[rel] = path.read_bytes()
+        else:
+            out[rel] = "dir"
+    return out
+
+
+def _plan_lines(stdout: str) -> list[str]:
+    """The plan as shown: its head, blockers, notes and steps (what follows is per command)."""
+    lines = stdout.splitlines()
+    end = next((i for i, ln in enumerate(lines) if ln.startswith(("plan saved to", "apply it with:"))), len(lines))
+    return lines[:end]
+
+
+@pytest.fixture
+def saved(shared):
+    """A box (an AMD desktop's sysroot) and a plan for it saved by root."""
+    root = _box(shared)
+    made = gpuenv("plan", "rocm", "--root", root, "--user", "alice", "--out", shared / "p.json")
+    assert made.returncode == 0, made.stderr
+    return root, shared / "p.json", made
+
+
+# -- plan show ---------------------------------------------------------------------------------
+
+
+def test_plan_show_renders_the_saved_plan_as_planning_did(saved):
+    root, plan, made = saved
+    shown = gpuenv("plan", "show", plan)
+    assert shown.returncode == 0, shown.stderr
+    assert _plan_lines(shown.stdout) == _plan_lines(made.stdout)
+    assert "--expect 'install rocm --user alice'" in shown.stdout
+    assert f"{os.path.abspath(BIN)} apply {plan} --dry-run" in shown.stdout
+
+
+def test_plan_show_json_is_the_saved_plan(saved):
+    _, plan, _ = saved
+    shown = gpuenv("plan", "show", plan, "--json")
+    assert shown.returncode == 0 and shown.stderr == ""
+    assert json.loads(shown.stdout) == json.loads(plan.read_text())
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["plan", "show"], "which plan? gpuenv plan show FILE"),
+        (["plan", "show", "/nonexistent/p.json"], "/nonexistent/p.json"),
+        (["plan", "show", str(FACTS / "torch-rx9070xt.json")], "plan"),
+        (["plan", "rocm"], "--out FILE is required"),
+        (["plan", "rocm", "extra.json", "--out", "x.json"], "unexpected argument 'extra.json'"),
+    ],
+)
+def test_plan_show_bad_input_is_one_line_and_exit_2(args, says):
+    res = gpuenv(*args)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.count("\n") == 1 and says in res.stderr, res.stderr
+
+
+# -- apply FILE --dry-run ---------------------------------------------------------------------------
+
+
+@as_root
+def test_apply_dry_run_admits_the_plan_shows_it_and_changes_nothing(saved):
+    root, plan, made = saved
+    before = _tree(root)
+    res = gpuenv("apply", plan, "--dry-run", "--root", root)
+    assert res.returncode == 0, res.stderr
+    assert _plan_lines(res.stdout)[: len(_plan_lines(made.stdout))] == _plan_lines(made.stdout)
+    assert "the plan matches this machine and the request it records" in res.stdout
+    assert res.stdout.rstrip().endswith("dry run: nothing was changed")
+    assert _tree(root) == before and not (root / "var/lib/gpuenv").exists()
+
+
+@as_root
+def test_apply_dry_run_refuses_a_stale_plan(saved):
+    root, plan, _ = saved
+    (root / "etc/apt/sources.list.d/other.list").write_text("deb http://deb.example/x noble main\n")
+    before = _tree(root)
+    res = gpuenv("apply", plan, "--dry-run", "--root", root)
+    assert res.returncode == 3 and res.stdout == ""
+    assert "stale plan: this machine changed since the plan was made" in res.stderr
+    assert _tree(root) == before
+
+
+@as_root
+def test_apply_dry_run_refuses_an_edited_plan(saved):
+    root, plan, _ = saved
+    doc = json.loads(plan.read_text())
+    step = next(s for s in doc["steps"] if s.get("content"))
+    step["content"] += "deb [trusted=yes] http://evil.example/ noble main\n"
+    plan.write_text(json.dumps(doc))
+    before = _tree(root)
+    res = gpuenv("apply", plan, "--dry-run", "--root", root)
+    assert res.returncode == 3 and res.stdout == ""
+    assert "this plan is not the one gpuenv makes from this machine" in res.stderr
+    assert _tree(root) == before
+
+
+@as_root
+def test_apply_dry_run_refuses_as_root_a_plan_others_could_change(saved):
+    root, plan, _ = saved
+    plan.chmod(0o666)
+    res = gpuenv("apply", plan, "--dry-run", "--root", root)
+    assert res.returncode == 3 and "refusing the plan" in res.stderr and "Nothing was changed" in res.stderr
+
+
+# -- the facts a plan records: the same whoever probes ----------------------------------------------
+
+
+def _facts(name: str = "torch-rx9070xt.json") -> dict:
+    return json.loads((FACTS / name).read_text())
+
+
+def _digest(doc: dict) -> str:
+    return facts_digest(facts_mod.from_dict(doc))
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d["platform"].update(virtualization="vm", virtualization_evidence="/proc/cpuinfo flags: hypervisor"),
+        lambda d: d.setdefault("python", {}).update(version="3.11.2", executable="/usr/bin/python3"),
+        lambda d: d.update(environment={"PATH": "/home/alice/.local/bin:/usr/bin"}),
+        lambda d: d.update(collected_at="2030-01-01T00:00:00Z", errors=[{"probe": "python", "message": "x"}]),
+        lambda d: [n.update(accessible=not n.get("accessible")) for n in (d.get("device_nodes") or {}).values()],
+    ],
+    ids=["hypervisor-name", "python", "environment", "moment", "device-access"],
+)
+def test_facts_that_differ_by_who_probes_do_not_make_a_plan_stale(change):
+    doc = _facts()
+    doc["platform"]["virtualization"] = "firecracker"  # what root reads
+    other = copy.deepcopy(doc)
+    change(other)
+    assert _digest(other) == _digest(doc)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda d: d.setdefault("packages", {"manager": "dpkg", "installed": {}})["installed"].update(newthing="1"),
+        lambda d: d["kernel"].update(release="6.8.0-99-generic"),
+        lambda d: d.update(apt_sources=[*(d.get("apt_sources") or []), {"uri": "http://x.example/", "suites": ["noble"]}]),
+        lambda d: d["gpus"].pop(),
+        lambda d: d["os"].update(version_id="24.10"),
+        lambda d: d.update(user={"name": "alice", "uid": 1000, "groups": ["render"]}),
+        lambda d: d["platform"].update(container="docker"),
+    ],
+    ids=["package", "kernel", "apt-source", "gpu", "os", "user-groups", "container"],
+)
+def test_what_the_plan_depends_on_still_makes_it_stale(change):
+    doc = _facts()
+    other = copy.deepcopy(doc)
+    change(other)
+    assert _digest(other) != _digest(doc)
+
+
+@as_root
+def test_a_plan_a_normal_user_made_here_is_not_stale_for_root(shared):
+    """The README's flow on this very machine: `gpuenv plan` as the user, `sudo gpuenv apply`.
+    Only the dry run runs (apt's simulation and reads): this machine is not changed."""
+    if shutil.which("apt-get") is None or shutil.which("dpkg-query") is None:
+        pytest.skip("this machine has no apt")
+    work = shared / "u"
+    work.mkdir()
+    os.chown(work, 65534, 65534)
+    made = gpuenv("plan", "rocm", "--out", "p.json", user="nobody", cwd=work)
+    assert made.returncode in (0, 3), made.stderr
+    res = gpuenv("apply", "p.json", "--dry-run", cwd=work, env=_env(SUDO_UID="65534", SUDO_USER="nobody"))
+    assert "stale" not in res.stderr and "not the one gpuenv makes" not in res.stderr, res.stderr
+    assert "the plan matches this machine" in res.stdout and "dry run: nothing was changed" in res.stdout
