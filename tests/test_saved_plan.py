@@ -212,3 +212,117 @@ def test_a_plan_a_normal_user_made_here_is_not_stale_for_root(shared):
     res = gpuenv("apply", "p.json", "--dry-run", cwd=work, env=_env(SUDO_UID="65534", SUDO_USER="nobody"))
     assert "stale" not in res.stderr and "not the one gpuenv makes" not in res.stderr, res.stderr
     assert "the plan matches this machine" in res.stdout and "dry run: nothing was changed" in res.stdout
+
+
+# -- #27 item 4: a kernel that is not a distribution kernel ------------------------------------------
+
+
+@pytest.fixture
+def custom_kernel_box(shared):
+    root = _box(shared)
+    (root / "proc/sys/kernel/osrelease").write_text(CUSTOM_KERNEL + "\n")
+    return root
+
+
+def test_the_plan_for_a_custom_kernel_says_so_and_names_no_headers_package(custom_kernel_box):
+    res = gpuenv("install", "rocm", "--json", "--root", custom_kernel_box, "--user", "root")
+    plan = json.loads(res.stdout)
+    packages = [p for s in plan["steps"] for p in s.get("packages") or ()]
+    assert not any(p.startswith("linux-headers-") for p in packages), packages
+    note = next(n for n in plan["notes"] if n.startswith("kernel.headers-missing"))
+    assert f"the running kernel {CUSTOM_KERNEL} is not a distribution kernel" in note
+    assert f"/lib/modules/{CUSTOM_KERNEL}/build" in note and "DKMS" in note
+
+
+def test_the_doctors_fix_for_a_custom_kernel_names_no_package_that_does_not_exist(custom_kernel_box):
+    res = gpuenv("doctor", "--json", "--root", custom_kernel_box, "--target", "rocm", "kernel.headers-missing")
+    finding = next(f for f in json.loads(res.stdout)["findings"] if f["code"] == "kernel.headers-missing")
+    assert f"linux-headers-{CUSTOM_KERNEL}" not in finding["fix"]
+    assert "not a distribution kernel" in finding["detail"] and "distribution kernel" in finding["fix"]
+
+
+def test_a_distribution_kernels_headers_are_still_planned_and_named(shared):
+    root = _box(shared)
+    release = (root / "proc/sys/kernel/osrelease").read_text().strip()
+    res = gpuenv("doctor", "--json", "--root", root, "--target", "rocm", "kernel.headers-missing")
+    fixes = [f["fix"] for f in json.loads(res.stdout)["findings"] if f["code"] == "kernel.headers-missing"]
+    assert fixes and f"linux-headers-{release}" in fixes[0]
+
+
+# -- #27 item 4: what a dry run says of steps that will not run --------------------------------------
+
+
+def _shown(plan, outcome) -> str:
+    import io
+
+    from rich.console import Console
+
+    from gpuenv.render.plan import show_plan
+
+    out = io.StringIO()
+    show_plan(Console(file=out, width=300, color_system=None, highlight=False, soft_wrap=True), plan, outcome)
+    return out.getvalue()
+
+
+def _plan_of(action, *steps):
+    from gpuenv.plan.plan import Plan, PlanTarget
+
+    return Plan(action, PlanTarget("rocm", "7.2.4"), "sha256:" + "0" * 64, tuple(steps))
+
+
+def _outcome(*reports):
+    from gpuenv.execute.executor import Outcome
+    from gpuenv.exitcodes import Exit
+
+    return Outcome(Exit.OK, "dry run: nothing was changed", tuple(reports))
+
+
+def test_a_command_that_will_not_run_is_not_said_to_be_done():
+    from gpuenv.execute.executor import StepReport
+    from gpuenv.plan.plan import Action, Kind, Step
+
+    rm = Step(id="rm", kind=Kind.REMOVE_FILE, title="Remove /etc/modprobe.d/x.conf", path="/etc/modprobe.d/x.conf")
+    initramfs = Step(id="initramfs", kind=Kind.COMMAND, title="Rebuild the initramfs (update-initramfs -u)",
+                     argv=("update-initramfs", "-u"), after=("rm",), reboot_after=True)  # fmt: skip
+    plan = _plan_of(Action.INSTALL, rm, initramfs)
+    text = _shown(plan, _outcome(StepReport(rm, "done", "absent"),
+                                 StepReport(initramfs, "done", "nothing it follows changed")))  # fmt: skip
+    line = next(ln for ln in text.splitlines() if "Rebuild the initramfs" in ln)
+    assert "(already done)" not in line and "⟳ reboot after" not in line
+    assert "(not needed: the steps it follows change nothing)" in line
+    assert "A reboot is needed" not in text
+    # When it does run, it says so, reboot and all.
+    text = _shown(plan, _outcome(StepReport(rm, "todo", "present"), StepReport(initramfs, "todo", "runs")))
+    line = next(ln for ln in text.splitlines() if "Rebuild the initramfs" in ln)
+    assert line.endswith("⟳ reboot after") and "A reboot is needed" in text
+
+
+def test_apt_missing_headers_of_a_custom_kernel_are_not_blamed_on_the_vendor_source():
+    from gpuenv.execute.apt import Simulation
+    from gpuenv.execute.executor import StepReport
+    from gpuenv.plan.plan import Action, Kind, Step
+
+    source = Step(id="source", kind=Kind.APT_SOURCE, title="Write rocm.list", path="/etc/apt/sources.list.d/rocm.list",
+                  content="deb x noble main\n", mode="0644")  # fmt: skip
+    headers = Step(id="headers", kind=Kind.APT_INSTALL, title="Install headers",
+                   packages=(f"linux-headers-{CUSTOM_KERNEL}", "rocm"))  # fmt: skip
+    sim = Simulation(missing=(f"linux-headers-{CUSTOM_KERNEL}", "rocm"))
+    text = _shown(_plan_of(Action.INSTALL, source, headers),
+                  _outcome(StepReport(source, "todo"), StepReport(headers, "todo", "", sim)))  # fmt: skip
+    line = next(ln for ln in text.splitlines() if "apt could not simulate" in ln)
+    assert f"the running kernel {CUSTOM_KERNEL} is not a distribution kernel" in line and "DKMS" in line
+    assert f"linux-headers-{CUSTOM_KERNEL} (not in apt's lists yet" not in line
+    assert "rocm (not in apt's lists yet: the vendor source is added by this plan)" in line
+    # Without a source in the plan, no vendor source is claimed.
+    text = _shown(_plan_of(Action.INSTALL, headers), _outcome(StepReport(headers, "todo", "", Simulation(missing=("rocm",)))))
+    assert "rocm (not in apt's lists)" in text and "vendor source" not in text
+
+
+def test_an_uninstall_with_nothing_there_says_nothing_to_remove():
+    from gpuenv.execute.executor import StepReport
+    from gpuenv.plan.plan import Action, Kind, Step
+
+    steps = [Step(id=f"rm{i}", kind=Kind.REMOVE_FILE, title=f"Remove /etc/x{i}", path=f"/etc/x{i}") for i in range(8)]
+    text = _shown(_plan_of(Action.UNINSTALL, *steps), _outcome(*(StepReport(s, "done", "absent") for s in steps)))
+    assert "Nothing to remove" in text and "(8 steps checked)" in text
+    assert "(already done)" not in text and "Remove /etc/x0" not in text

@@ -273,11 +273,11 @@ def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
     if not kernel_ok:
         return []
     rel = facts.kernel.release
-    if not _DEB_NAME.fullmatch(f"linux-headers-{rel}"):
-        # A self-built or vendor kernel: no distribution package carries its headers.
-        notes.append(
-            f"kernel.headers-missing: kernel {rel} has no headers package; install its build tree yourself"
-        )
+    if not _DEB_NAME.fullmatch(f"linux-headers-{rel}") or inv.distribution_kernel(facts) is False:
+        # A self-built or vendor kernel: no distribution package carries its headers, and apt
+        # would only say it cannot find linux-headers-RELEASE.
+        if facts.kernel.headers_installed is not True:
+            notes.append(f"kernel.headers-missing: {inv.custom_kernel_words(rel)}")
         return []
     pkgs = [f"linux-headers-{rel}"]
     if facts.os.id == "ubuntu":
