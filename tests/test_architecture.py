@@ -218,9 +218,11 @@ def test_saved_plan_admission_is_plan_logic_not_a_command():
     """apply's admission of a saved plan sits in the plan layer (the layering rules above hold for
     it), and the command module defines none of its rules."""
     assert (PKG / "plan" / "admission.py").is_file()
-    tree = ast.parse((PKG / "commands" / "install.py").read_text())
-    defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
-    assert defined.isdisjoint({"_trusted_uids", "_refuse_edited", "_expected", "trusted_uids", "edited", "stale"})
+    rules = {"_trusted_uids", "_refuse_edited", "_expected", "trusted_uids", "edited", "stale", "expected"}
+    for name in ("install.py", "apply.py"):
+        tree = ast.parse((PKG / "commands" / name).read_text())
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert defined.isdisjoint(rules), name
 
 
 def test_the_executor_rooms_stay_small():
