@@ -148,6 +148,14 @@ def test_apply_dry_run_refuses_as_root_a_plan_others_could_change(saved):
     assert res.returncode == 3 and "refusing the plan" in res.stderr and "Nothing was changed" in res.stderr
 
 
+def test_apply_dry_run_never_resumes(shared):
+    """A resume changes the machine: with --dry-run it is refused as a usage error, before the
+    journal is even read."""
+    res = gpuenv("apply", "--resume", "--dry-run", "--root", shared)
+    assert res.returncode == 2 and res.stdout == "" and "--dry-run and --resume" in res.stderr
+    assert list(shared.iterdir()) == []
+
+
 # -- the facts a plan records: the same whoever probes ----------------------------------------------
 
 

@@ -50,6 +50,8 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     def go() -> Exit:
         if args.resume:
+            if args.dry_run:  # a resume continues a run that changed the machine already
+                raise Usage("--dry-run and --resume do not go together: review the plan with apply FILE --dry-run")
             return _resume(args)
         if not args.plan_file:
             raise Usage("apply needs FILE (a plan saved by gpuenv plan), or --resume")
