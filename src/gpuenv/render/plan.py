@@ -105,9 +105,10 @@ def _state(step: Step, rep: StepReport | None) -> str:
 
     if rep is None or rep.state != "done":
         return ""
-    if step.kind in (Kind.COMMAND, Kind.REBOOT, Kind.CHECK):
-        why = _NOT_NEEDED.get(rep.detail, rep.detail)
-        return f" [dim](not needed: {escape(why)})[/dim]" if why else ""
+    if step.kind is Kind.COMMAND and rep.detail:
+        # Machine readers (the Ansible role) count a step line with neither this nor
+        # "(already done)" as a change.
+        return f" [dim](not needed: {escape(_NOT_NEEDED.get(rep.detail, rep.detail))})[/dim]"
     return " [dim](already done)[/dim]"
 
 
