@@ -671,3 +671,22 @@ def test_a_dry_runs_files_refuse_every_change(tmp_path):
     with pytest.raises(DryRunViolation, match="dry run refused to remove /etc/x"):
         files.remove("/etc/x")
     assert _tree(tmp_path) == ["etc", "etc/x"] and files.read("/etc/x") == b"x\n"
+
+
+def test_a_program_is_judged_only_when_gpuenv_runs_as_root(tmp_path, monkeypatch):
+    """As another account nothing runs as root, so there is nothing to refuse: the check is
+    root's alone (an account's own venv is its to run)."""
+    from gpuenv.execute import preflight
+    from gpuenv.execute.runner import Untrusted
+
+    home = tmp_path / "home/alice"
+    (home / "venv/bin").mkdir(parents=True)
+    (home / "venv/bin/python").write_text("#!/bin/sh\n")
+    (home / "venv/bin/python").chmod(0o755)
+    os.chown(home, 1000, 1000)
+    step = Step(id="pip", kind=Kind.COMMAND, title="pip", argv=("/home/alice/venv/bin/python", "-m", "pip"))
+    if os.geteuid() == 0:
+        with pytest.raises(Untrusted, match="belongs to uid 1000"):
+            preflight.check_program(str(tmp_path), step)
+    monkeypatch.setattr(preflight.os, "geteuid", lambda: 1000)
+    assert preflight.check_program(str(tmp_path), step) is None
