@@ -65,13 +65,18 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         ["tests/test_execute_safety.py", "tests/test_mut_journal.py"],
         None,
     ),
-    "src/gpuenv/execute/executor.py": (
+    # The executor's refusal paths: what is refused before any change, and how.
+    "src/gpuenv/execute/executor.py": (["tests/test_execute_safety.py", "tests/test_mut_executor.py"], ["apply"]),
+    "src/gpuenv/execute/keys.py": (
         ["tests/test_execute_safety.py", "tests/test_mut_executor.py"],
-        # the refusal paths: what is refused before any change, and how
-        ["_check_program", "_check_scheme", "_loopback", "_fetch_key", "_dpkg_locked", "_dpkg_interrupted",
-         "apply", "write", "remove", "_binary_keyring", "_allowed_by", "redirect_request",
-         "_clear_shadow_leftovers", "_lock_left", "_alive"],
+        ["_check_scheme", "_loopback", "fetch_key", "binary_keyring", "redirect_request"],
     ),
+    "src/gpuenv/execute/preflight.py": (
+        ["tests/test_execute_safety.py", "tests/test_mut_executor.py"],
+        ["check_program", "dpkg_locked", "dpkg_interrupted", "clear_shadow_leftovers", "_lock_left", "_alive"],
+    ),
+    "src/gpuenv/execute/files.py": (["tests/test_execute_safety.py", "tests/test_mut_executor.py"], ["write", "remove"]),
+    "src/gpuenv/execute/steps/apt.py": (["tests/test_execute_safety.py", "tests/test_mut_executor.py"], ["allowed_by"]),
     "src/gpuenv/plan/planner.py": (
         ["tests/test_plan.py", "-k", "not test_cli", "tests/test_mut_planner.py"],
         None,

@@ -74,6 +74,8 @@ if cmd == "install" and "--dry-run" in argv:
     boot = "  \u27f3 reboot after" if st.get("needs_reboot") else ""
     print("+  2. Install the NVIDIA driver 570 (nvidia-open)" + done + boot)
     print("?  3. Check the GPU is visible (already done)")
+    # A command gpuenv would not run says why, and is no change either.
+    print("$  4. Refresh the loader cache (ldconfig)" + (" (not needed: the steps it follows change nothing)" if st["applied"] else ""))
     if st.get("needs_reboot"):
         print("A reboot is needed after this plan (marked \u27f3).")
     print("dry run: nothing was changed")
@@ -290,7 +292,7 @@ def test_check_mode_is_the_dry_run(tmp_path):
     assert recap(res)["failed"] == 0
     # changed comes from the plan: steps not "(already done)" in gpuenv's dry run.
     assert changed_tasks(res) == ["Show the plan (gpuenv install --dry-run)"], show(res)
-    assert "pending: 2 of 3 steps; a reboot after them" in res.stdout
+    assert "pending: 3 of 4 steps; a reboot after them" in res.stdout
     calls = box.calls()
     assert calls and all("--dry-run" in c for c in calls), calls  # nothing but the dry run ran
     assert box.state == {"applied": False, "needs_reboot": True}

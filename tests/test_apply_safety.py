@@ -23,6 +23,7 @@ from gpuenv.execute.runner import Runner, Untrusted
 from gpuenv.exitcodes import Exit
 from gpuenv.plan import planfile
 from gpuenv.plan.plan import Kind, Step
+from gpuenv.plan.staleness import facts_digest
 from tests.cli_runner import invoke
 
 ROOTS = Path(__file__).parent / "roots"
@@ -260,7 +261,7 @@ def _tiny(root: Path, steps: tuple[Step, ...]):
     facts = collect(root=str(root))
     from gpuenv.plan.plan import Action, Plan, PlanTarget
 
-    return Plan(Action.INSTALL, PlanTarget("rocm", "7.2.4"), facts.digest(), steps), facts
+    return Plan(Action.INSTALL, PlanTarget("rocm", "7.2.4"), facts_digest(facts), steps), facts
 
 
 def test_a_journal_that_links_outside_the_root_is_not_followed(box, tmp_path):

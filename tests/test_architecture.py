@@ -205,3 +205,72 @@ def test_the_check_import_rule_sees_every_form_of_import():
     ):
         assert _check_modules_imported(ast.parse(source)), source
     assert not _check_modules_imported(ast.parse("from gpuenv.resolve.facts_view import rocm_gpus"))
+
+
+# -- the executor's rooms (#30): one handler per step kind, keys, preflight, admission ------------
+
+
+def test_every_step_kind_has_exactly_one_handler_holding_done_and_act():
+    from gpuenv.execute.steps import _ALL, HANDLERS
+    from gpuenv.plan.plan import Kind
+
+    kinds = [k for h in _ALL for k in h.kinds]
+    assert sorted(kinds) == sorted(set(kinds)), "a kind with two handlers"
+    assert set(HANDLERS) == set(Kind), f"kinds without a handler: {set(Kind) - set(HANDLERS)}"
+    for handler in _ALL:
+        assert callable(handler.done) and callable(handler.act)
+
+
+def test_step_handlers_depend_on_the_context_not_on_one_another():
+    """A handler module imports the shared context and base, and the key module for apt-key; never
+    another kind's handler nor the executor that calls it."""
+    steps = PKG / "execute" / "steps"
+    bad = []
+    for path in sorted(steps.glob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        for name in _imports(ast.parse(path.read_text())):
+            if name.startswith("gpuenv.execute.steps.") and name != "gpuenv.execute.steps.base":
+                bad.append(f"{path.name} imports {name}")
+            if name == "gpuenv.execute.executor":
+                bad.append(f"{path.name} imports the executor")
+    assert bad == []
+
+
+@pytest.mark.parametrize(
+    "module, where",
+    [("urllib.request", {"execute/keys.py"}), ("fcntl", {"execute/preflight.py", "execute/journal.py"})],
+)
+def test_network_and_locks_have_one_room_each(module, where):
+    users = {
+        path.relative_to(PKG).as_posix()
+        for path, tree in _modules()
+        if _layer(path) == "execute" and module in _imports(tree)
+    }
+    assert users <= where, users
+
+
+def test_only_the_runner_spawns_processes_in_the_executor():
+    users = {
+        path.relative_to(PKG).as_posix()
+        for path, tree in _modules()
+        if _layer(path) == "execute" and "subprocess" in _imports(tree)
+    }
+    assert users <= {"execute/runner.py"}, users
+
+
+def test_saved_plan_admission_is_plan_logic_not_a_command():
+    """apply's admission of a saved plan sits in the plan layer (the layering rules above hold for
+    it), and the command module defines none of its rules."""
+    assert (PKG / "plan" / "admission.py").is_file()
+    rules = {"_trusted_uids", "_refuse_edited", "_expected", "trusted_uids", "edited", "stale", "expected"}
+    for name in ("install.py", "apply.py"):
+        tree = ast.parse((PKG / "commands" / name).read_text())
+        defined = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+        assert defined.isdisjoint(rules), name
+
+
+def test_the_executor_rooms_stay_small():
+    rooms = [*(PKG / "execute").rglob("*.py"), PKG / "plan" / "admission.py", PKG / "plan" / "staleness.py"]
+    big = {p.relative_to(PKG).as_posix(): n for p in rooms if (n := len(p.read_text().splitlines())) > 500}
+    assert big == {}

@@ -14,6 +14,9 @@ from pathlib import Path
 import pytest
 
 from gpuenv.execute import apt, executor
+from gpuenv.execute import keys as keymod
+from gpuenv.execute import steps as handlers
+from gpuenv.execute.context import Context
 from gpuenv.execute.journal import Journal
 from gpuenv.execute.runner import DryRunViolation, Result, Runner, SimulatingRunner, _read_only
 from gpuenv.exitcodes import Exit
@@ -264,24 +267,24 @@ def _key_step(fpr):
 
 @pytest.mark.parametrize("name, match", [("old", "has expired"), ("rev", "is revoked")])
 def test_expired_or_revoked_pinned_key_is_refused(keys, tmp_path, name, match):
-    ctx = executor._Ctx(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
     with pytest.raises(executor.Refused, match=match):
-        executor._fetch_key(ctx, _key_step(keys[name + "_fpr"][0]), lambda url: keys[name])
+        keymod.fetch_key(ctx, _key_step(keys[name + "_fpr"][0]), lambda url: keys[name])
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_key_whose_only_signing_subkey_expired_is_refused(keys, tmp_path):
-    ctx = executor._Ctx(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
     with pytest.raises(executor.Refused, match="no signing key that is neither expired nor revoked"):
-        executor._fetch_key(ctx, _key_step(keys["cert_fpr"][0]), lambda url: keys["cert"])
+        keymod.fetch_key(ctx, _key_step(keys["cert_fpr"][0]), lambda url: keys["cert"])
     assert list(tmp_path.iterdir()) == []
 
 
 def test_an_armored_key_with_text_before_the_armor_is_written_binary(keys, tmp_path):
-    ctx = executor._Ctx(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
     primary = keys["sub_fpr"][0]
     published = b"Our repository signing key (since 2025):\n\n" + keys["sub"]
-    data = executor._fetch_key(ctx, _key_step(primary), lambda url: published)
+    data = keymod.fetch_key(ctx, _key_step(primary), lambda url: published)
     assert data[0] & 0x80 and b"-----BEGIN" not in data  # what apt reads from a .gpg keyring
     # Written there, the keyring counts as done; an armored one (apt cannot read it) does not.
     from gpuenv.plan.plan import Action, Plan, PlanTarget
@@ -290,11 +293,11 @@ def test_an_armored_key_with_text_before_the_armor_is_written_binary(keys, tmp_p
     plan = Plan(Action.INSTALL, PlanTarget("rocm"), "sha256:" + "0" * 64, (step,))
     (tmp_path / "etc").mkdir()
     (tmp_path / "etc/k.gpg").write_bytes(keys["sub"])
-    assert executor._done(ctx, plan, step) == (False, "not a binary keyring (armored?): apt cannot read it; written again")
+    assert handlers.done(ctx, plan, step) == (False, "not a binary keyring (armored?): apt cannot read it; written again")
     (tmp_path / "etc/k.gpg").write_bytes(data)
-    assert executor._done(ctx, plan, step) == (True, "holds the pinned key")
+    assert handlers.done(ctx, plan, step) == (True, "holds the pinned key")
     with pytest.raises(executor.Refused, match="has fingerprint no OpenPGP key"):
-        executor._fetch_key(ctx, _key_step(primary), lambda url: b"<html>not found</html>")
+        keymod.fetch_key(ctx, _key_step(primary), lambda url: b"<html>not found</html>")
 
 
 def test_signing_keys_reads_capabilities_and_validity():
@@ -309,11 +312,11 @@ def test_signing_keys_reads_capabilities_and_validity():
 
 
 def test_key_matching_only_as_a_subkey_is_refused(keys, tmp_path):
-    ctx = executor._Ctx(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
     primary, sub = keys["sub_fpr"]
-    assert executor._fetch_key(ctx, _key_step(primary), lambda url: keys["sub"])  # the primary: fine
+    assert keymod.fetch_key(ctx, _key_step(primary), lambda url: keys["sub"])  # the primary: fine
     with pytest.raises(executor.Refused, match="pins " + sub):
-        executor._fetch_key(ctx, _key_step(sub), lambda url: keys["sub"])
+        keymod.fetch_key(ctx, _key_step(sub), lambda url: keys["sub"])
 
 
 def test_pub_validity_reads_the_primary_keys():
@@ -323,13 +326,13 @@ def test_pub_validity_reads_the_primary_keys():
 
 def test_keys_only_over_https_unless_the_test_override_allows_loopback():
     with pytest.raises(executor.Refused, match="over http"):
-        executor._default_fetch("http://127.0.0.1:9/k")
+        keymod.default_fetch("http://127.0.0.1:9/k")
     with pytest.raises(executor.Refused, match="over http"):
-        executor._default_fetch("http://example.com/k", loopback_http=True)
+        keymod.default_fetch("http://example.com/k", loopback_http=True)
     with pytest.raises(executor.Refused, match="cannot fetch"):  # allowed, nothing listening
-        executor._default_fetch("http://127.0.0.1:9/k", loopback_http=True)
+        keymod.default_fetch("http://127.0.0.1:9/k", loopback_http=True)
     with pytest.raises(executor.Refused, match="over http"):  # a redirect may not downgrade
-        executor._HttpsRedirects(False).redirect_request(None, None, 302, "Found", {}, "http://x/k")
+        keymod.HttpsRedirects(False).redirect_request(None, None, 302, "Found", {}, "http://x/k")
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,12 +389,12 @@ def test_autoremove_refuses_collateral_of_its_narrowed_purge():
             "purge": "Purg cuda-cudart-12-8 [1]\nPurg myorphan-tool [1]\n",
         }
     )
-    ctx = executor._Ctx(root="/nonexistent-root", runner=runner, files=executor.ReadOnlyFiles("/nonexistent-root"))
+    ctx = Context(root="/nonexistent-root", runner=runner, files=executor.ReadOnlyFiles("/nonexistent-root"))
     step = Step(
         id="ar", kind=Kind.APT_PURGE, title="t", autoremove=True, allow=("^cuda(-[a-z0-9.+-]+)?$",)
     )
     with pytest.raises(executor.Refused, match="myorphan-tool"):
-        executor._act(ctx, step)
+        handlers.act(ctx, step)
     assert not any("-y" in argv for argv in runner.ran)  # nothing but simulations ran
 
 
@@ -425,9 +428,9 @@ def test_without_gpg_the_key_step_says_gpg_is_missing(keys, tmp_path, monkeypatc
     monkeypatch.setenv("PATH", str(bin_))
     root = tmp_path / "root"
     root.mkdir()
-    ctx = executor._Ctx(root=str(root), runner=Runner(str(root)), files=executor.Files(str(root)))
+    ctx = Context(root=str(root), runner=Runner(str(root)), files=executor.Files(str(root)))
     with pytest.raises(executor.Refused, match=r"gpg is not installed.*apt-get install gnupg"):
-        executor._fetch_key(ctx, _key_step(keys["sub_fpr"][0]), lambda url: keys["sub"])
+        keymod.fetch_key(ctx, _key_step(keys["sub_fpr"][0]), lambda url: keys["sub"])
     assert list(root.iterdir()) == []
 
 

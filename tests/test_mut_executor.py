@@ -18,7 +18,10 @@ from pathlib import Path
 import pytest
 
 from gpuenv import facts as facts_mod
-from gpuenv.execute import executor
+from gpuenv.execute import executor, files
+from gpuenv.execute import keys as keymod
+from gpuenv.execute import steps as handlers
+from gpuenv.execute.context import Context
 from gpuenv.execute.runner import DryRunViolation, Result, Runner
 from gpuenv.exitcodes import Exit
 from gpuenv.plan.plan import Action, Kind, Plan, PlanTarget, Step
@@ -380,11 +383,11 @@ URL = "https://keys.example/vendor.gpg"
 
 def _fetch(tmp_path, keys, served: bytes) -> bytes:
     """The key step's preflight: fetch URL (served by URL only), check what it holds."""
-    ctx = executor._Ctx(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
     step = Step(
         id="key", kind=Kind.APT_KEY, title="key", url=URL, fingerprint=keys["pinned_fpr"], path="/etc/k.gpg"
     )
-    return executor._fetch_key(ctx, step, {URL: served}.__getitem__)
+    return keymod.fetch_key(ctx, step, {URL: served}.__getitem__)
 
 
 def test_the_pinned_key_is_written_as_the_binary_keyring_apt_reads(tmp_path, keys):
@@ -441,7 +444,7 @@ def _armor(payload: bytes) -> bytes:
     ids=["binary", "binary-0x80", "armored", "armored-0x80"],
 )
 def test_binary_keyrings_pass_and_armored_ones_are_de_armored(tmp_path, data, keyring):
-    assert executor._binary_keyring(Runner(str(tmp_path)), data) == keyring
+    assert keymod.binary_keyring(Runner(str(tmp_path)), data) == keyring
 
 
 @pytest.mark.parametrize(
@@ -458,7 +461,7 @@ def test_binary_keyrings_pass_and_armored_ones_are_de_armored(tmp_path, data, ke
 )
 def test_what_is_not_an_openpgp_keyring_is_refused(tmp_path, data, message):
     with pytest.raises(executor.Refused) as exc:
-        executor._binary_keyring(Runner(str(tmp_path)), data)
+        keymod.binary_keyring(Runner(str(tmp_path)), data)
     assert (exc.value.exit, str(exc.value)) == (Exit.REFUSED, message)
     assert list(tmp_path.iterdir()) == []
 
@@ -498,8 +501,8 @@ def server():
 
 
 def test_loopback_http_is_fetched_and_its_redirects_followed_when_allowed(server):
-    assert executor._default_fetch(f"http://{server}/key", loopback_http=True) == b"KEY"
-    assert executor._default_fetch(f"http://{server}/moved", loopback_http=True) == b"KEY"
+    assert keymod.default_fetch(f"http://{server}/key", loopback_http=True) == b"KEY"
+    assert keymod.default_fetch(f"http://{server}/moved", loopback_http=True) == b"KEY"
 
 
 @pytest.mark.parametrize(
@@ -524,7 +527,7 @@ def test_loopback_http_is_fetched_and_its_redirects_followed_when_allowed(server
 def test_key_urls_other_than_https_are_refused_before_any_fetch(server, url, loopback, message):
     fill = {"server": server, "port": server.rsplit(":", 1)[1]}
     with pytest.raises(executor.Refused) as exc:
-        executor._default_fetch(url.format(**fill), loopback_http=loopback)
+        keymod.default_fetch(url.format(**fill), loopback_http=loopback)
     assert exc.value.exit is Exit.REFUSED and str(exc.value).startswith(message.format(**fill))
 
 
@@ -567,12 +570,12 @@ def _cuda_autoremove() -> Step:
 )  # fmt: skip
 def test_autoremove_purges_only_what_the_step_allows(step, orphans, removed, kept):
     runner = _Apt(orphans)
-    ctx = executor._Ctx(
+    ctx = Context(
         root="/nonexistent-root", runner=runner, files=executor.ReadOnlyFiles("/nonexistent-root")
     )
     plan = _plan(step)
-    assert executor._done(ctx, plan, step) == (False, "orphans: " + " ".join(removed))
-    detail = executor._act(ctx, step)
+    assert handlers.done(ctx, plan, step) == (False, "orphans: " + " ".join(removed))
+    detail = handlers.act(ctx, step)
     assert detail == "removed " + " ".join(removed) + "; left for you to review: " + " ".join(kept)
     real = [argv for argv in runner.ran if "-s" not in argv]
     assert real == [["apt-get", "purge", "-y", "-q", "-o", "Dpkg::Options::=--force-confdef", "-o",
@@ -581,12 +584,12 @@ def test_autoremove_purges_only_what_the_step_allows(step, orphans, removed, kep
 
 def test_autoremove_with_no_orphan_of_the_stack_removes_nothing():
     runner = _Apt(["myorphan-tool", "libnvidia-container1"])
-    ctx = executor._Ctx(
+    ctx = Context(
         root="/nonexistent-root", runner=runner, files=executor.ReadOnlyFiles("/nonexistent-root")
     )
     step = _cuda_autoremove()
-    assert executor._done(ctx, _plan(step), step) == (True, "no orphan of this stack")
-    assert executor._act(ctx, step) == "nothing to remove"
+    assert handlers.done(ctx, _plan(step), step) == (True, "no orphan of this stack")
+    assert handlers.act(ctx, step) == "nothing to remove"
     assert all("-s" in argv for argv in runner.ran)
 
 
@@ -614,7 +617,7 @@ def test_a_written_file_is_on_disk_before_it_is_renamed_into_place(tmp_path, mon
             synced.append((os.path.basename(name), fh.read(), target.exists()))
         real_fsync(fd)
 
-    monkeypatch.setattr(executor.os, "fsync", fsync)
+    monkeypatch.setattr(files.os, "fsync", fsync)
     data = b"deb [signed-by=/etc/apt/keyrings/rocm.gpg] https://repo.radeon.com/rocm/apt/7.2 noble main\n"
     executor.Files(str(tmp_path)).write("/etc/apt/sources.list.d/rocm.list", data, "0644")
     monkeypatch.undo()
@@ -668,3 +671,22 @@ def test_a_dry_runs_files_refuse_every_change(tmp_path):
     with pytest.raises(DryRunViolation, match="dry run refused to remove /etc/x"):
         files.remove("/etc/x")
     assert _tree(tmp_path) == ["etc", "etc/x"] and files.read("/etc/x") == b"x\n"
+
+
+def test_a_program_is_judged_only_when_gpuenv_runs_as_root(tmp_path, monkeypatch):
+    """As another account nothing runs as root, so there is nothing to refuse: the check is
+    root's alone (an account's own venv is its to run)."""
+    from gpuenv.execute import preflight
+    from gpuenv.execute.runner import Untrusted
+
+    home = tmp_path / "home/alice"
+    (home / "venv/bin").mkdir(parents=True)
+    (home / "venv/bin/python").write_text("#!/bin/sh\n")
+    (home / "venv/bin/python").chmod(0o755)
+    os.chown(home, 1000, 1000)
+    step = Step(id="pip", kind=Kind.COMMAND, title="pip", argv=("/home/alice/venv/bin/python", "-m", "pip"))
+    if os.geteuid() == 0:
+        with pytest.raises(Untrusted, match="belongs to uid 1000"):
+            preflight.check_program(str(tmp_path), step)
+    monkeypatch.setattr(preflight.os, "geteuid", lambda: 1000)
+    assert preflight.check_program(str(tmp_path), step) is None

@@ -337,7 +337,9 @@ def test_a_self_built_kernel_has_no_headers_package_and_the_plan_says_so():
     plan = make(doc, "rocm")
     assert "headers" not in ids(plan) and "driver" in ids(plan)
     assert (
-        "kernel.headers-missing: kernel 6.9.0_Custom has no headers package; install its build tree yourself"
+        "kernel.headers-missing: the running kernel 6.9.0_Custom is not a distribution kernel (no "
+        "linux-image-6.9.0_Custom package is installed), so no package carries its headers: DKMS can build "
+        "a GPU driver for it only against the kernel's own build tree at /lib/modules/6.9.0_Custom/build"
         in plan.notes
     )
 

@@ -1,15 +1,13 @@
-"""`gpuenv install|uninstall|plan|apply`: make a plan, show it, apply it.
+"""`gpuenv install|uninstall|plan`: make a plan, show it, apply it (`apply` is commands/apply.py).
 
 The plan is made by the pure planner from the facts of the machine it changes (probed now, of
 ``--root``) or, to be shown only, from ``--facts FILE``. Applying is the executor's business.
 
-A saved plan is untrusted input: reviewed, then applied later, maybe by a script. `apply` never
-trusts what the file says it does. It probes the machine now, refuses when the machine changed
-since the plan was made, makes the plan again from those facts and the request the file records,
-and refuses unless the two are the same to the byte. The request itself (stack, versions, venv,
-user) is what the file could widen, so it is shown again and confirmed at the terminal, or, with
-``--yes``, must be repeated with ``--expect`` (``gpuenv plan`` prints the exact line). As root, a
-plan file that an account other than root (and the sudo user) could write is refused.
+A saved plan is untrusted input: reviewed (`plan show FILE`, `apply FILE --dry-run`), then
+applied later, maybe by a script. `apply` never trusts what the file says it does: the rules
+that admit it are ``gpuenv.plan.admission``. The request itself (stack, versions, venv, user)
+is what the file could widen, so it is shown again and confirmed at the terminal, or, with
+``--yes``, must be repeated with ``--expect`` (``gpuenv plan`` prints the exact line).
 
 The vendor repositories and keys come from the matrices in effect (``gpuenv.plan.repos``): no
 option or environment variable changes them.
@@ -24,15 +22,7 @@ import time
 
 from gpuenv.commands import Command, Usage, add_facts, add_json, add_root, probe_facts, read_facts
 from gpuenv.exitcodes import Exit
-
-PLAN_MAX = 4 << 20
-
-
-class _Stop(Exception):
-    def __init__(self, code: Exit, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
+from gpuenv.plan.admission import Refusal as _Stop
 
 # -- options -----------------------------------------------------------------------------------
 
@@ -92,29 +82,25 @@ def configure_uninstall(p: argparse.ArgumentParser) -> None:
 
 
 def configure_plan(p: argparse.ArgumentParser) -> None:
-    _stack(p, auto=True)
-    p.add_argument("--out", metavar="FILE", required=True, help="write the plan here")
+    p.add_argument(
+        "stack",
+        choices=("rocm", "cuda", "auto", "show"),
+        metavar="rocm|cuda|auto|show",
+        help="the GPU stack to plan for (auto: the one the GPUs need); show FILE: a saved plan, as the dry run shows it",
+    )
+    p.add_argument("plan_file", nargs="?", metavar="FILE", help="with show: the saved plan to show")
+    p.add_argument("--out", metavar="FILE", help="write the plan here (required, except for show)")
     _target_options(p)
     p.add_argument("--uninstall", action="store_true", help="plan the purge of STACK instead")
     add_facts(p)
     add_root(p, "plan for")
+    add_json(p, "with show: the saved plan (gpuenv.plan/1)")
 
 
 def configure_apply(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "plan_file",
-        nargs="?",
-        metavar="FILE",
-        help="a plan saved by `gpuenv plan` (with --resume: default, the plan the journal holds)",
-    )
-    p.add_argument("--resume", action="store_true", help="continue an interrupted apply of this plan")
-    p.add_argument(
-        "--expect",
-        metavar="REQUEST",
-        help="with --yes: the request you reviewed, as `gpuenv plan` printed it "
-        "(e.g. 'install rocm --user alice'); the plan's must be the same",
-    )
-    _apply_options(p)
+    from gpuenv.commands import apply
+
+    apply.configure(p)
 
 
 # -- making plans ------------------------------------------------------------------------------
@@ -230,17 +216,14 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-def _expected(plan, line: str, expect: str) -> bool:
-    """Whether --expect names what the saved plan was asked to do, word for word."""
-    return plan.request.named_by(expect) if plan.request else " ".join(expect.split()) == line
-
-
 def _confirm(plan, args: argparse.Namespace, saved: bool) -> None:
     """The user's yes to what the plan was asked to do: at the terminal, or --yes (and, for a
     saved plan, --expect naming its request)."""
-    line = plan.request.line() if plan.request else f"{plan.action.value} {plan.target.stack}"
+    from gpuenv.plan import admission
+
+    line = admission.request_line(plan)
     if args.yes:
-        if saved and not _expected(plan, line, args.expect or ""):
+        if saved and not admission.expected(plan, args.expect or ""):
             import shlex
 
             raise _Stop(
@@ -287,21 +270,11 @@ def _show_or_apply(plan, facts, args: argparse.Namespace) -> Exit:
     if args.json_out:
         sys.stdout.write(plan_json(plan) + "\n")
         return blocked
-    from gpuenv.execute import executor
 
     root = args.root or "/"
     con = console()
     # A facts file describes some machine, maybe not this one: apt's view of this one says nothing.
-    inspect = not args.facts_file and _apt_usable(root)
-    from gpuenv.execute.runner import Untrusted
-    from gpuenv.rootpath import PathEscape
-
-    try:
-        dry = executor.dry_run(plan, root) if inspect else None
-    except (PathEscape, Untrusted) as exc:
-        raise _Stop(Exit.REFUSED, f"the dry run refused: {exc} (nothing was changed)") from exc
-    except (OSError, RuntimeError) as exc:  # RuntimeError: DryRunViolation, a bug, said plainly
-        raise _Stop(Exit.PROBLEMS, f"the dry run stopped: {exc} (nothing was changed)") from exc
+    dry = None if args.facts_file else _dry(plan, root)
     show_plan(con, plan, dry)
     if dry is None:
         why = "the plan comes from a facts file" if args.facts_file else "apt is not usable for this root"
@@ -362,6 +335,14 @@ def run_plan(args: argparse.Namespace) -> int:
     from gpuenv.plan import planfile
 
     def go() -> Exit:
+        if args.stack == "show":
+            return _show_file(args)
+        if args.plan_file:
+            raise Usage(f"plan {args.stack}: unexpected argument {args.plan_file!r} (FILE goes with --out FILE)")
+        if not args.out:
+            raise Usage(f"plan {args.stack}: --out FILE is required (where to save the plan)")
+        if args.json_out:
+            raise Usage("plan: --json goes with show FILE; for a plan as JSON: gpuenv install STACK --json")
         facts, user = _planned_facts(args)
         plan = _make(_request("uninstall" if args.uninstall else "install", args, facts, user), facts)
         try:
@@ -373,28 +354,80 @@ def run_plan(args: argparse.Namespace) -> int:
         con = console()
         show_plan(con, plan)
         con.print(f"[green]plan saved to {_escape(args.out)}[/green]")
-        line = plan.request.line() if plan.request else ""
-        import shlex
-
-        con.print(
-            f"apply it with: {_escape(apply_line(args.out, args.root))}"
-            + (f"    (unattended: --yes --expect {_escape(shlex.quote(line))})" if line else "")
-        )
+        _say_request(con, plan, args.out, args.root)
         return Exit.REFUSED if plan.blockers else Exit.OK
 
     return _guard(go)
+
+
+def _show_file(args: argparse.Namespace) -> Exit:
+    """`plan show FILE`: the saved plan as the dry run shows it (or its JSON), the request it
+    records and the apply line. Nothing is checked against this machine: `apply FILE --dry-run`
+    does that."""
+    from gpuenv.plan import planfile
+    from gpuenv.plan.plan import PlanError
+
+    if not args.plan_file:
+        raise Usage("plan show: which plan? gpuenv plan show FILE")
+    if args.out:
+        raise Usage("plan show: --out goes with a stack (gpuenv plan rocm --out FILE)")
+    try:
+        plan = planfile.load(args.plan_file)
+    except PlanError as exc:
+        raise Usage(str(exc)) from None
+    blocked = Exit.REFUSED if plan.blockers else Exit.OK
+    from gpuenv.render.plan import console, plan_json, show_plan
+
+    if args.json_out:
+        sys.stdout.write(plan_json(plan) + "\n")
+        return blocked
+    con = console()
+    show_plan(con, plan)
+    _say_request(con, plan, args.plan_file, args.root)
+    con.print(f"[dim]check it against this machine: {_escape(_apply_words(args.plan_file, args.root, '--dry-run'))}[/dim]")
+    return blocked
+
+
+def _say_request(con, plan, plan_file: str, root: str | None) -> None:
+    import shlex
+
+    line = plan.request.line() if plan.request else ""
+    con.print(
+        f"apply it with: {_escape(apply_line(plan_file, root))}"
+        + (f"    (unattended: --yes --expect {_escape(shlex.quote(line))})" if line else "")
+    )
+
+
+def _dry(plan, root: str):
+    """The executor's dry run of ``plan`` on ``root``; None where apt cannot simulate."""
+    if not _apt_usable(root):
+        return None
+    from gpuenv.execute import executor
+    from gpuenv.execute.runner import Untrusted
+    from gpuenv.rootpath import PathEscape
+
+    try:
+        return executor.dry_run(plan, root)
+    except (PathEscape, Untrusted) as exc:
+        raise _Stop(Exit.REFUSED, f"the dry run refused: {exc} (nothing was changed)") from exc
+    except (OSError, RuntimeError) as exc:  # RuntimeError: DryRunViolation, a bug, said plainly
+        raise _Stop(Exit.PROBLEMS, f"the dry run stopped: {exc} (nothing was changed)") from exc
+
+
+def _apply_words(plan_file: str, root: str | None, *more: str) -> str:
+    words = [*_this_gpuenv(), "apply", plan_file, *more]
+    if root and root != "/":
+        words += ["--root", os.path.abspath(root)]
+    import shlex
+
+    return ("" if os.geteuid() == 0 else "sudo ") + shlex.join(words)
 
 
 def apply_line(plan_file: str, root: str | None) -> str:
     """The `apply` command line that works as printed: this very gpuenv by its absolute path
     (sudo's secure_path holds no venv, and a bare `gpuenv` could be another one), through sudo
     only for a user who is not root (minimal images and containers have no sudo)."""
-    words = [*_this_gpuenv(), "apply", plan_file]
-    if root and root != "/":
-        words += ["--root", os.path.abspath(root)]
-    import shlex
-
-    return ("" if os.geteuid() == 0 else "sudo ") + shlex.join(words)
+    return _apply_words(plan_file, root)
 
 
 def _this_gpuenv() -> list[str]:
@@ -407,141 +440,9 @@ def _this_gpuenv() -> list[str]:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    def go() -> Exit:
-        if args.resume:
-            return _resume(args)
-        if not args.plan_file:
-            raise Usage("apply needs FILE (a plan saved by gpuenv plan), or --resume")
-        plan = _load_plan(args.plan_file)
-        if _already_applied(args.root or "/", plan):
-            sys.stdout.write("this plan was already applied: nothing to do\n")
-            return Exit.OK
-        facts_now = _probe_now(args.root or "/", plan.user)
-        if facts_now.digest() != plan.facts_digest:
-            raise _Stop(
-                Exit.REFUSED,
-                "stale plan: this machine changed since the plan was made "
-                f"(facts now {facts_now.digest()[:19]}…, plan {plan.facts_digest[:19]}…). Nothing was changed. "
-                "Make a new plan: gpuenv plan ... --out FILE",
-            )
-        _refuse_edited(plan, facts_now)
-        from gpuenv.render.plan import console, show_plan
+    from gpuenv.commands import apply
 
-        show_plan(console(), plan)
-        if plan.blockers and not args.force:
-            raise _Stop(
-                Exit.REFUSED,
-                f"the plan has blockers ({', '.join(plan.blockers)}); nothing was changed. --force overrides.",
-            )
-        _confirm(plan, args, saved=True)
-        return _execute(plan, facts_now, args)
-
-    return _guard(go)
-
-
-def _load_plan(path: str):
-    from gpuenv.plan import planfile
-    from gpuenv.plan.plan import PlanError
-
-    if os.geteuid() == 0:
-        from gpuenv.trust import untrusted
-
-        why = untrusted(path, trusted_uids=_trusted_uids())
-        if why:
-            raise _Stop(
-                Exit.REFUSED,
-                f"refusing the plan {path}: {why}. As root, gpuenv applies only a plan that no other account "
-                "could have changed (move it somewhere only root, or you, can write). Nothing was changed.",
-            )
-    try:
-        return planfile.load(path)
-    except PlanError as exc:
-        raise Usage(str(exc)) from None
-
-
-def _already_applied(root: str, plan) -> bool:
-    """The journal says this very plan ran to its end (a second apply changes nothing)."""
-    from gpuenv.execute.journal import Journal, JournalError
-    from gpuenv.plan import planfile
-
-    try:
-        state = Journal(root).read()
-    except JournalError:
-        return False  # the executor says what is wrong with it
-    return state.finished and state.plan_digest == planfile.digest(plan)
-
-
-def _trusted_uids() -> frozenset[int]:
-    """root, and the account that ran sudo (it could become root anyway)."""
-    uids = {0}
-    sudo_uid = os.environ.get("SUDO_UID", "")
-    if sudo_uid.isdigit():
-        uids.add(int(sudo_uid))
-    return frozenset(uids)
-
-
-def _probe_now(root: str, user: str | None):
-    try:
-        return probe_facts(None if root == "/" else root, user)
-    except Usage as exc:
-        raise _Stop(Exit.REFUSED, f"cannot probe {root} ({exc}): whether the plan is stale is unknown; nothing was changed") from None
-
-
-def _refuse_edited(plan, facts_now) -> None:
-    """The plan gpuenv makes now, from the facts probed now and the request the file records,
-    must be the file's plan to the byte (its creation time aside). Anything else, a step, path,
-    content, key or command changed after planning, is refused before any change; --force does
-    not override it."""
-    from gpuenv import __version__
-    from gpuenv.plan import planfile, planner
-    from gpuenv.plan.plan import PlanError
-    from gpuenv.record import replace
-
-    if plan.request is None:
-        raise _Stop(
-            Exit.REFUSED,
-            "this plan records no request (made by gpuenv 0.1.0): make a new plan with gpuenv plan ... --out FILE",
-        )
-    req = replace(plan.request, created_at=plan.created_at, gpuenv_version=__version__)
-    try:
-        fresh = planner.make_plan(facts_now, _matrices(), _repos(), req)
-    except PlanError:
-        fresh = None
-    if fresh is None or planfile.digest(fresh) != planfile.digest(plan):
-        raise _Stop(
-            Exit.REFUSED,
-            "this plan is not the one gpuenv makes from this machine and the request it records: the file "
-            "was edited after it was made, or gpuenv or its matrices changed since. "
-            "Nothing was changed. Make a new plan (gpuenv plan ... --out FILE) and review it.",
-        )
-
-
-def _resume(args: argparse.Namespace) -> Exit:
-    """Continue the journal's plan (the one this root's last apply began), after a crash or a
-    reboot. A FILE given must be that same plan."""
-    from gpuenv.execute.journal import Journal, JournalError
-    from gpuenv.plan import planfile
-
-    root = args.root or "/"
-    try:
-        plan = Journal(root).saved_plan()
-    except JournalError as exc:
-        raise _Stop(Exit.REFUSED, str(exc)) from None
-    if plan is None:
-        if args.plan_file:
-            raise _Stop(Exit.REFUSED, "nothing to resume: the journal holds no unfinished apply")
-        # The boot-time unit of the provisioning hook asks after every reboot: a finished (or
-        # never started) apply is the good answer, not an error.
-        sys.stdout.write("nothing to resume: no apply is unfinished\n")
-        return Exit.OK
-    if args.plan_file and planfile.digest(_load_plan(args.plan_file)) != planfile.digest(plan):
-        raise _Stop(Exit.REFUSED, f"{args.plan_file} is not the plan the journal is applying; nothing was changed")
-    facts_now = None
-    try:
-        facts_now = probe_facts(None if root == "/" else root, plan.user)
-    except Usage:
-        pass  # a resume continues what was checked when it began
-    return _execute(plan, facts_now, args, resume=True)
+    return apply.run(args)
 
 
 COMMANDS = {

@@ -16,6 +16,7 @@ from gpuenv.matrices import Matrices
 from gpuenv.plan import therock
 from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request, Step, TorchPick
 from gpuenv.plan.repos import Repos
+from gpuenv.plan.staleness import facts_digest
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.blockers import judge
 from gpuenv.resolve.finding import Target
@@ -60,7 +61,7 @@ def make_plan(facts: Facts, matrices: Matrices, repos: Repos, req: Request) -> P
     return Plan(
         action=req.action,
         target=target,
-        facts_digest=facts.digest(),
+        facts_digest=facts_digest(facts),
         steps=tuple(steps),
         created_at=req.created_at,
         gpuenv_version=req.gpuenv_version,
@@ -273,11 +274,11 @@ def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
     if not kernel_ok:
         return []
     rel = facts.kernel.release
-    if not _DEB_NAME.fullmatch(f"linux-headers-{rel}"):
-        # A self-built or vendor kernel: no distribution package carries its headers.
-        notes.append(
-            f"kernel.headers-missing: kernel {rel} has no headers package; install its build tree yourself"
-        )
+    if not _DEB_NAME.fullmatch(f"linux-headers-{rel}") or inv.distribution_kernel(facts) is False:
+        # A self-built or vendor kernel: no distribution package carries its headers, and apt
+        # would only say it cannot find linux-headers-RELEASE.
+        if facts.kernel.headers_installed is not True:
+            notes.append(f"kernel.headers-missing: {inv.custom_kernel_words(rel)}")
         return []
     pkgs = [f"linux-headers-{rel}"]
     if facts.os.id == "ubuntu":

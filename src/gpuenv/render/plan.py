@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuenv import jsonout
-from gpuenv.plan.plan import Kind, Plan, Step
+from gpuenv.plan.plan import Action, Kind, Plan, Step
 
 TYPE_CHECKING = False  # typing's flag without importing typing, nor the executor for a dry run
 if TYPE_CHECKING:
@@ -74,14 +74,22 @@ def show_plan(con: Console, plan: Plan, dry: Outcome | None = None) -> None:
         con.print(f"[bold red]BLOCKER[/bold red] {escape(code)}")
     for note in plan.notes:
         con.print(f"[yellow]note[/yellow] {escape(note)}")
+    if dry is not None and not dry.pending and plan.action is Action.UNINSTALL:
+        # Every step of the purge finds its end state already: a list of "(already done)" says
+        # less than this.
+        con.print(
+            f"[green]Nothing to remove: no package, apt source, pin, key or gpuenv file of {escape(t.stack)} "
+            f"is on this machine[/green] [dim]({len(plan.steps)} steps checked)[/dim]"
+        )
+        return
     reports = {r.step.id: r for r in dry.reports} if dry else {}
+    vendor = any(s.kind is Kind.APT_SOURCE for s in plan.steps)  # the plan adds an apt source
+    runs = [s for s in plan.steps if s.id not in reports or reports[s.id].state != "done"]
     for i, step in enumerate(plan.steps, 1):
         sign, color = _SIGN.get(step.kind, ("·", "white"))
         rep = reports.get(step.id)
-        state = ""
-        if rep is not None:
-            state = " [dim](already done)[/dim]" if rep.state == "done" else ""
-        reboot = "  [bold yellow]⟳ reboot after[/bold yellow]" if step.reboot_after else ""
+        state = _state(step, rep)
+        reboot = "  [bold yellow]⟳ reboot after[/bold yellow]" if step.reboot_after and step in runs else ""
         con.print(f"[{color}]{sign}[/{color}] {i:2}. {escape(step.title)}{state}{reboot}")
         what = _what(step)
         if what and what not in step.title:
@@ -89,22 +97,56 @@ def show_plan(con: Console, plan: Plan, dry: Outcome | None = None) -> None:
         if step.why:
             con.print(f"       [dim italic]why: {escape(step.why)}[/dim italic]")
         if rep is not None:
-            _show_simulation(con, rep)
-    if plan.reboot_required:
+            _show_simulation(con, rep, vendor)
+    if plan.reboot_required and (dry is None or any(s.reboot_after for s in runs)):
         con.print("[bold yellow]A reboot is needed after this plan (marked ⟳).[/bold yellow]")
 
 
-def _show_simulation(con: Console, rep: StepReport) -> None:
+def _state(step: Step, rep: StepReport | None) -> str:
+    """What the dry run found for a step: nothing to say (it runs), its end state reached
+    already, or, for a command, why it is not needed (it was never done: nothing calls for it)."""
+    from rich.markup import escape
+
+    if rep is None or rep.state != "done":
+        return ""
+    if step.kind is Kind.COMMAND and rep.detail:
+        # Machine readers (the Ansible role) count a step line with neither this nor
+        # "(already done)" as a change.
+        return f" [dim](not needed: {escape(_NOT_NEEDED.get(rep.detail, rep.detail))})[/dim]"
+    return " [dim](already done)[/dim]"
+
+
+# A command's dry-run detail (gpuenv.execute.steps.commands), as a reader of the plan takes it.
+_NOT_NEEDED = {"nothing it follows changed": "the steps it follows change nothing"}
+
+
+def _missing(names: tuple[str, ...], vendor: bool) -> str:
+    """Why apt's lists lack these packages. A kernel's headers come from the distribution, never
+    from the vendor source a plan adds: a linux-headers package apt cannot find means a kernel
+    that is not a distribution kernel."""
+    headers = [n for n in names if n.startswith("linux-headers-")]
+    others = [n for n in names if n not in headers]
+    said = []
+    for name in headers:
+        release = name.removeprefix("linux-headers-")
+        said.append(
+            f"{name} (no such package: the running kernel {release} is not a distribution kernel, so DKMS "
+            f"can build the driver only against its own build tree at /lib/modules/{release}/build)"
+        )
+    if others:
+        why = "not in apt's lists yet: the vendor source is added by this plan" if vendor else "not in apt's lists"
+        said.append(f"{' '.join(others)} ({why})")
+    return "; ".join(said)
+
+
+def _show_simulation(con: Console, rep: StepReport, vendor: bool = False) -> None:
     from rich.markup import escape
 
     sim = rep.simulation
     if sim is None:
         return
     if sim.missing:
-        con.print(
-            f"       [yellow]apt could not simulate: {escape(' '.join(sim.missing))} "
-            "(not in apt's lists yet: the vendor source is added by this plan)[/yellow]"
-        )
+        con.print(f"       [yellow]apt could not simulate: {escape(_missing(sim.missing, vendor))}[/yellow]")
     elif sim.error:
         con.print(f"       [yellow]apt could not simulate: {escape(sim.error)}[/yellow]")
     else:

@@ -421,6 +421,27 @@ def installed_kernels(facts: Facts) -> list[str]:
     return sorted(found, key=kernel_key)
 
 
+def distribution_kernel(facts: Facts) -> bool | None:
+    """Whether the running kernel came from a distribution package: a linux-image package of its
+    release is installed. False: a self-built or vendor kernel (a cloud VM's, Firecracker's),
+    whose headers no package carries. None: dpkg's whole list of packages is not known (not
+    read, or a facts file that lists a few packages: dpkg's database always holds dpkg)."""
+    packages = facts.packages
+    if packages is None or packages.manager != "dpkg" or "dpkg" not in packages.installed:
+        return None
+    return facts.kernel.release in installed_kernels(facts)
+
+
+def custom_kernel_words(release: str) -> str:
+    """What a kernel that is not a distribution kernel means for a DKMS driver, in one sentence
+    (the doctor's finding and the planner's note say the same)."""
+    return (
+        f"the running kernel {release} is not a distribution kernel (no linux-image-{release} package "
+        "is installed), so no package carries its headers: DKMS can build a GPU driver for it only "
+        f"against the kernel's own build tree at /lib/modules/{release}/build"
+    )
+
+
 def gpu_dkms_entries(facts: Facts, module_prefix: str) -> tuple[DkmsEntry, ...]:
     """DKMS entries of GPU driver modules ('amdgpu', 'nvidia' also matches 'nvidia-srv')."""
     return tuple(e for e in (facts.kernel.dkms or ()) if e.module.startswith(module_prefix))

@@ -84,12 +84,24 @@ def headers_missing(facts: Facts, matrices, target: Target):
         if installed
         else f"the {target.stack} install ({basis(target)} target) builds a DKMS driver"
     )
+    release = facts.kernel.release
+    if inv.distribution_kernel(facts) is False:
+        # No linux-headers package of this release exists anywhere: naming one would send the
+        # user after a package apt cannot find.
+        detail = f"{inv.custom_kernel_words(release)}; {why}, which cannot build without it."
+        fix = (
+            "Boot a distribution kernel (its headers are a package), then install the headers of that kernel; "
+            f"or put kernel {release}'s build tree, from whoever built it, at /lib/modules/{release}/build"
+        )
+    else:
+        detail = f"/lib/modules/{release}/build is missing; {why}, which cannot build without it."
+        fix = _headers_fix(facts, release)
     yield Finding(
         code="kernel.headers-missing",
         severity=Severity.ERROR,
-        title=f"No kernel headers for the running kernel {facts.kernel.release}",
-        detail=f"/lib/modules/{facts.kernel.release}/build is missing; {why}, which cannot build without it.",
-        fix=_headers_fix(facts, facts.kernel.release) + ("\nsudo dkms autoinstall" if installed else ""),
+        title=f"No kernel headers for the running kernel {release}",
+        detail=detail,
+        fix=fix + ("\nsudo dkms autoinstall" if installed else ""),
     )
 
 

@@ -1,0 +1,187 @@
+"""Vendor signing keys: fetched over HTTPS only, held to the fingerprint the plan pins, with a
+signing key that is neither expired nor revoked, and written as the binary keyring apt reads.
+
+gpg and gpgv read the keys, each in a throw-away home directory: the machine's own keyrings are
+never consulted or changed.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import tempfile
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+from gpuenv.execute import apt
+from gpuenv.execute.context import Context, Refused, path_of
+from gpuenv.execute.runner import Runner
+from gpuenv.exitcodes import Exit
+from gpuenv.plan.plan import Kind, Plan, Step
+
+_KEY_MAX = 1 << 20
+
+
+def _need_gpg() -> None:
+    """gpg reads the fingerprint the plan pins; without it every key would look like 'no key'."""
+    from gpuenv.probe.host import which
+
+    if which("gpg") is None or which("gpgv") is None:
+        raise Refused(
+            Exit.REFUSED,
+            "gpg is not installed on this machine: gpuenv checks the vendor key's fingerprint and signatures "
+            "with gpg and gpgv. Nothing was changed. Install it (apt-get install gnupg) and run again.",
+        )
+
+
+def _show_keys(runner: Runner, data: bytes) -> str:
+    _need_gpg()
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+        os.chmod(home, 0o700)
+        path = os.path.join(home, "key")
+        with open(path, "wb") as fh:
+            fh.write(data)
+        res = runner.run(
+            ["gpg", "--homedir", home, "--batch", "--no-autostart", "--show-keys", "--with-colons", path],
+            host=True,
+            check=False,
+        )
+    return res.output
+
+
+_ARMOR = b"-----BEGIN PGP PUBLIC KEY BLOCK-----"
+
+
+def binary_keyring(runner: Runner, data: bytes) -> bytes:
+    """The keyring apt reads from a .gpg file: binary OpenPGP. An armored key (vendors publish
+    them with text before the armor, too) is de-armored; anything else is refused."""
+    if _ARMOR not in data:
+        if data and data[0] & 0x80:  # an OpenPGP packet tag: binary already
+            return data
+        raise Refused(Exit.REFUSED, "the downloaded key is neither an OpenPGP key nor armored: nothing was changed")
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+        os.chmod(home, 0o700)
+        src, out = os.path.join(home, "key.asc"), os.path.join(home, "key.gpg")
+        with open(src, "wb") as fh:
+            fh.write(data[data.index(_ARMOR) :])
+        runner.run(
+            ["gpg", "--homedir", home, "--batch", "--no-autostart", "--dearmor", "--output", out, src],
+            host=True,
+        )
+        binary = Path(out).read_bytes()
+    if not binary or not binary[0] & 0x80:
+        raise Refused(Exit.REFUSED, "the downloaded key did not de-armor to an OpenPGP key: nothing was changed")
+    return binary
+
+
+def keyring_state(ctx: Context, plan: Plan, step: Step) -> tuple[bool, str]:
+    """Done only when apt can use the keyring: binary, exactly the pinned primary key, a signing
+    key that is neither expired nor revoked, and (once apt has fetched the vendor's InRelease)
+    a signature apt's own gpgv verifies with it."""
+    data = ctx.files.read(path_of(step))
+    if data is None:
+        return False, "no keyring yet"
+    if not data[:1] or not data[0] & 0x80:
+        return False, "not a binary keyring (armored?): apt cannot read it; written again"
+    colons = _show_keys(ctx.runner, data)
+    fprs, count = apt.pub_fingerprints(colons)
+    if count != 1 or fprs != (step.fingerprint,):
+        return False, "holds other keys: " + (" ".join(fprs) or "none")
+    if not apt.signing_keys(colons):
+        return False, "holds the pinned key, but no valid signing key (expired or revoked): fetch it again"
+    for name in _release_files(plan, step):
+        release = ctx.files.read(f"/var/lib/apt/lists/{name}")
+        if release is not None and not _verifies(ctx.runner, data, release):
+            return False, f"apt's {name} does not verify with it: fetch it again"
+    return True, "holds the pinned key"
+
+
+def _release_files(plan: Plan, key: Step) -> list[str]:
+    """apt's InRelease files of the sources this plan writes that trust ``key``'s keyring."""
+    return [
+        apt.lists_name(uri, suite)
+        for s in plan.steps
+        if s.kind is Kind.APT_SOURCE and s.content
+        for uri, suite in apt.sources_of(s.content, key.path or "")
+    ]
+
+
+def _verifies(runner: Runner, keyring: bytes, signed: bytes) -> bool:
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+        os.chmod(home, 0o700)
+        ring, doc = os.path.join(home, "keyring.gpg"), os.path.join(home, "InRelease")
+        Path(ring).write_bytes(keyring)
+        Path(doc).write_bytes(signed)
+        res = runner.run(["gpgv", "--homedir", home, "--keyring", ring, doc], host=True, check=False)
+    return res.ok
+
+
+def _check_scheme(url: str, loopback_http: bool) -> None:
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "https" and not (loopback_http and _loopback(parts)):
+        raise Refused(Exit.REFUSED, f"refusing to fetch a signing key over {parts.scheme or 'no scheme'}: {url}")
+
+
+class HttpsRedirects(urllib.request.HTTPRedirectHandler):
+    """Follow a redirect only to a URL the first one could have been (no https -> http)."""
+
+    def __init__(self, loopback_http: bool) -> None:
+        self.loopback_http = loopback_http
+
+    def redirect_request(  # type: ignore[no-untyped-def]  # urllib's API, untyped in its stub too
+        self, req, fp, code, msg, headers, newurl
+    ):
+        _check_scheme(newurl, self.loopback_http)
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def default_fetch(url: str, loopback_http: bool = False) -> bytes:
+    _check_scheme(url, loopback_http)
+    opener = urllib.request.build_opener(HttpsRedirects(loopback_http))
+    try:
+        with opener.open(url, timeout=30) as resp:  # scheme checked above and on every redirect
+            data: bytes = resp.read(_KEY_MAX + 1)
+    except OSError as exc:
+        raise Refused(Exit.REFUSED, f"cannot fetch the signing key {url}: {exc}") from exc
+    if len(data) > _KEY_MAX:
+        raise Refused(Exit.REFUSED, f"the signing key at {url} is larger than 1 MiB")
+    return data
+
+
+def _loopback(parts: urllib.parse.SplitResult) -> bool:
+    # Plain http is accepted only from this machine: the tests' local repository (the
+    # fingerprint is still checked, as for any key).
+    try:
+        return parts.scheme == "http" and ipaddress.ip_address(parts.hostname or "").is_loopback
+    except ValueError:
+        return False
+
+
+def fetch_key(ctx: Context, step: Step, fetch: Callable[[str], bytes] | None = None) -> bytes:
+    data = (fetch or default_fetch)(step.url or "")
+    colons = _show_keys(ctx.runner, data)
+    fprs, count = apt.pub_fingerprints(colons)
+    if count != 1 or fprs != (step.fingerprint,):
+        got = ", ".join(fprs) or "no OpenPGP key"
+        raise Refused(
+            Exit.REFUSED,
+            f"the key at {step.url} has fingerprint {got}; the plan pins {step.fingerprint}. "
+            "Nothing was changed. The vendor may have rotated its key: check the vendor's announcement "
+            "and update the bundled matrices before trusting a new key.",
+        )
+    if not apt.signing_keys(colons):
+        # apt would refuse every signature it made: fail now, before any change, and say why.
+        validity = apt.pub_validity(colons)
+        what = (
+            "has expired" if validity[:1] == ("e",)
+            else "is revoked" if validity[:1] == ("r",)
+            else "has no signing key that is neither expired nor revoked"
+        )  # fmt: skip
+        raise Refused(
+            Exit.REFUSED,
+            f"the key at {step.url} ({step.fingerprint}) {what}. Nothing was changed. The vendor may "
+            "have extended or replaced it: check the vendor's announcement and update the bundled matrices.",
+        )
+    return binary_keyring(ctx.runner, data)
