@@ -18,7 +18,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -44,17 +43,6 @@ def gpuenv(*args: str, user: str = "root", cwd: str | Path = "/", env: dict[str,
     return done
 
 
-@pytest.fixture
-def shared(tmp_path):
-    """A directory under /tmp that nobody can read and write (pytest's own is root's alone)."""
-    path = Path(tempfile.mkdtemp(prefix="gpuenv-first-hour-"))
-    path.chmod(0o755)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path)
-
-
 def _box(where: Path, machine: str = "ubuntu2404-rx9070xt-raphael-fresh") -> Path:
     root = where / "box"
     shutil.copytree(ROOTS / machine, root, symlinks=True)
@@ -70,25 +58,25 @@ def _apply_line(stdout: str) -> list[str]:
 
 
 @as_root
-def test_the_printed_apply_line_runs_this_gpuenv_as_printed(shared):
-    root = _box(shared)
-    made = gpuenv("plan", "rocm", "--root", root, "--user", "alice", "--out", "p.json", cwd=shared)
+def test_the_printed_apply_line_runs_this_gpuenv_as_printed(open_tmp):
+    root = _box(open_tmp)
+    made = gpuenv("plan", "rocm", "--root", root, "--user", "alice", "--out", "p.json", cwd=open_tmp)
     assert made.returncode == 0, made.stderr
     argv = _apply_line(made.stdout)
     # As root: no sudo (minimal images have none), and this very script by its absolute path.
     assert argv[:4] == [os.path.abspath(BIN), "apply", "p.json", "--root"] and argv[4] == str(root)
-    ran = subprocess.run(argv, capture_output=True, text=True, cwd=shared, env=_env(), stdin=subprocess.DEVNULL)
+    ran = subprocess.run(argv, capture_output=True, text=True, cwd=open_tmp, env=_env(), stdin=subprocess.DEVNULL)
     # It reached the confirmation: the plan was found, matched the machine, and nothing changed.
     assert ran.returncode == 3 and "not confirmed: no terminal" in ran.stderr, ran.stderr
     assert not (root / "var/lib/gpuenv").exists()
 
 
 @as_root
-def test_a_normal_users_apply_line_goes_through_sudo_and_works_as_root(shared):
-    work = shared / "alice"
+def test_a_normal_users_apply_line_goes_through_sudo_and_works_as_root(open_tmp):
+    work = open_tmp / "alice"
     work.mkdir()
     os.chown(work, 65534, 65534)
-    root = _box(shared)
+    root = _box(open_tmp)
     made = gpuenv("plan", "rocm", "--root", root, "--user", "alice", "--out", "p.json", user="nobody", cwd=work)
     assert made.returncode == 0, made.stderr
     argv = _apply_line(made.stdout)
@@ -103,8 +91,8 @@ def test_a_normal_users_apply_line_goes_through_sudo_and_works_as_root(shared):
 
 
 @as_root
-def test_a_plan_made_by_a_normal_user_is_for_that_user(shared):
-    work = shared / "u"
+def test_a_plan_made_by_a_normal_user_is_for_that_user(open_tmp):
+    work = open_tmp / "u"
     work.mkdir()
     os.chown(work, 65534, 65534)
     made = gpuenv("plan", "rocm", "--out", "p.json", user="nobody", cwd=work)
@@ -114,8 +102,8 @@ def test_a_plan_made_by_a_normal_user_is_for_that_user(shared):
 
 
 @pytest.mark.parametrize("where", ["live", "root"])
-def test_an_unknown_user_is_refused_with_one_line(shared, where):
-    out = shared / "p.json"
+def test_an_unknown_user_is_refused_with_one_line(open_tmp, where):
+    out = open_tmp / "p.json"
     extra = ["--root", str(ROOTS / "ubuntu2404-rx9070xt-raphael-fresh")] if where == "root" else []
     for args in (["plan", "rocm", "--out", str(out)], ["install", "rocm", "--dry-run"]):
         res = gpuenv(*args, "--user", "nosuchuser", *extra)
@@ -360,8 +348,8 @@ def test_the_gitignore_matcher_agrees_with_git_check_ignore(tmp_path):
 
 
 @as_root
-def test_a_user_who_cannot_read_the_acpi_tables_is_told_so_in_plain_words(shared):
-    root = _box(shared, "vm-firecracker-debian12")
+def test_a_user_who_cannot_read_the_acpi_tables_is_told_so_in_plain_words(open_tmp):
+    root = _box(open_tmp, "vm-firecracker-debian12")
     (root / "proc/cmdline").write_text("console=ttyS0 reboot=k panic=1\n")  # only ACPI names it
     table = root / "sys/firmware/acpi/tables/FACP"
     table.parent.mkdir(parents=True)

@@ -13,7 +13,6 @@ import copy
 import json
 import os
 import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,17 +22,6 @@ from gpuenv.plan.staleness import facts_digest
 from tests.test_first_hour import BIN, FACTS, _box, _env, as_root, gpuenv
 
 CUSTOM_KERNEL = "6.18.44-fc-v1272"
-
-
-@pytest.fixture
-def shared():
-    """A directory under /tmp that nobody can read and write (pytest's own is root's alone)."""
-    path = Path(tempfile.mkdtemp(prefix="gpuenv-saved-plan-"))
-    path.chmod(0o755)
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path)
 
 
 def _tree(root: Path) -> dict[str, bytes | str]:
@@ -57,12 +45,12 @@ def _plan_lines(stdout: str) -> list[str]:
 
 
 @pytest.fixture
-def saved(shared):
+def saved(open_tmp):
     """A box (an AMD desktop's sysroot) and a plan for it saved by root."""
-    root = _box(shared)
-    made = gpuenv("plan", "rocm", "--root", root, "--user", "alice", "--out", shared / "p.json")
+    root = _box(open_tmp)
+    made = gpuenv("plan", "rocm", "--root", root, "--user", "alice", "--out", open_tmp / "p.json")
     assert made.returncode == 0, made.stderr
-    return root, shared / "p.json", made
+    return root, open_tmp / "p.json", made
 
 
 # -- plan show ---------------------------------------------------------------------------------
@@ -148,12 +136,12 @@ def test_apply_dry_run_refuses_as_root_a_plan_others_could_change(saved):
     assert res.returncode == 3 and "refusing the plan" in res.stderr and "Nothing was changed" in res.stderr
 
 
-def test_apply_dry_run_never_resumes(shared):
+def test_apply_dry_run_never_resumes(open_tmp):
     """A resume changes the machine: with --dry-run it is refused as a usage error, before the
     journal is even read."""
-    res = gpuenv("apply", "--resume", "--dry-run", "--root", shared)
+    res = gpuenv("apply", "--resume", "--dry-run", "--root", open_tmp)
     assert res.returncode == 2 and res.stdout == "" and "--dry-run and --resume" in res.stderr
-    assert list(shared.iterdir()) == []
+    assert list(open_tmp.iterdir()) == []
 
 
 # -- the facts a plan records: the same whoever probes ----------------------------------------------
@@ -207,12 +195,12 @@ def test_what_the_plan_depends_on_still_makes_it_stale(change):
 
 
 @as_root
-def test_a_plan_a_normal_user_made_here_is_not_stale_for_root(shared):
+def test_a_plan_a_normal_user_made_here_is_not_stale_for_root(open_tmp):
     """The README's flow on this very machine: `gpuenv plan` as the user, `sudo gpuenv apply`.
     Only the dry run runs (apt's simulation and reads): this machine is not changed."""
     if shutil.which("apt-get") is None or shutil.which("dpkg-query") is None:
         pytest.skip("this machine has no apt")
-    work = shared / "u"
+    work = open_tmp / "u"
     work.mkdir()
     os.chown(work, 65534, 65534)
     made = gpuenv("plan", "rocm", "--out", "p.json", user="nobody", cwd=work)
@@ -226,8 +214,8 @@ def test_a_plan_a_normal_user_made_here_is_not_stale_for_root(shared):
 
 
 @pytest.fixture
-def custom_kernel_box(shared):
-    root = _box(shared)
+def custom_kernel_box(open_tmp):
+    root = _box(open_tmp)
     (root / "proc/sys/kernel/osrelease").write_text(CUSTOM_KERNEL + "\n")
     return root
 
@@ -249,8 +237,8 @@ def test_the_doctors_fix_for_a_custom_kernel_names_no_package_that_does_not_exis
     assert "not a distribution kernel" in finding["detail"] and "distribution kernel" in finding["fix"]
 
 
-def test_a_distribution_kernels_headers_are_still_planned_and_named(shared):
-    root = _box(shared)
+def test_a_distribution_kernels_headers_are_still_planned_and_named(open_tmp):
+    root = _box(open_tmp)
     release = (root / "proc/sys/kernel/osrelease").read_text().strip()
     res = gpuenv("doctor", "--json", "--root", root, "--target", "rocm", "kernel.headers-missing")
     fixes = [f["fix"] for f in json.loads(res.stdout)["findings"] if f["code"] == "kernel.headers-missing"]
