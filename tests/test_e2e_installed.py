@@ -201,7 +201,7 @@ def test_matrix_update_then_reset(tmp_path, monkeypatch):
     assert wrong.returncode == 3 and not (tmp_path / "state/matrices").exists()
     done = gpuenv("matrix", "update", "--from", str(bundle), "--sha256", sha)
     assert done.returncode == 0, done.stderr
-    assert "2099.01.01 (installed" in gpuenv("matrix", "show").stdout
+    assert "2099.01.01 (dated 2099-01-01; installed" in gpuenv("matrix", "show").stdout
     reset = gpuenv("matrix", "reset")
     assert reset.returncode == 0 and not (tmp_path / "state/matrices").exists()
     assert "(installed" not in gpuenv("matrix", "show").stdout
