@@ -274,3 +274,28 @@ def test_the_executor_rooms_stay_small():
     rooms = [*(PKG / "execute").rglob("*.py"), PKG / "plan" / "admission.py", PKG / "plan" / "staleness.py"]
     big = {p.relative_to(PKG).as_posix(): n for p in rooms if (n := len(p.read_text().splitlines())) > 500}
     assert big == {}
+
+
+# -- the matrices' rooms (#30): records and queries, reader and parsers, bundles ------------------
+
+
+def test_the_matrices_import_no_layer():
+    """Every layer reads the matrices (the rule above lets it), so they import none of the layers:
+    only the small shared modules (record, jsoninput, bundled, trust) and one another."""
+    layers = {*ALLOWED, "commands", "render", "cli"}
+    bad = [
+        f"{path.relative_to(PKG)} imports {name}"
+        for path, tree in _modules()
+        if _layer(path) == "matrices"
+        for name in _imports(tree)
+        if name.startswith("gpuenv.") and name.split(".")[1] in layers
+    ]
+    assert bad == []
+    assert (PKG / "matrices" / "__init__.py").is_file() and not (PKG / "matrices.py").exists()
+
+
+def test_the_matrices_rooms_stay_small():
+    rooms = sorted((PKG / "matrices").glob("*.py"))
+    assert len(rooms) >= 5
+    big = {p.name: n for p in rooms if (n := len(p.read_text().splitlines())) > 500}
+    assert big == {}

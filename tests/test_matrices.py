@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpuenv import matrices as M
+from gpuenv.matrices.parsers import _Unread
 from tests.schemas import validate
 
 DATA = Path(M.bundled_dir())
@@ -576,10 +577,10 @@ def test_the_shipped_torch_releases_are_read_one_at_a_time_and_read_as_a_whole_p
     lazy = M.parse_dir(DATA, "bundled", lazy=True)
     newest = lazy.torch_versions()[-1]
     assert lazy.torch_variants(newest) == m.torch_variants(newest)
-    unread = [v for v in lazy.torch_versions() if type(lazy._torch[v]) is M._Unread]
+    unread = [v for v in lazy.torch_versions() if type(lazy._torch[v]) is _Unread]
     assert unread and newest not in unread  # `gpuenv torch` on a fitting box stops at the newest
     assert all(lazy.torch_variants(v) == m.torch_variants(v) for v in m.torch_versions())
-    assert not [v for v in lazy.torch_versions() if type(lazy._torch[v]) is M._Unread]
+    assert not [v for v in lazy.torch_versions() if type(lazy._torch[v]) is _Unread]
     assert lazy.torch_variants("2.7") == m.torch_variants("2.7") != []  # a series: its newest patch
 
 
@@ -599,7 +600,7 @@ def test_the_shipped_amd_gpus_are_built_when_looked_up_and_as_a_whole_parse_buil
     lazy = M.parse_dir(DATA, "bundled", lazy=True)
     assert lazy.amd_gpu("1002:7550") == m.amd_gpu("1002:7550") is not None  # RX 9070 XT
     assert lazy.amd_gpu("1002:FFFF") is None and lazy.amd_gpu("1002:7550".upper()) == m.amd_gpu("1002:7550")
-    assert sum(type(e) is M._Unread for e in lazy._amd.values()) == len(lazy._amd) - 1
+    assert sum(type(e) is _Unread for e in lazy._amd.values()) == len(lazy._amd) - 1
     assert lazy.amd_gpus() == m.amd_gpus()
 
 

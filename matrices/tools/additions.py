@@ -2,7 +2,7 @@
 
 Every value here was read in the source named beside it (URL, or repository + path + commit);
 a value no source gives is None with a note, never a guess. Kept apart from build.py so that a
-reviewer can check the additions without reading the generator. Imported by build.py only.
+reviewer can check the additions without reading the generator. Imported by the build (build.py's modules) only.
 """
 
 from __future__ import annotations
@@ -484,7 +484,7 @@ TORCH_214 = {
     },
     "rocm_arch_list": {"rocm7.2": None, "rocm7.14": None},
     "source": [TORCH_214_RELEASED, TORCH_214_MATRIX, TORCH_214_TEST_CHANNEL],
-    # The ROCm arch lists were not read (build_rocm_214 in build.py), so the row is not confirmed.
+    # The ROCm arch lists were not read (rocm_archs in build_torch.py, torch 2.14), so the row is not confirmed.
     "confirmed": False,
     "notes": (
         "Released (announced 2026-09-03; RELEASE.md planned 2 Sep 2026). Python 3.15/3.15t are experimental "

@@ -1,5 +1,5 @@
 """AMD PCI ids named in pci.ids or libdrm's amdgpu.ids that the reference lacked (#29), merged
-into amd_gpus.json by build.py.
+into amd_gpus.json by build.py (build_amd.py).
 
 Names: pci.ids (pciutils/pciids @ c1c12547d626, Version 2026.08.22), vendor 1002, and libdrm's
 data/amdgpu.ids (X11Libre/mirror.fdo.drm @ 369990d9660a, 2025-12-19), both read from the

@@ -1,6 +1,6 @@
 """ROCm's new release stream (TheRock): ROCm 7.14.0 and ROCm Core SDK 10.0.0 (#29), merged into
-rocm.json by build.py. Every value names where it was read; what was not read is left out and
-said so in the release's notes.
+rocm.json by build.py (build_rocm.py). Every value names where it was read; what was not read
+is left out and said so in the release's notes.
 
 Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store of public repositories):
 - RADEON_714 / RYZEN_714: docs/compatibility/include/system-radeon.rst and system-ryzen.rst

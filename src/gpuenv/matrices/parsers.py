@@ -1,0 +1,384 @@
+"""The parsers: one per matrices file, each a check of the whole file (or, for the shipped data,
+of each entry when it is first asked for) that builds the records."""
+
+from __future__ import annotations
+
+from gpuenv.matrices.reader import (
+    _BRANCH,
+    _CC,
+    _CHIP,
+    _CUDA_CODE,
+    _FIND_LINKS,
+    _GFX,
+    _INDEX,
+    _KERNEL_DRIVERS,
+    _KFD,
+    _PCI,
+    _PTX_CODE,
+    _PY,
+    _SERIES,
+    _STACKS,
+    _TORCH_VERSION,
+    _VARIANT,
+    _VERSION,
+    Reader,
+    _fullmatch,
+    _read,
+    _show,
+)
+from gpuenv.matrices.records import (
+    AmdGpu,
+    CudaToolkit,
+    DriverBranch,
+    GfxOverride,
+    HostCompilers,
+    NvidiaArch,
+    NvidiaGpu,
+    OsSupport,
+    RocmRelease,
+    TorchArchNote,
+    TorchVariant,
+    vkey,
+)
+
+TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from gpuenv.matrices.query import Matrices
+
+def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
+    """amd_gpus.json by PCI id. With ``whole`` false (the shipped data, which the tests validate
+    whole), an entry is checked and built when its id is first looked up: a doctor run asks
+    about one or two GPUs of the 250."""
+    r = Reader("amd_gpus.json")
+    out: dict[str, AmdGpu | _Unread] = {}
+    for p, g in r.items(doc, "gpus", "$"):
+        pci = r.get(g, "pci_id", p, str)
+        if not _fullmatch(_PCI)(pci):
+            raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
+        out[pci] = _amd_gpu(r, p, g, pci) if whole else _Unread((r, p, g, pci))
+    return out
+
+
+def _amd_gpu(r: Reader, p: str, g: dict[str, Any], pci: str) -> AmdGpu:
+    revisions = r.str_map(g, "revisions", p, optional=True)
+    drivers = r.strs(g, "kernel_drivers", p, optional=True)
+    for i, d in enumerate(drivers):
+        if d not in _KERNEL_DRIVERS:
+            raise r.fail(f"{p}.kernel_drivers[{i}]", f"{_show(d)} is not one of {_KERNEL_DRIVERS}")
+    kfd = r.get(g, "kfd", p, str, optional=True)
+    if kfd is not None and kfd not in _KFD:
+        raise r.fail(f"{p}.kfd", f"{_show(kfd)} is not one of {_KFD}")
+    return AmdGpu(
+        pci_id=pci,
+        name=r.get(g, "name", p, str),
+        gfx_target=r.text(g, "gfx_target", p, _GFX, optional=True),
+        architecture=r.get(g, "architecture", p, str, optional=True),
+        integrated=r.get(g, "integrated", p, bool),
+        source=r.get(g, "source", p, str),
+        codename=r.get(g, "codename", p, str, optional=True),
+        revisions=revisions or None,
+        confirmed=r.get(g, "confirmed", p, bool),
+        notes=r.strs(g, "notes", p, optional=True),
+        chip=r.text(g, "chip", p, _CHIP, optional=True),
+        kernel_drivers=drivers,
+        kfd=kfd,
+    )
+
+
+def _parse_nvidia(doc: object) -> dict[str, NvidiaGpu | tuple[Any, ...]]:
+    # The largest file and on every NVIDIA doctor run: one tight pass that accepts exactly what
+    # _parse_nvidia_checked accepts; that one runs instead (and names the problem) on any doubt.
+    gpus = doc.get("gpus") if isinstance(doc, dict) else None
+    if type(gpus) is list:
+        out: dict[str, NvidiaGpu | tuple[Any, ...]] = {}
+        pci_ok, cc_ok = _fullmatch(_PCI), _fullmatch(_CC)
+        for g in gpus:
+            if type(g) is not dict:
+                break
+            pci, name, chip = g.get("pci_id"), g.get("name"), g.get("chip")
+            arch, cc = g.get("architecture"), g.get("compute_capability")
+            source, confirmed = g.get("source"), g.get("confirmed")
+            if not (
+                type(pci) is str
+                and type(name) is str
+                and (chip is None or type(chip) is str)
+                and type(arch) is str
+                and type(cc) is str
+                and type(source) is str
+                and type(confirmed) is bool
+                and pci_ok(pci)
+                and cc_ok(cc)
+            ):
+                break
+            out[pci] = (pci, name, chip, arch, cc, source, confirmed)  # NvidiaGpu's fields, in order
+        else:
+            return out
+    return _parse_nvidia_checked(doc)
+
+
+def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple[Any, ...]]:
+    r = Reader("nvidia_gpus.json")
+    out: dict[str, NvidiaGpu | tuple[Any, ...]] = {}
+    for p, g in r.items(doc, "gpus", "$"):
+        pci = r.get(g, "pci_id", p, str)
+        if not _fullmatch(_PCI)(pci):
+            raise r.fail(f"{p}.pci_id", f"{_show(pci)} is not vendor:device in lower-case hex")
+        out[pci] = NvidiaGpu(
+            pci_id=pci,
+            name=r.get(g, "name", p, str),
+            chip=r.get(g, "chip", p, str, optional=True),
+            architecture=r.get(g, "architecture", p, str),
+            compute_capability=r.text(g, "compute_capability", p, _CC),
+            source=r.get(g, "source", p, str),
+            confirmed=r.get(g, "confirmed", p, bool),
+        )
+    return out
+
+
+_LEVELS = ("full", "preview", "radeon", "deprecated")
+
+
+def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
+    r = Reader("rocm.json")
+    releases = []
+    for p, rel in r.items(doc, "releases", "$"):
+        oses = []
+        for po, o in r.items(rel, "os", p):
+            oses.append(
+                OsSupport(
+                    id=r.get(o, "id", po, str),
+                    version=r.get(o, "version", po, str),
+                    point_releases=r.strs(o, "point_releases", po),
+                    kernels=r.strs(o, "kernels", po),
+                    ga_kernels=r.strs(o, "ga_kernels", po, optional=True),
+                    hwe_kernels=r.strs(o, "hwe_kernels", po, optional=True),
+                    source=r.get(o, "source", po, str),
+                    confirmed=r.get(o, "confirmed", po, bool),
+                    notes=r.strs(o, "notes", po, optional=True),
+                )
+            )
+        gpus = r.str_map(rel, "gpus", p, keys=_GFX)
+        for gfx, level in gpus.items():
+            if level not in _LEVELS:
+                raise r.fail(f"{p}.gpus.{gfx}", f"level {_show(level)} is not one of {_LEVELS}")
+        releases.append(
+            RocmRelease(
+                version=r.text(rel, "version", p, _VERSION),
+                os=tuple(oses),
+                gpus=gpus,
+                amdgpu_driver=r.get(rel, "amdgpu_driver", p, str, optional=True),
+                torch=r.strs(rel, "torch", p, pattern=_VERSION),
+                source=r.get(rel, "source", p, str),
+                confirmed=r.get(rel, "confirmed", p, bool),
+                notes=r.strs(rel, "notes", p, optional=True),
+                amdgpu_driver_compat=r.strs(rel, "amdgpu_driver_compat", p, optional=True),
+                release_date=r.get(rel, "release_date", p, str, optional=True),
+                stream=r.get(rel, "stream", p, str, optional=True),
+            )
+        )
+    releases.sort(key=lambda x: vkey(x.version))
+    default = r.get(doc, "default", "$", str)
+    if default not in {x.version for x in releases}:
+        raise r.fail("$.default", f"{_show(default)} is not a bundled release")
+    return releases, default
+
+
+def _parse_cuda(doc: object) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:
+    r = Reader("cuda.json")
+    mvc = r.get(doc, "minor_version_compatibility", "$", dict)
+    floors = r.str_map(
+        mvc, "drivers", "$.minor_version_compatibility", keys=r"\d+", values=_VERSION
+    )
+    toolkits = []
+    for p, t in r.items(doc, "toolkits", "$"):
+        toolkits.append(
+            CudaToolkit(
+                version=r.text(t, "version", p, _VERSION),
+                min_driver=r.text(t, "min_driver", p, _VERSION, optional=True),
+                minor_compat_driver=r.text(t, "minor_compat_driver", p, _VERSION, optional=True),
+                compute_capabilities=r.strs(t, "compute_capabilities", p, pattern=_CC),
+                source=r.get(t, "source", p, str),
+                confirmed=r.get(t, "confirmed", p, bool),
+                name=r.get(t, "name", p, str),
+                notes=r.strs(t, "notes", p, optional=True),
+            )
+        )
+    toolkits.sort(key=lambda x: vkey(x.version))
+    branches = []
+    for p, b in r.items(doc, "driver_branches", "$"):
+        branches.append(
+            DriverBranch(
+                branch=r.text(b, "branch", p, _BRANCH),
+                max_cuda=r.text(b, "max_cuda", p, _VERSION, optional=True),
+                legacy_gpus=r.get(b, "legacy_gpus", p, bool),
+                open_default=r.get(b, "open_default", p, bool),
+                source=r.get(b, "source", p, str),
+                designation=r.get(b, "designation", p, str, optional=True),
+                end_of_life=r.get(b, "end_of_life", p, str, optional=True),
+                confirmed=r.get(b, "confirmed", p, bool),
+            )
+        )
+    archs = []
+    for p, a in r.items(doc, "architectures", "$"):
+        module = r.get(a, "module", p, str)
+        if module not in ("open", "proprietary", "either"):
+            raise r.fail(f"{p}.module", f"{_show(module)} is not open, proprietary or either")
+        archs.append(
+            NvidiaArch(
+                architecture=r.get(a, "architecture", p, str),
+                compute_capabilities=r.strs(a, "compute_capabilities", p, pattern=_CC),
+                first_cuda=r.text(a, "first_cuda", p, _SERIES, optional=True),
+                last_cuda=r.text(a, "last_cuda", p, _SERIES, optional=True),
+                last_driver=r.text(a, "last_driver", p, _BRANCH, optional=True),
+                module=module,
+                source=r.get(a, "source", p, str),
+                module_source=r.get(a, "module_source", p, str),
+                confirmed=r.get(a, "confirmed", p, bool),
+                module_confirmed=r.get(a, "module_confirmed", p, bool, optional=True) is not False,
+                first_cuda_by_cc=r.str_map(a, "first_cuda_by_cc", p, optional=True, keys=_CC, values=_SERIES),
+                last_cuda_by_cc=r.str_map(a, "last_cuda_by_cc", p, optional=True, keys=_CC, values=_SERIES),
+            )
+        )
+    return toolkits, floors, branches, archs
+
+
+def _parse_variant(
+    r: Reader, v: dict[str, Any], pv: str, python: tuple[str, ...], source: str, confirmed: bool
+) -> dict[str, Any]:
+    """A variant's TorchVariant fields (all but ``torch``), checked."""
+    stack = r.get(v, "stack", pv, str)
+    if stack not in _STACKS:
+        raise r.fail(f"{pv}.stack", f"{_show(stack)} is not one of {_STACKS}")
+    index_url = r.get(v, "index_url", pv, str)
+    if not _fullmatch(_INDEX)(index_url):
+        raise r.fail(
+            f"{pv}.index_url", f"{_show(index_url)} is not an https://download.pytorch.org/whl/ index"
+        )
+    archs = r.strs(v, "archs", pv, pattern=_GFX if stack == "rocm" else _CUDA_CODE)
+    if stack == "cpu" and archs:
+        raise r.fail(f"{pv}.archs", "a cpu variant has no GPU targets")
+    return dict(
+        variant=r.text(v, "variant", pv, _VARIANT),
+        stack=stack,
+        stack_version=r.text(v, "stack_version", pv, _VERSION, optional=True),
+        index_url=index_url,
+        archs=archs,
+        python=python,
+        source=source,
+        confirmed=confirmed and r.get(v, "confirmed", pv, bool),
+        ptx=r.strs(v, "ptx", pv, optional=True, pattern=_PTX_CODE),
+        notes=r.strs(v, "notes", pv, optional=True),
+        archs_without_kernels=r.strs(v, "archs_without_kernels", pv, optional=True, pattern=_GFX),
+        archs_without_kernels_source=r.get(v, "archs_without_kernels_source", pv, str, optional=True) or "",
+        find_links=r.text(v, "find_links", pv, _FIND_LINKS, optional=True),
+    )
+
+
+class _Unread(tuple):  # type: ignore[type-arg]  # its items differ by subject (see below)
+    """Shipped data not parsed yet, with what parsing it needs: a torch release (reader, path,
+    release, versions; see _parse_torch) or an AMD GPU entry (reader, path, entry, PCI id)."""
+
+
+def _parse_torch(
+    doc: object, whole: bool = True
+) -> tuple[dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride]]:
+    """torch.json's releases, notes and overrides. With ``whole`` false (the shipped data, which
+    the tests validate whole), a release's variants are parsed when it is first asked for:
+    `gpuenv torch` reads the newest release and stops there, a doctor run the installed one."""
+    r = Reader("torch.json")
+    out: dict[str, list[TorchVariant] | _Unread] = {}
+    for p, rel in r.items(doc, "releases", "$"):
+        versions = r.strs(rel, "versions", p)
+        for i, version in enumerate(versions):
+            if not _fullmatch(_TORCH_VERSION)(version):
+                raise r.fail(f"{p}.versions[{i}]", f"{_show(version)} is not a torch release version")
+        unread = _Unread((r, p, rel, versions))
+        for version in versions:
+            out[version] = unread
+        if whole:
+            _read_release(out, unread)
+    notes: dict[str, TorchArchNote] = {}
+    for p, n in r.items(doc, "arch_notes", "$", optional=True):
+        arch = r.get(n, "arch", p, str)
+        if not (_fullmatch(_GFX)(arch) or _fullmatch(_CUDA_CODE)(arch)):
+            raise r.fail(f"{p}.arch", f"{_show(arch)} is not well formed")
+        notes[arch] = TorchArchNote(
+            arch=arch,
+            note=r.get(n, "note", p, str),
+            last_torch=r.text(n, "last_torch", p, _TORCH_VERSION, optional=True),
+            last_variant=r.text(n, "last_variant", p, _VARIANT, optional=True),
+            source=r.get(n, "source", p, str),
+            products=r.get(n, "products", p, str, optional=True) or "",
+            confirmed=r.get(n, "confirmed", p, bool),
+        )
+    overrides: dict[str, GfxOverride] = {}
+    for p, o in r.items(doc, "gfx_overrides", "$", optional=True):
+        gfx = r.text(o, "gfx", p, _GFX)
+        overrides[gfx] = GfxOverride(
+            gfx=gfx,
+            value=r.text(o, "value", p, r"\d+\.\d+\.\d+"),  # "11.0.0"
+            runs_as=r.text(o, "runs_as", p, _GFX),
+            risk=r.get(o, "risk", p, str),
+            source=r.get(o, "source", p, str),
+            confirmed=r.get(o, "confirmed", p, bool),
+        )
+    return out, notes, overrides
+
+
+def _read_release(out: dict[str, list[TorchVariant] | _Unread], unread: _Unread) -> None:
+    """Parse one torch release in place: each of its versions gets its own (frozen) variants."""
+    r, p, rel, versions = unread
+    python = r.strs(rel, "python", p, pattern=_PY)
+    source = r.get(rel, "source", p, str)
+    confirmed = r.get(rel, "confirmed", p, bool)
+    released = r.get(rel, "released", p, str, optional=True)
+    variants = r.items(rel, "variants", p)
+    fields = [_parse_variant(r, v, pv, python, source, confirmed) for pv, v in variants]
+    for version in versions:
+        out[version] = [TorchVariant(torch=version, released=released, **f) for f in fields]
+
+
+SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
+
+
+def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None:
+    if subject == "amd":
+        m._amd = _parse_amd(_read(directory, "amd_gpus.json"), whole)
+    elif subject == "nvidia":
+        m._nvidia = _parse_nvidia(_read(directory, "nvidia_gpus.json"))
+    elif subject == "rocm":
+        m._rocm, m._default_rocm = _parse_rocm(_read(directory, "rocm.json"))
+    elif subject == "cuda":
+        m._cuda, m._minor_compat, m._branches, m._archs = _parse_cuda(_read(directory, "cuda.json"))
+    elif subject == "torch":
+        m._torch, m._torch_notes, m._gfx_overrides = _parse_torch(_read(directory, "torch.json"), whole)
+    else:  # pragma: no cover - a typo in this module
+        raise ValueError(subject)
+
+
+
+
+def _parse_host_compilers(doc: object) -> dict[str, HostCompilers]:
+    r = Reader("host_compilers.json")
+    rule = r.get(doc, "rule", "$", str)
+    out: dict[str, HostCompilers] = {}
+    for p, row in r.items(doc, "releases", "$"):
+        cuda = r.text(row, "cuda", p, r"\d+\.\d+")
+        ranges = []
+        for compiler in ("gcc", "clang"):
+            span = r.get(row, compiler, p, dict)
+            low, high = r.get(span, "min", f"{p}.{compiler}", int), r.get(span, "max", f"{p}.{compiler}", int)
+            if low > high:
+                raise r.fail(f"{p}.{compiler}", f"min {low} is above max {high}")
+            ranges.append((low, high))
+        out[cuda] = HostCompilers(
+            cuda=cuda,
+            gcc=ranges[0],
+            clang=ranges[1],
+            source=r.get(row, "source", p, str),
+            confirmed=r.get(row, "confirmed", p, bool),
+            rule=rule,
+        )
+    return out
