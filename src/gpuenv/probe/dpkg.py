@@ -49,9 +49,6 @@ _DPKG_ORDER = re.compile(
 )  # fmt: skip
 
 
-_new = object.__new__
-
-
 @record(frozen=True)
 class Record:
     """One stanza that names a package: its Package, the three Status words (want, flag, state;
@@ -63,6 +60,9 @@ class Record:
     state: str | None
     arch: str | None
     version: str | None
+
+
+_new = object.__new__  # how the one pass makes its records (``dpkg_order`` says why)
 
 
 def records(data: str | bytes) -> list[Record]:
