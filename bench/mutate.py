@@ -81,7 +81,12 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         ["tests/test_plan.py", "-k", "not test_cli", "tests/test_mut_planner.py"],
         None,
     ),
-    "src/gpuenv/torchpick.py": (
+    # What the planner purges: the other stack's packages, uninstallers, files and autoremove.
+    "src/gpuenv/plan/purge.py": (
+        ["tests/test_plan.py", "-k", "not test_cli", "tests/test_mut_planner.py", "tests/test_plan_therock.py"],
+        None,
+    ),
+    "src/gpuenv/resolve/torchpick.py": (
         ["tests/test_torch.py", "-k", "not cli", "tests/test_resolve_core.py", "tests/test_mut_torchpick.py"],
         None,
     ),

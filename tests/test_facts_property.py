@@ -18,7 +18,7 @@ from gpuenv.plan.plan import Action, Request
 from gpuenv.resolve.finding import Target
 from gpuenv.resolve.registry import CRASHED
 from gpuenv.resolve.report import diagnose
-from gpuenv.torchpick import pick
+from gpuenv.resolve.torchpick import pick
 from tests.schemas import CONTRACTS
 
 SCHEMA = json.loads((CONTRACTS / "facts.schema.json").read_text())

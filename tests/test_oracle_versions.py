@@ -63,7 +63,7 @@ def _real_versions() -> list[str]:
     found: set[str] = set()
     for path in [Path("/var/lib/dpkg/status"), *ROOTS.glob("*/var/lib/dpkg/status")]:
         if path.is_file():
-            found.update(rec[5] for rec in dpkg.records(path.read_bytes()) if rec[5])
+            found.update(rec.version for rec in dpkg.records(path.read_bytes()) if rec.version)
     return sorted(found)
 
 

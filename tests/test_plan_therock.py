@@ -13,7 +13,7 @@ import pytest
 
 from gpuenv import facts as facts_mod
 from gpuenv.matrices import load as load_matrices
-from gpuenv.plan import planner, repos
+from gpuenv.plan import planner, purge, repos
 from gpuenv.plan.plan import Action, PlanError
 from gpuenv.probe import collect
 from gpuenv.resolve.target import fitting_rocm
@@ -132,6 +132,6 @@ def test_the_rocm_purge_rules_take_the_new_streams_packages_and_nothing_else():
 
 def test_a_switch_to_cuda_purges_the_therock_install(m):
     facts = collect(root=str(ROOTS / "ubuntu2404-rx9070xt-rocm714-therock"), user="alice")
-    purged = planner.purge_packages(facts, repos.load(), "rocm")
+    purged = purge.purge_packages(facts, repos.load(), "rocm")
     assert {"amdrocm-core7.14", "amdrocm7.14-gfx1201", "amdrocm-runtime7.14", "amdrocm-sysdeps7.14"} <= set(purged)
     assert "amdgpu-dkms" in purged and "python3.12" not in purged

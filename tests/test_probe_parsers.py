@@ -24,6 +24,7 @@ from gpuenv.probe import (
 )
 from gpuenv.probe import platform as plat
 from gpuenv.probe.host import Host
+from gpuenv.record import FrozenError
 
 NOBLE = """PRETTY_NAME="Ubuntu 24.04.3 LTS"
 NAME="Ubuntu"
@@ -745,21 +746,27 @@ def test_a_file_as_dpkg_writes_it_takes_the_one_pass_path():
         b" Version: 9 (a continuation line)\n"
     )
     two = stanza + b"\n" + stanza.replace(b"adduser", b"bash").replace(b"Priority", b"Essential: yes\nPriority")
-    assert dpkg.dpkg_order(two) == [
-        ("adduser", "install", "ok", "installed", "all", "3.134"),
-        ("bash", "install", "ok", "installed", "all", "3.134"),
+    fast = dpkg.dpkg_order(two)
+    assert fast == [
+        dpkg.Record("adduser", "install", "ok", "installed", "all", "3.134"),
+        dpkg.Record("bash", "install", "ok", "installed", "all", "3.134"),
     ]
+    # Built without Record's __init__, yet the same record: named, frozen, hashed alike.
+    assert fast[1].package == "bash" and fast[1].version == "3.134"
+    assert hash(fast[0]) == hash(dpkg.Record("adduser", "install", "ok", "installed", "all", "3.134"))
+    with pytest.raises(FrozenError):
+        fast[0].version = "9"
     # A second Version before Architecture (not dpkg's order) sends the file the general way,
     # where the first is kept.
     odd = two.replace(b"Priority: important", b"Version: 1.0", 1)
     assert dpkg.dpkg_order(odd) is None
-    assert [r[5] for r in dpkg.records(odd)] == ["1.0", "3.134"]
+    assert [r.version for r in dpkg.records(odd)] == ["1.0", "3.134"]
     # So does a Package line no match begins: a stanza without a Status, ...
     assert dpkg.dpkg_order(two + b"\nPackage: c\nVersion: 1\n") is None
     # ... (a "Package: " inside a line is no Package line, and is no match either) ...
     inside = b"\nDescription: Package: d\nStatus: install ok installed\nArchitecture: all\nVersion: 2\n"
     assert dpkg.dpkg_order(two + inside + b"\nPackage: c\nVersion: 1\n") is None
-    assert [r[0] for r in dpkg.records(two + inside + b"\nPackage: c\nVersion: 1\n")] == ["adduser", "bash", "c"]
+    assert [r.package for r in dpkg.records(two + inside + b"\nPackage: c\nVersion: 1\n")] == ["adduser", "bash", "c"]
     # ... a continuation line before the Version, or a whitespace-only line parting stanzas.
     assert dpkg.dpkg_order(two.replace(b"Section: admin", b" continued", 1)) is None
     assert dpkg.dpkg_order(two.replace(b"\n\nPackage: bash", b"\n \nPackage: bash")) is None
@@ -768,7 +775,7 @@ def test_a_file_as_dpkg_writes_it_takes_the_one_pass_path():
     for blank in (b" ", b"\t", b"\r", b"\f", b"\v"):
         split = b"\n\n\n" + stanza.replace(b"\nStatus:", b"\n" + blank + b"\nStatus:")
         assert dpkg.dpkg_order(split) is None
-        assert dpkg.records(split) == [("adduser", None, None, None, None, None)]
+        assert dpkg.records(split) == [dpkg.Record("adduser", None, None, None, None, None)]
 
 
 def test_a_file_as_dpkg_writes_it_never_reaches_the_general_reader(monkeypatch):

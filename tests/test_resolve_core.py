@@ -352,7 +352,7 @@ def test_apu_laptop_torch_builds_are_not_wrong(matrices):
 
 
 def test_torch_arch_rule_is_torchpicks(matrices):
-    from gpuenv.torchpick import cuda_covers
+    from gpuenv.resolve.torchpick import cuda_covers
 
     for version in matrices.torch_versions():
         for v in matrices.torch_variants(version):
@@ -457,7 +457,7 @@ def test_persistence_is_not_asked_of_a_desktop(matrices):
 
 
 def test_ryzen_igpu_beside_an_nvidia_card_is_no_second_vendor(matrices):
-    from gpuenv.torchpick import pick
+    from gpuenv.resolve.torchpick import pick
 
     doc = base("doctor-healthy-cuda")
     doc["gpus"].append(raphael(gfx_target=None, sources=["sysfs"]))

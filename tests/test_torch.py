@@ -10,7 +10,7 @@ import pytest
 from gpuenv import matrices as M
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import loads
-from gpuenv.torchpick import PickError, cuda_covers, pick
+from gpuenv.resolve.torchpick import PickError, cuda_covers, pick
 from tests.cli_runner import CliRunner, app
 from tests.schemas import validate
 

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuenv.verify.judge import CODES, TOLERANCE, Outcome, judge
+from gpuenv.verify.judge import CODES, judge
+from gpuenv.verify.results import TOLERANCE, Outcome
 from gpuenv.verify.script import SCRIPT, SIZE
 from tests.cli_runner import invoke
 from tests.schemas import validate

@@ -23,7 +23,7 @@ def configure(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from gpuenv import jsonout
     from gpuenv.matrices import MatrixError, load
-    from gpuenv.torchpick import PickError, pick
+    from gpuenv.resolve.torchpick import PickError, pick
 
     if args.facts_file is not None and args.root is not None:
         raise Usage("--facts and --root cannot be used together")

@@ -5,6 +5,7 @@ taken from what is installed (never vendor globs), then key (verified against a 
 fingerprint), sources with signed-by and the right suite, pin, one apt-get update, headers,
 driver, groups, toolkit, post-install files. Blockers (container, WSL, unsupported GPU/OS/arch)
 are finding codes on the plan; the steps are still there so that the user sees what would run.
+The purge rules live in ``purge``, the plain steps both stacks share in ``builders``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import re
 from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices
 from gpuenv.plan import therock
+from gpuenv.plan.builders import apt_install, apt_update, initramfs, ldconfig, write_file
 from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request, Step, TorchPick
+from gpuenv.plan.purge import purge_steps, stack_present
 from gpuenv.plan.repos import Repos
 from gpuenv.plan.staleness import facts_digest
 from gpuenv.resolve import inventory as inv
@@ -38,14 +41,14 @@ def make_plan(facts: Facts, matrices: Matrices, repos: Repos, req: Request) -> P
     other = "cuda" if req.stack == "rocm" else "rocm"
     blockers: list[str] = []
     if req.action is Action.UNINSTALL:
-        steps = _purge_steps(facts, repos, req.stack, why="uninstall requested")
+        steps = purge_steps(facts, repos, req.stack, why="uninstall requested")
         target = PlanTarget(stack=req.stack, version=None)
     else:
         # The other stack's purge only where the facts show a trace of it: on a clean box a list of
         # "remove X (already done)" steps is noise. `gpuenv uninstall` still sweeps every known path.
         steps = (
-            _purge_steps(facts, repos, other, why=f"stack.both-installed: {req.stack} replaces {other}")
-            if _stack_present(facts, repos, other)
+            purge_steps(facts, repos, other, why=f"stack.both-installed: {req.stack} replaces {other}")
+            if stack_present(facts, repos, other)
             else []
         )
         if req.stack == "rocm":
@@ -70,124 +73,6 @@ def make_plan(facts: Facts, matrices: Matrices, repos: Repos, req: Request) -> P
         user=req.user,
         request=req,
     )
-
-
-# --------------------------------------------------------------------------------------------
-# Purge
-
-
-def purge_packages(facts: Facts, repos: Repos, stack: str) -> list[str]:
-    """The installed packages that belong to a stack, by the anchored purge rules."""
-    installed = facts.packages.installed if facts.packages else {}
-    rules = repos.purge[stack]
-    return sorted(p for p in installed if rules.matches(p.split(":")[0]))
-
-
-def _stack_present(facts: Facts, repos: Repos, stack: str) -> bool:
-    """Any trace of a stack: its packages, its vendor's APT sources, a toolkit, a driver running."""
-    vendor = "amd" if stack == "rocm" else "nvidia"
-    if purge_packages(facts, repos, stack) or getattr(facts.toolkits, stack):
-        return True
-    if any(repos.is_vendor_uri(vendor, s.uri) for s in facts.apt_sources or ()):
-        return True
-    if stack == "cuda":
-        return bool(facts.nvidia and facts.nvidia.driver_version) or bool(facts.module_loaded("nvidia"))
-    return False
-
-
-def _purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]:
-    vendor = "amd" if stack == "rocm" else "nvidia"
-    spec = repos.section(vendor)
-    steps: list[Step] = []
-    packages = purge_packages(facts, repos, stack)
-    if stack == "cuda":
-        for tk in facts.toolkits.cuda:
-            if tk.source == "runfile" and tk.path:
-                uninstaller = spec["runfile_uninstallers"]["toolkit"].format(path=tk.path.rstrip("/"))
-                steps.append(
-                    Step(
-                        id=f"purge-cuda-runfile-{tk.version}",
-                        kind=Kind.COMMAND,
-                        title=f"Remove the runfile CUDA {tk.version} with its own uninstaller",
-                        why="cuda.mixed-install: a runfile install is removed by its uninstaller, not apt",
-                        argv=(uninstaller,),
-                        only_if_exists=uninstaller,
-                    )
-                )
-        driver_uninstaller = spec["runfile_uninstallers"]["driver"]
-        driver_seen = bool(facts.nvidia and facts.nvidia.driver_version) or facts.module_loaded("nvidia")
-        packaged = any(p.startswith(("nvidia-", "cuda-drivers")) for p in packages)
-        if driver_seen and not packaged:  # a driver no package owns: the runfile's
-            steps.append(
-                Step(
-                    id="purge-nvidia-runfile-driver",
-                    kind=Kind.COMMAND,
-                    title="Remove a runfile NVIDIA driver with nvidia-uninstall (when one is there)",
-                    why="cuda.mixed-install: a runfile driver is removed by its uninstaller, not apt",
-                    argv=(driver_uninstaller, "--silent"),
-                    only_if_exists=driver_uninstaller,
-                )
-            )
-    kernel_driver = any(("dkms" in p or p in ("nvidia-open", "cuda-drivers")) for p in packages)
-    if packages:
-        steps.append(
-            Step(
-                id=f"purge-{stack}-packages",
-                kind=Kind.APT_PURGE,
-                title=f"Purge the {len(packages)} installed {stack.upper()} packages",
-                why=why,
-                packages=tuple(packages),
-                argv=("apt-get", "purge", "-y", *packages),
-                reboot_after=kernel_driver,
-                skip_if="none of these packages is installed",
-            )
-        )
-    files = list(spec["leftover_files"])
-    for src in facts.apt_sources or ():
-        if src.file and repos.is_vendor_uri(vendor, src.uri) and src.file not in files:
-            others = [
-                s
-                for s in facts.apt_sources or ()
-                if s.file == src.file and not repos.is_vendor_uri(vendor, s.uri)
-            ]
-            if not others:  # a file that also lists other repositories is left alone
-                files.append(src.file)
-    file_ids: dict[str, str] = {}
-    for i, path in enumerate(dict.fromkeys(files)):
-        file_ids[path] = f"purge-{stack}-file-{i}"
-        steps.append(
-            Step(
-                id=f"purge-{stack}-file-{i}",
-                kind=Kind.REMOVE_FILE,
-                title=f"Remove {path}",
-                why=f"stack.leftovers: {stack} sources, pins, keyrings and gpuenv's own files",
-                path=path,
-                skip_if="the file is absent",
-            )
-        )
-    changed = tuple(s.id for s in steps if s.kind is Kind.APT_PURGE) + tuple(file_ids.values())
-    if stack == "rocm":
-        why = "drop /etc/ld.so.conf.d/rocm.conf from the loader cache"
-        steps.append(_ldconfig("purge-rocm-ldconfig", why, changed))
-    else:
-        blacklist = file_ids[spec["nouveau_blacklist"]["path"]]
-        steps.append(
-            _initramfs("purge-cuda-initramfs", "the nouveau blacklist is gone", (blacklist,), reboot=False)
-        )
-    rules = repos.purge[stack]
-    steps.append(
-        Step(
-            id=f"purge-{stack}-autoremove",
-            kind=Kind.APT_PURGE,
-            title=f"Autoremove what the {stack.upper()} purge orphaned (simulated first; only {stack} packages)",
-            why="apt autoremove is simulated and narrowed: it never takes packages outside the stack",
-            autoremove=True,
-            allow=rules.patterns + tuple("!" + p.pattern for p in rules.keep),
-            argv=("apt-get", "autoremove", "--purge", "-y"),
-            skip_if="apt's simulation finds no orphan of this stack",
-        )
-    )
-    return steps
 
 
 # --------------------------------------------------------------------------------------------
@@ -233,7 +118,7 @@ def _key_source_steps(key, lists: list[tuple[str, str]], why: str) -> list[Step]
         )
     ]
     for i, (path, content) in enumerate(lists):
-        steps.append(_write(f"source-{i}", f"Write {path}", why, path, content, kind=Kind.APT_SOURCE))
+        steps.append(write_file(f"source-{i}", f"Write {path}", why, path, content, kind=Kind.APT_SOURCE))
     return steps
 
 
@@ -257,17 +142,6 @@ def _drop_other_sources(facts: Facts, repos: Repos, vendor: str, keep: tuple[str
             )
         )
     return steps
-
-
-def _apt_update() -> Step:
-    return Step(
-        id="apt-update",
-        kind=Kind.APT_UPDATE,
-        title="apt-get update (once, after the sources changed)",
-        why="read the new vendor sources",
-        argv=("apt-get", "update"),
-        skip_if="every package the plan installs is already installed",
-    )
 
 
 def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
@@ -297,59 +171,6 @@ def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
             skip_if="installed",
         )
     ]
-
-
-def _install(step_id: str, title: str, why: str, packages: list[str], reboot: bool = False) -> Step:
-    return Step(
-        id=step_id,
-        kind=Kind.APT_INSTALL,
-        title=title,
-        why=why,
-        packages=tuple(packages),
-        argv=("apt-get", "install", "-y", *packages),
-        reboot_after=reboot,
-        skip_if="installed",
-    )
-
-
-def _write(step_id: str, title: str, why: str, path: str, content: str, kind: Kind = Kind.WRITE_FILE) -> Step:
-    """A system file gpuenv owns: world-readable config, rewritten only when it differs."""
-    return Step(
-        id=step_id,
-        kind=kind,
-        title=title,
-        why=why,
-        path=path,
-        content=content,
-        mode="0644",
-        skip_if="the file already has this content and mode",
-    )
-
-
-def _ldconfig(step_id: str, why: str, after: tuple[str, ...]) -> Step:
-    return Step(
-        id=step_id,
-        kind=Kind.COMMAND,
-        title="Refresh the loader cache (ldconfig)",
-        why=why,
-        argv=("ldconfig",),
-        after=after,
-        skip_if="none of the steps it follows changed anything",
-    )
-
-
-def _initramfs(step_id: str, why: str, after: tuple[str, ...], reboot: bool) -> Step:
-    return Step(
-        id=step_id,
-        kind=Kind.COMMAND,
-        title="Rebuild the initramfs (update-initramfs -u)",
-        why=why,
-        argv=("update-initramfs", "-u"),
-        only_if_exists="/usr/sbin/update-initramfs",
-        after=after,
-        reboot_after=reboot,
-        skip_if="update-initramfs is absent, or the blacklist did not change",
-    )
 
 
 def _torch_steps(
@@ -429,7 +250,7 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
     steps = _drop_other_sources(facts, repos, "amd", tuple(path for path, _ in lists))
     steps += _key_source_steps(key, lists, why_repo)
     steps.append(
-        _write(
+        write_file(
             "pin",
             f"Write {pin['path']} (prefer repo.radeon.com)",
             "AMD's packages must win over the distribution's ROCm packages",
@@ -438,11 +259,11 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             kind=Kind.APT_PIN,
         )
     )
-    steps.append(_apt_update())
+    steps.append(apt_update())
     steps += _headers(facts, kernel_ok, notes)
     if kernel_ok:
         steps.append(
-            _install(
+            apt_install(
                 "driver",
                 f"Install the amdgpu kernel driver ({pkgs['driver']} from amdgpu {rel['amdgpu']})",
                 "amd.driver-missing: ROCm needs AMD's amdgpu driver",
@@ -471,7 +292,7 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             "no --user given (and no SUDO_USER): add the GPU user with usermod -a -G render,video NAME"
         )
     steps.append(
-        _install(
+        apt_install(
             "toolkit",
             f"Install ROCm {version} ({pkgs['toolkit']})",
             f"target rocm {version}",
@@ -480,7 +301,7 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
     )
     conf = repos.section("amd")["ld_so_conf"]
     steps.append(
-        _write(
+        write_file(
             "ld-so-conf",
             f"Write {conf['path']}",
             "the loader finds ROCm's libraries in /opt/rocm/lib and lib64",
@@ -488,7 +309,7 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             conf["content"],
         )
     )
-    steps.append(_ldconfig("ldconfig", "load rocm.conf into the loader cache", ("ld-so-conf", "toolkit")))
+    steps.append(ldconfig("ldconfig", "load rocm.conf into the loader cache", ("ld-so-conf", "toolkit")))
     torch, more = _torch_steps(matrices, req, "rocm", version)
     steps += more
     driver = pkgs["driver"] if kernel_ok else None
@@ -562,13 +383,13 @@ def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
     steps += _key_source_steps(
         key, [(list_path, list_content)], f"NVIDIA's CUDA repository for {distro}/{arch}"
     )
-    steps.append(_apt_update())
+    steps.append(apt_update())
     steps += _headers(facts, kernel_ok, notes)
     if kernel_ok:
         bl = repos.section("nvidia")["nouveau_blacklist"]
         nouveau = facts.module_loaded("nouveau")
         steps.append(
-            _write(
+            write_file(
                 "nouveau-blacklist",
                 f"Blacklist nouveau ({bl['path']})",
                 "nvidia.nouveau-loaded" if nouveau else "keep nouveau from claiming the GPU at boot",
@@ -577,12 +398,12 @@ def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             )
         )
         steps.append(
-            _initramfs(
+            initramfs(
                 "initramfs", "the blacklist must be in the initramfs", ("nouveau-blacklist",), reboot=True
             )
         )
         steps.append(
-            _install(
+            apt_install(
                 "driver",
                 f"Install the NVIDIA driver, {driver_label}",
                 "nvidia.driver-missing" + (f": CUDA {series} needs >= {min_driver}" if min_driver else ""),
@@ -592,11 +413,11 @@ def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
         )
     toolkit = pk["toolkit"].format(major=major, minor=minor)
     steps.append(
-        _install("toolkit", f"Install CUDA {series} ({toolkit})", f"target cuda {series}", [toolkit])
+        apt_install("toolkit", f"Install CUDA {series} ({toolkit})", f"target cuda {series}", [toolkit])
     )
     prof = repos.section("nvidia")["profile"]
     steps.append(
-        _write(
+        write_file(
             "profile",
             f"Put /usr/local/cuda-{series}/bin on PATH ({prof['path']})",
             "cuda.not-on-path",

@@ -7,6 +7,7 @@ import re
 
 from gpuenv.facts import Packages
 from gpuenv.probe.host import Host
+from gpuenv.record import record
 
 STATUS = "/var/lib/dpkg/status"
 # dpkg's journal: each status change is written here first (one stanza per file, 0000, 0001,
@@ -47,9 +48,21 @@ _DPKG_ORDER = re.compile(
     + rb"Architecture: " + _WORD + rb"\n" + _SKIP + rb"Version: " + _WORD + rb"(?![^\n])"
 )  # fmt: skip
 
-# One stanza that names a package: (Package, want, flag, state, Architecture, Version), the
-# three Status words None unless there are exactly three, a missing field None.
-Record = tuple[str, str | None, str | None, str | None, str | None, str | None]
+
+@record(frozen=True)
+class Record:
+    """One stanza that names a package: its Package, the three Status words (want, flag, state;
+    each None unless there are exactly three), its Architecture and Version (None when missing)."""
+
+    package: str
+    want: str | None
+    flag: str | None
+    state: str | None
+    arch: str | None
+    version: str | None
+
+
+_new = object.__new__  # how the one pass makes its records (``dpkg_order`` says why)
 
 
 def records(data: str | bytes) -> list[Record]:
@@ -72,7 +85,7 @@ def general_records(raw: bytes) -> list[Record]:
 def _record(st: dict[str, str]) -> Record:
     words = st.get("Status", "").split()
     want, flag, state = words if len(words) == 3 else (None, None, None)
-    return st["Package"], want, flag, state, st.get("Architecture"), st.get("Version")
+    return Record(st["Package"], want, flag, state, st.get("Architecture"), st.get("Version"))
 
 
 def dpkg_order(raw: bytes) -> list[Record] | None:
@@ -86,7 +99,17 @@ def dpkg_order(raw: bytes) -> list[Record] | None:
     if len(found) != raw.count(b"\nPackage:") + raw.startswith(b"Package:"):
         return None
     # Printable ASCII: nothing to replace, and nothing a strip would take.
-    return [(n.decode(), w.decode(), f.decode(), s.decode(), a.decode(), v.decode()) for n, w, f, s, a, v in found]
+    # Records made without their generic __init__ (2 us each, ten times this): the one pass is on
+    # every probe's path and a status file names thousands of packages. Equal to Record(...):
+    # the tests hold this path equal to ``general_records``, which builds them the usual way.
+    out: list[Record] = []
+    for n, w, f, s, a, v in found:
+        rec = _new(Record)
+        rec.__dict__.update(
+            package=n.decode(), want=w.decode(), flag=f.decode(), state=s.decode(), arch=a.decode(), version=v.decode()
+        )
+        out.append(rec)
+    return out
 
 
 def parse_status(data: str | bytes) -> list[dict[str, str]]:
@@ -152,11 +175,16 @@ def packages_from_status(
     if updates:
         found = _merge_journal(found, text, updates)
     if native_arch is None:
-        native_arch = next((rec[4] for rec in found if rec[0] == "dpkg"), fallback_arch)
+        native_arch = next((rec.arch for rec in found if rec.package == "dpkg"), fallback_arch)
     keyed = [
-        (name if not native_arch or not arch or arch in ("all", native_arch) else f"{name}:{arch}", flag, state, version)
-        for name, _, flag, state, arch, version in found
-        if name and state is not None
+        (
+            r.package if not native_arch or not r.arch or r.arch in ("all", native_arch) else f"{r.package}:{r.arch}",
+            r.flag,
+            r.state,
+            r.version,
+        )
+        for r in found
+        if r.package and r.state is not None
     ]
     installed = {key: version for key, _, state, version in keyed if state in _PRESENT and version is not None}
     unfinished = [key for key, flag, state, _ in keyed if state in _UNFINISHED or flag == "reinstreq"]
@@ -171,7 +199,7 @@ def _merge_journal(
     stanza names (a package once built for "all" now built for amd64, a crossgrade), unless
     both are Multi-Arch: same (libc6:i386 beside libc6); otherwise each architecture has its
     own (dpkg's parse_find_pkg_slot)."""
-    merged = {(rec[0], rec[4]): rec for rec in found}
+    merged = {(rec.package, rec.arch): rec for rec in found}
     same: dict[tuple[str, str | None], bool] = {}  # Multi-Arch: same, of the stanzas looked at
     in_status: dict[tuple[str, str | None], dict[str, str]] | None = None
     for update in updates:
@@ -179,8 +207,8 @@ def _merge_journal(
             if "Package" not in st:
                 continue
             rec = _record(st)
-            key, new_same = (rec[0], rec[4]), st.get("Multi-Arch") == "same"
-            installed = [k for k, r in merged.items() if k[0] == rec[0] and r[3] != "not-installed"]
+            key, new_same = (rec.package, rec.arch), st.get("Multi-Arch") == "same"
+            installed = [k for k, r in merged.items() if k[0] == rec.package and r.state != "not-installed"]
             if len(installed) == 1 and installed[0] not in same:
                 if in_status is None:  # rare: only a package already in the file is looked up
                     in_status = {(s["Package"], s.get("Architecture")): s for s in parse_status(status) if "Package" in s}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.exitcodes import Exit
-from gpuenv.torchpick import Choice
+from gpuenv.resolve.torchpick import Choice
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

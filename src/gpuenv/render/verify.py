@@ -3,7 +3,7 @@ with its fix (errors first), in the doctor's style."""
 
 from __future__ import annotations
 
-from gpuenv.verify.judge import GpuResult, Verification
+from gpuenv.verify.results import GpuResult, Verification
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

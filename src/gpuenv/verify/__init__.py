@@ -4,7 +4,10 @@
 nodes, runs a matmul per GPU and prints one JSON record per step); ``run`` is the only module
 that starts the process (timeout, process group, what came back); ``machine`` is what the probe
 sees of the machine (its GPUs, driver, stack); ``judge`` turns the records into findings (pure:
-no I/O, tested without any interpreter). ``verify`` below is the one function the command calls.
+no I/O, tested without any interpreter), reading them with ``records``, holding the results in
+``results``, and taking the findings from ``run_findings`` (the run itself), ``torch_findings``
+(torch and its build) and ``gpu_findings`` (device nodes, visible GPUs, architectures,
+matmuls). ``verify`` below is the one function the command calls.
 gpuenv itself never imports torch: the torch that matters is the target interpreter's.
 """
 
@@ -12,12 +15,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
-    from gpuenv.verify.judge import Verification
     from gpuenv.verify.machine import Machine
+    from gpuenv.verify.results import Verification
 
 
 def verify(python: str, timeout: float | None = None, root: str | None = None) -> Verification:
-    """Verify ``python``'s PyTorch on this machine; a ``judge.Verification``.
+    """Verify ``python``'s PyTorch on this machine; a ``results.Verification``.
 
     ``root``: where the machine's /sys and /dev are (``--root``; None: /). The probe reads the
     GPUs on the PCI bus there, and the script opens that tree's device nodes. The probe never

@@ -24,7 +24,7 @@ import signal
 import subprocess
 import time
 
-from gpuenv.verify.judge import Outcome
+from gpuenv.verify.results import Outcome
 from gpuenv.verify.script import SCRIPT
 
 TIMEOUT = 120.0  # seconds: a first CUDA/ROCm initialisation takes seconds, a hung GPU forever

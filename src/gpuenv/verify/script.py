@@ -26,7 +26,7 @@ The matmul: SIZE x SIZE float32 inputs from ``random.Random(0)`` in [-1, 1) (the
 every machine, made without torch), multiplied on the CPU and on each GPU, with TF32 switched off
 where this torch has the switch. It reports the largest absolute difference from the CPU product
 (null with ``finite: false`` for NaN or infinity); the tolerance is the judge's
-(``gpuenv.verify.judge.TOLERANCE``). ``.tolist()`` copies the result back, which also waits for
+(``gpuenv.verify.results.TOLERANCE``). ``.tolist()`` copies the result back, which also waits for
 the kernel: no ``synchronize`` is needed.
 
 ``sys.argv[1:]`` are the device nodes to open read-write on a ROCm build (``/dev/kfd`` and the

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
-from gpuenv import pep440, torchpick
+from gpuenv import pep440
 from gpuenv.facts import Facts, Gpu
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve import torchpick
 from gpuenv.resolve.facts_view import amdgpu_release, rocm_gpus, same_line, shadowed_wheel_libraries
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
