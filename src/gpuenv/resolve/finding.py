@@ -19,13 +19,15 @@ class Severity(str, enum.Enum):
 
 @record(frozen=True)
 class Finding:
-    code: str  # stable public code, e.g. "nvidia.nouveau-loaded"
     severity: Severity
     title: str  # one line
     detail: str  # what was seen: versions, paths, GPUs
     fix: str  # what to do, with commands where they exist
     gpus: tuple[str, ...] = ()  # PCI slots concerned
     refs: tuple[str, ...] = ()  # source URLs
+    # The stable public code (FINDINGS.md). A check leaves it empty: the registry stamps the code
+    # the check is registered under, so each code is written once, in its @check.
+    code: str = ""
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {

@@ -47,7 +47,7 @@ def _kernel_fix(facts: Facts, entry, running: str | None) -> str:
     )
 
 
-@check(code="kernel.unsupported", area="platform", needs=("matrices",))
+@check(code="kernel.unsupported", area="platform", needs=("matrices",), noted=True)
 def unsupported(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None or inv.hosted(facts):
@@ -62,7 +62,6 @@ def unsupported(facts: Facts, matrices, target: Target):
     if running in listed:
         return
     yield Finding(
-        code="kernel.unsupported",
         severity=Severity.WARNING,
         title=f"Kernel {running} is not a series ROCm {release.version} lists for {facts.os.id} {entry.version}",
         detail=f"running {facts.kernel.release}; ROCm {release.version} lists {', '.join(entry.kernels)} "
@@ -72,7 +71,7 @@ def unsupported(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="kernel.headers-missing", area="platform", needs=("kernel.headers_installed",))
+@check(code="kernel.headers-missing", area="platform", needs=("kernel.headers_installed",), noted=True)
 def headers_missing(facts: Facts, matrices, target: Target):
     if facts.kernel.headers_installed or inv.hosted(facts):
         return
@@ -97,7 +96,6 @@ def headers_missing(facts: Facts, matrices, target: Target):
         detail = f"/lib/modules/{release}/build is missing; {why}, which cannot build without it."
         fix = _headers_fix(facts, release)
     yield Finding(
-        code="kernel.headers-missing",
         severity=Severity.ERROR,
         title=f"No kernel headers for the running kernel {release}",
         detail=detail,
@@ -121,7 +119,6 @@ def next_boot_no_module(facts: Facts, matrices, target: Target):
         if built:
             continue
         yield Finding(
-            code="kernel.next-boot-no-module",
             severity=Severity.ERROR,
             title=f"The next boot (kernel {nxt}) has no {module} module built",
             detail=f"running {facts.kernel.release}; kernel {nxt} is installed and boots next, but DKMS has not built "
@@ -151,7 +148,6 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
         if not facts.gpus_of(vendor):
             # The driver of a GPU that is not here: building it helps nothing, removing it does.
             yield Finding(
-                code="kernel.dkms-not-built",
                 severity=Severity.ERROR,
                 title=f"{package} is installed but its {module} module is not built for kernel {release}",
                 detail=f"dkms status: {seen}. There is no {'AMD' if vendor == 'amd' else 'NVIDIA'} GPU here: "
@@ -160,7 +156,6 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
             )
             continue
         yield Finding(
-            code="kernel.dkms-not-built",
             severity=Severity.ERROR,
             title=f"{package} is installed but its {module} module is not built for kernel {release}",
             detail=f"dkms status: {seen}. The vendor module is not what runs on this kernel "
@@ -170,7 +165,7 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
         )
 
 
-@check(code="kernel.secure-boot", area="platform", needs=("kernel.secure_boot",))
+@check(code="kernel.secure-boot", area="platform", needs=("kernel.secure_boot",), blocking=True, noted=True)
 def secure_boot(facts: Facts, matrices, target: Target):
     if not facts.kernel.secure_boot or inv.hosted(facts):
         return
@@ -208,7 +203,6 @@ def secure_boot(facts: Facts, matrices, target: Target):
     )
     if not_loaded:
         yield Finding(
-            code="kernel.secure-boot",
             severity=Severity.ERROR,
             title=f"Secure Boot is on and the DKMS module {', '.join(not_loaded)} is not loaded",
             detail=f"DKMS packages: {', '.join(modules.values())}; not in /proc/modules: {', '.join(not_loaded)}. "
@@ -220,7 +214,6 @@ def secure_boot(facts: Facts, matrices, target: Target):
         return
     what = ", ".join(modules[m] for m in unproven) if unproven else f"the planned {target.stack} driver"
     yield Finding(
-        code="kernel.secure-boot",
         severity=Severity.WARNING,
         title="Secure Boot is on: DKMS modules must be signed with an enrolled key",
         detail=f"DKMS GPU driver: {what}. A kernel or driver update that rebuilds it unsigned stops it loading.",
@@ -246,7 +239,6 @@ def reboot_required(facts: Facts, matrices, target: Target):
         # NVML's own word: the loaded module is older than the user-space driver (an upgrade,
         # often unattended, replaced the libraries under a running kernel module).
         yield Finding(
-            code="kernel.reboot-required",
             severity=Severity.WARNING,
             title="The NVIDIA driver was upgraded under the loaded module: reboot",
             detail="NVML: Driver/library version mismatch"
@@ -258,7 +250,6 @@ def reboot_required(facts: Facts, matrices, target: Target):
         return
     if loaded and package and inv.version_tuple(loaded) != inv.version_tuple(package):
         yield Finding(
-            code="kernel.reboot-required",
             severity=Severity.WARNING,
             title="The loaded NVIDIA module is not the installed driver: reboot",
             detail=f"loaded nvidia module {loaded}; installed driver packages {package}.",
@@ -272,7 +263,6 @@ def reboot_required(facts: Facts, matrices, target: Target):
     ]
     if amd and built and not any(v.startswith(amd) or amd.startswith(v) for v in built):
         yield Finding(
-            code="kernel.reboot-required",
             severity=Severity.WARNING,
             title="The loaded amdgpu module is not the installed amdgpu-dkms build: reboot",
             detail=f"loaded amdgpu {amd}; DKMS built {', '.join(built)} for {facts.kernel.release}.",
@@ -304,7 +294,6 @@ def iommu(facts: Facts, matrices, target: Target):
     intel = "intel" in (facts.host.cpu_model or "").lower()
     params = "intel_iommu=on iommu=pt" if intel else "iommu=pt"
     yield Finding(
-        code="kernel.iommu",
         severity=Severity.INFO,
         title=f"{len(gpus)} Instinct GPUs without iommu=pt on the kernel command line",
         detail=f"GPUs: {inv.describe(gpus, matrices)}; /proc/cmdline: {facts.kernel.cmdline}. "
