@@ -25,6 +25,9 @@ class Finding:
     fix: str  # what to do, with commands where they exist
     gpus: tuple[str, ...] = ()  # PCI slots concerned
     refs: tuple[str, ...] = ()  # source URLs
+    # The fix's runnable command lines, in order, each also a line of `fix` (which keeps the prose
+    # around them): what a tool can offer to run. Empty where the fix is not a command today.
+    commands: tuple[str, ...] = ()
     # The stable public code (FINDINGS.md). A check leaves it empty: the registry stamps the code
     # the check is registered under, so each code is written once, in its @check.
     code: str = ""
@@ -37,6 +40,8 @@ class Finding:
             "detail": self.detail,
             "fix": self.fix,
         }
+        if self.commands:
+            out["commands"] = list(self.commands)
         if self.gpus:
             out["gpus"] = list(self.gpus)
         if self.refs:

@@ -155,6 +155,7 @@ def no_device_access(facts: Facts, matrices, target: Target):
         detail=f"{why}; {who}.",
         fix=f"sudo usermod -aG {','.join(missing) or 'render,video'} {name}\n"
         "then log out and in again (group membership applies at login)",
+        commands=(f"sudo usermod -aG {','.join(missing) or 'render,video'} {name}",),
         refs=(PREREQ_REF,),
     )
 

@@ -127,4 +127,5 @@ def interrupted(facts: Facts, matrices, target: Target):
         detail=f"{len(broken)} package(s): {', '.join(broken[:12])}{' …' if len(broken) > 12 else ''}. "
         "apt refuses to install anything until this is resolved.",
         fix="sudo dpkg --configure -a\nsudo apt-get -f install  # if dependencies are still broken",
+        commands=("sudo dpkg --configure -a", "sudo apt-get -f install"),
     )

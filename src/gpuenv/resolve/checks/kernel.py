@@ -84,6 +84,8 @@ def headers_missing(facts: Facts, matrices, target: Target):
         else f"the {target.stack} install ({basis(target)} target) builds a DKMS driver"
     )
     release = facts.kernel.release
+    dkms = ("sudo dkms autoinstall",) if installed else ()
+    commands: tuple[str, ...] = ()
     if inv.distribution_kernel(facts) is False:
         # No linux-headers package of this release exists anywhere: naming one would send the
         # user after a package apt cannot find.
@@ -95,11 +97,13 @@ def headers_missing(facts: Facts, matrices, target: Target):
     else:
         detail = f"/lib/modules/{release}/build is missing; {why}, which cannot build without it."
         fix = _headers_fix(facts, release)
+        commands = (fix, *dkms)
     yield Finding(
         severity=Severity.ERROR,
         title=f"No kernel headers for the running kernel {release}",
         detail=detail,
-        fix=fix + ("\nsudo dkms autoinstall" if installed else ""),
+        fix="\n".join((fix, *dkms)),
+        commands=commands,
     )
 
 
@@ -125,6 +129,7 @@ def next_boot_no_module(facts: Facts, matrices, target: Target):
             f"{module} ({package}) for it: after the reboot the GPU driver will be missing.",
             fix=f"{_headers_fix(facts, nxt)}\nsudo dkms autoinstall -k {nxt}\n"
             f"dkms status  # expect {module}/…, {nxt}, …: installed — reboot only after that",
+            commands=(_headers_fix(facts, nxt), f"sudo dkms autoinstall -k {nxt}", "dkms status"),
         )
 
 
@@ -153,6 +158,7 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
                 detail=f"dkms status: {seen}. There is no {'AMD' if vendor == 'amd' else 'NVIDIA'} GPU here: "
                 "this is a leftover driver, and its unfinished DKMS build keeps failing on every kernel update.",
                 fix=f"sudo apt-get purge {package}\nsudo dkms status  # expect no {module} entry",
+                commands=(f"sudo apt-get purge {package}", "sudo dkms status"),
             )
             continue
         yield Finding(
@@ -162,6 +168,7 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
             "(kernel API drift, missing headers or a custom kernel).",
             fix=f"{_headers_fix(facts, release)}\nsudo dkms autoinstall -k {release}\n"
             f"If the build fails, boot a kernel series the driver supports, or reinstall: sudo apt-get install --reinstall {package}",
+            commands=(_headers_fix(facts, release), f"sudo dkms autoinstall -k {release}"),
         )
 
 
@@ -246,6 +253,7 @@ def reboot_required(facts: Facts, matrices, target: Target):
             + (f"; installed driver {package or nv.driver_version}" if package or nv.driver_version else "")
             + ".",
             fix="sudo reboot",
+            commands=("sudo reboot",),
         )
         return
     if loaded and package and inv.version_tuple(loaded) != inv.version_tuple(package):
@@ -254,6 +262,7 @@ def reboot_required(facts: Facts, matrices, target: Target):
             title="The loaded NVIDIA module is not the installed driver: reboot",
             detail=f"loaded nvidia module {loaded}; installed driver packages {package}.",
             fix="sudo reboot",
+            commands=("sudo reboot",),
         )
     amd = facts.amd.driver_version if facts.amd else None
     built = [
@@ -267,6 +276,7 @@ def reboot_required(facts: Facts, matrices, target: Target):
             title="The loaded amdgpu module is not the installed amdgpu-dkms build: reboot",
             detail=f"loaded amdgpu {amd}; DKMS built {', '.join(built)} for {facts.kernel.release}.",
             fix="sudo reboot",
+            commands=("sudo reboot",),
         )
 
 

@@ -108,6 +108,7 @@ def driver_not_loaded(facts: Facts, matrices, target: Target):
         detail="; ".join(seen) + (f"; likely: {'; '.join(causes)}" if causes else "; no reboot since the install?"),
         fix="sudo modprobe nvidia  # the error names the cause\nsudo dmesg | grep -i nvidia\n"
         "If it was just installed: sudo reboot",
+        commands=("sudo modprobe nvidia",),
         gpus=inv.slots(gpus),
     )
 
