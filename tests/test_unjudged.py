@@ -17,7 +17,8 @@ from gpuenv.matrices import load
 from gpuenv.plan import planner, repos
 from gpuenv.plan.plan import Action, Request
 from gpuenv.resolve.finding import Severity, Target
-from gpuenv.resolve.report import NOT_JUDGED, diagnose
+from gpuenv.resolve.registry import not_judged_codes
+from gpuenv.resolve.report import diagnose
 from gpuenv.resolve.target import choose_auto
 from tests.cli_runner import CliRunner, app
 from tests.doctor_cases import FACTS_DIR, base
@@ -322,4 +323,4 @@ def test_nothing_outside_the_matrices_gets_all_good_or_exit_0_unsaid(stack, what
     if "os" in said and "rocm.release-unknown" not in found:
         assert found & {"os.unsupported", "os.unknown"}, sorted(found)
     # Nothing unjudged hides behind exit 1: the unjudged findings are in the report either way.
-    assert set(said - {"os"}) <= {f.code for f in report.findings if f.code in NOT_JUDGED}
+    assert set(said - {"os"}) <= {f.code for f in report.findings if f.code in not_judged_codes()}

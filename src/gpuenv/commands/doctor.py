@@ -147,7 +147,13 @@ def _redacted(report: Report, redactor: Redactor) -> Report:
     from gpuenv import record as records
 
     findings = tuple(
-        records.replace(f, title=redactor.text(f.title), detail=redactor.text(f.detail), fix=redactor.text(f.fix))
+        records.replace(
+            f,
+            title=redactor.text(f.title),
+            detail=redactor.text(f.detail),
+            fix=redactor.text(f.fix),
+            commands=tuple(redactor.text(c) for c in f.commands),
+        )
         for f in report.findings
     )
     return records.replace(report, findings=findings)

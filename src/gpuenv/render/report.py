@@ -179,8 +179,9 @@ def _redacted_report(report: Report, text: Callable[[str], str]) -> dict[str, An
     for f in doc["findings"]:
         for key in ("title", "detail", "fix"):
             f[key] = text(f[key])
-        if "refs" in f:
-            f["refs"] = [text(r) for r in f["refs"]]
+        for key in ("refs", "commands"):
+            if key in f:
+                f[key] = [text(r) for r in f[key]]
     if "source" in doc and doc["source"]:
         doc["source"] = text(doc["source"])
     if doc.get("matrices", {}).get("path"):

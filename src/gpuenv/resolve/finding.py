@@ -19,13 +19,18 @@ class Severity(str, enum.Enum):
 
 @record(frozen=True)
 class Finding:
-    code: str  # stable public code, e.g. "nvidia.nouveau-loaded"
     severity: Severity
     title: str  # one line
     detail: str  # what was seen: versions, paths, GPUs
     fix: str  # what to do, with commands where they exist
     gpus: tuple[str, ...] = ()  # PCI slots concerned
     refs: tuple[str, ...] = ()  # source URLs
+    # The fix's runnable command lines, in order, each also a line of `fix` (which keeps the prose
+    # around them): what a tool can offer to run. Empty where the fix is not a command today.
+    commands: tuple[str, ...] = ()
+    # The stable public code (FINDINGS.md). A check leaves it empty: the registry stamps the code
+    # the check is registered under, so each code is written once, in its @check.
+    code: str = ""
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -35,6 +40,8 @@ class Finding:
             "detail": self.detail,
             "fix": self.fix,
         }
+        if self.commands:
+            out["commands"] = list(self.commands)
         if self.gpus:
             out["gpus"] = list(self.gpus)
         if self.refs:

@@ -6,13 +6,20 @@ A check is a pure function ``(facts, matrices, target) -> iterable of Finding`` 
 ``needs`` names what the check cannot judge without: ``"matrices"``, or a facts field
 (``"packages"``, ``"kernel.dkms"``, ...) that the probe may have left ``None`` (unknown); a check whose
 needs are unknown is skipped rather than guessing.
+
+The code is written once, in ``@check``: a check yields findings without one and ``run_checks``
+stamps its code on them, so a check's findings all carry the code it is registered under (what
+``--only``, ``--ignore`` and the planner's blocker judgement rely on). What a code means to the
+rest of gpuenv is declared there too: ``blocking`` (its error form stops an install),
+``noted`` (its warning form is worth reading before one), ``not_judged`` (its warning says what
+could not be judged: exit 5).
 """
 
 from __future__ import annotations
 
 from gpuenv import import_module
 from gpuenv.facts import Facts
-from gpuenv.record import record
+from gpuenv.record import record, replace
 from gpuenv.resolve.finding import Finding, Severity, Target
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
@@ -58,6 +65,9 @@ class Check:
     area: str
     func: CheckFunc
     needs: tuple[str, ...] = ()
+    blocking: bool = False
+    noted: bool = False
+    not_judged: bool = False
 
     @property
     def name(self) -> str:
@@ -68,13 +78,31 @@ _REGISTERED: list[Check] = []
 _loaded = False
 
 
-def check(*, code: str, area: str, needs: Sequence[str] = ()) -> Callable[[CheckFunc], CheckFunc]:
-    """Register a check function under its public code."""
+def check(
+    *,
+    code: str,
+    area: str,
+    needs: Sequence[str] = (),
+    blocking: bool = False,
+    noted: bool = False,
+    not_judged: bool = False,
+) -> Callable[[CheckFunc], CheckFunc]:
+    """Register a check function under its public code (and what that code means: module doc)."""
     if area not in AREAS:
         raise ValueError(f"check {code}: unknown area {area!r}")
 
     def register(func: CheckFunc) -> CheckFunc:
-        _REGISTERED.append(Check(code=code, area=area, func=func, needs=tuple(needs)))
+        _REGISTERED.append(
+            Check(
+                code=code,
+                area=area,
+                func=func,
+                needs=tuple(needs),
+                blocking=blocking,
+                noted=noted,
+                not_judged=not_judged,
+            )
+        )
         return func
 
     return register
@@ -93,6 +121,22 @@ def known_codes() -> tuple[str, ...]:
     codes = dict.fromkeys(c.code for c in all_checks())
     codes[CRASHED] = None
     return tuple(codes)
+
+
+def blocking_codes() -> frozenset[str]:
+    """Codes whose error form blocks an install (gpuenv.resolve.blockers)."""
+    return frozenset(c.code for c in all_checks() if c.blocking)
+
+
+def noted_codes() -> frozenset[str]:
+    """Codes whose warning form a plan notes before an install (gpuenv.resolve.blockers)."""
+    return frozenset(c.code for c in all_checks() if c.noted)
+
+
+def not_judged_codes() -> frozenset[str]:
+    """Codes that say what could not be judged: a release, OS or GPU the matrices do not know, or
+    facts that do not say (gpuenv.resolve.report: no all-clear, exit 5)."""
+    return frozenset(c.code for c in all_checks() if c.not_judged)
 
 
 def area_of(code: str) -> str:
@@ -143,7 +187,8 @@ def run_checks(
         if c.code in skip or _unknown_need(facts, matrices, c.needs):
             continue
         try:
-            findings.extend(c.func(facts, matrices, target))
+            for f in c.func(facts, matrices, target):
+                findings.append(_stamped(f, c))
         except Exception as exc:  # a bug in one check must not hide the others' results
             if CRASHED in skip:
                 continue
@@ -158,6 +203,16 @@ def run_checks(
                 )
             )
     return sort_findings(findings)
+
+
+def _stamped(finding: Finding, c: Check) -> Finding:
+    """The finding under its check's code; a check that yields another code is a bug (it would
+    escape --only/--ignore and the blocker judgement), reported as doctor.check-crashed."""
+    if not finding.code:
+        return replace(finding, code=c.code)
+    if finding.code != c.code:
+        raise ValueError(f"check {c.name} yielded a finding coded {finding.code!r}, not its own {c.code!r}")
+    return finding
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

@@ -9,7 +9,7 @@ from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity, Target
-from gpuenv.resolve.registry import CRASHED, run_checks, sort_findings
+from gpuenv.resolve.registry import CRASHED, not_judged_codes, run_checks, sort_findings
 from gpuenv.resolve.target import TargetError, basis, effective_target
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
@@ -20,10 +20,6 @@ if TYPE_CHECKING:
 
 SCHEMA = "gpuenv.report/1"
 
-# Findings that say what could not be judged: a stack release, an OS or a GPU the matrices do not
-# know, or facts that do not say. Nothing wrong was found there, and nothing is known to be fine
-# either: while one stands the report is no all-clear and does not exit 0 (Exit.NOT_JUDGED).
-NOT_JUDGED = frozenset({"rocm.release-unknown", "cuda.release-unknown", "os.unknown", "gpu.unknown"})
 
 
 @record(frozen=True)
@@ -41,8 +37,12 @@ class Report:
         return counts
 
     def unjudged(self) -> tuple[Finding, ...]:
-        """The findings that say what could not be judged."""
-        return tuple(f for f in self.findings if f.code in NOT_JUDGED and f.severity is not Severity.INFO)
+        """The findings that say what could not be judged: a stack release, an OS or a GPU the
+        matrices do not know, or facts that do not say (the checks declared not_judged). Nothing
+        wrong was found there, and nothing is known to be fine either: while one stands the report
+        is no all-clear and does not exit 0 (Exit.NOT_JUDGED)."""
+        unknown = not_judged_codes()
+        return tuple(f for f in self.findings if f.code in unknown and f.severity is not Severity.INFO)
 
     def exit_code(self) -> Exit:
         if any(f.severity is Severity.ERROR for f in self.findings):

@@ -48,7 +48,6 @@ def driver_missing(facts: Facts, matrices, target: Target):
     blacklisted = "amdgpu" in (facts.kernel.modules_blacklisted or ())
     hosted = inv.hosted(facts)
     yield Finding(
-        code="amd.driver-missing",
         severity=Severity.ERROR,
         title="AMD discrete GPU without the amdgpu driver",
         detail=f"{inv.describe(bare, matrices)}: "
@@ -83,7 +82,6 @@ def kfd_missing(facts: Facts, matrices, target: Target):
         return
     container = facts.platform.container
     yield Finding(
-        code="amd.kfd-missing",
         severity=Severity.ERROR,
         title="amdgpu is loaded but /dev/kfd is missing" + (" in this container" if container else ""),
         detail="ROCm reaches the GPU through /dev/kfd (the compute interface); without it rocminfo finds no agent."
@@ -150,7 +148,6 @@ def no_device_access(facts: Facts, matrices, target: Target):
     missing = [g for g in _NODE_GROUPS if groups is None or g not in groups]
     who = f"{name} is in groups: {', '.join(groups) or 'none'}" if groups is not None else "the user is not known"
     yield Finding(
-        code="amd.no-device-access",
         severity=Severity.ERROR,
         title=f"User {name} cannot open the AMD GPU device nodes"
         if groups is not None
@@ -158,11 +155,12 @@ def no_device_access(facts: Facts, matrices, target: Target):
         detail=f"{why}; {who}.",
         fix=f"sudo usermod -aG {','.join(missing) or 'render,video'} {name}\n"
         "then log out and in again (group membership applies at login)",
+        commands=(f"sudo usermod -aG {','.join(missing) or 'render,video'} {name}",),
         refs=(PREREQ_REF,),
     )
 
 
-@check(code="amd.gpu-unsupported", area="amd", needs=("matrices",))
+@check(code="amd.gpu-unsupported", area="amd", needs=("matrices",), blocking=True)
 def gpu_unsupported(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
@@ -182,7 +180,6 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
     targets = sorted({gfx for _, gfx in bad})
     elsewhere = [line for gfx in targets if (line := newest_supporting(matrices, gfx))]
     yield Finding(
-        code="amd.gpu-unsupported",
         severity=Severity.ERROR,
         title=f"ROCm {release.version} does not support {', '.join(targets)}",
         detail=f"{inv.describe([g for g, _ in bad], matrices)}; ROCm {release.version} ({basis(target)} target) "
@@ -217,7 +214,6 @@ def _unsupported_by_every_release(facts: Facts, matrices, target: Target):
     targets = sorted({gfx for _, gfx in bad})
     installed = target.extra.get("installed") or target.version
     yield Finding(
-        code="amd.gpu-unsupported",
         severity=Severity.WARNING,
         title=f"No ROCm release the matrices know supports {', '.join(targets)}",
         detail=f"{inv.describe([g for g, _ in bad], matrices)}: no release from {releases[0].version} to "
@@ -249,7 +245,6 @@ def _only_gpu_unsupported(facts: Facts, matrices):
     targets = sorted({gfx for _, gfx in bad})
     wheels = [f"PyTorch {v} ROCm wheels are built for {gfx}" for gfx in targets if (v := _first_wheel(matrices, gfx))]
     yield Finding(
-        code="amd.gpu-unsupported",
         severity=Severity.ERROR,
         title=f"No ROCm release lists {', '.join(targets)}, this machine's only GPU",
         detail=f"{inv.describe([g for g, _ in bad], matrices)}: no bundled ROCm release (up to {default.version}, "
@@ -264,7 +259,7 @@ def _only_gpu_unsupported(facts: Facts, matrices):
     )
 
 
-@check(code="amd.gpu-deprecated", area="amd", needs=("matrices",))
+@check(code="amd.gpu-deprecated", area="amd", needs=("matrices",), noted=True)
 def gpu_deprecated(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
@@ -275,7 +270,6 @@ def gpu_deprecated(facts: Facts, matrices, target: Target):
         return
     targets = sorted({gfx for _, gfx in old})
     yield Finding(
-        code="amd.gpu-deprecated",
         severity=Severity.WARNING,
         title=f"ROCm {release.version} supports {', '.join(targets)} as deprecated",
         detail=f"{inv.describe([g for g, _ in old], matrices)}: AMD's system requirements for ROCm "
@@ -298,7 +292,7 @@ def _first_wheel(matrices, gfx: str) -> str | None:
     return None
 
 
-@check(code="amd.gpu-preview", area="amd", needs=("matrices",))
+@check(code="amd.gpu-preview", area="amd", needs=("matrices",), noted=True)
 def gpu_preview(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
@@ -313,7 +307,6 @@ def gpu_preview(facts: Facts, matrices, target: Target):
         else:
             continue
         yield Finding(
-            code="amd.gpu-preview",
             severity=Severity.WARNING,
             title=f"ROCm {release.version} supports {gfx} only {terms.split(':')[0]}",
             detail=f"{inv.describe([g], matrices)} ({gfx}): supported {terms}. Expect gaps and less testing.",
@@ -383,7 +376,6 @@ def hsa_override(facts: Facts, matrices, target: Target):
         detail += "; which GPUs the installed ROCm supports is not known here"
         fix = unset + "\nUse it only as a same-family workaround for a GPU ROCm does not list, never for a supported one."
     yield Finding(
-        code="amd.hsa-override",
         severity=Severity.WARNING,
         title="HSA_OVERRIDE_GFX_VERSION is set",
         detail=detail + ".",

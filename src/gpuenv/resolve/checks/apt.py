@@ -39,7 +39,6 @@ def source_insecure(facts: Facts, matrices, target: Target):
         if not problems:
             continue
         yield Finding(
-            code="apt.source-insecure",
             severity=Severity.ERROR,
             title=f"GPU vendor source {src.file or src.uri} is not pinned to its signing key",
             detail=f"{_where(src)}: {'; '.join(problems)}.",
@@ -89,7 +88,6 @@ def source_mismatch(facts: Facts, matrices, target: Target):
         seen, expected = _expected_suite(facts, vendor, src)
         if seen and expected and seen != expected:
             yield Finding(
-                code="apt.source-mismatch",
                 severity=Severity.ERROR,
                 title=f"{src.file or src.uri} is for {seen}, this is {facts.os.pretty_name or facts.os.id}",
                 detail=f"{_where(src)}: built for {seen}, expected {expected}. Packages for another release pull in "
@@ -107,7 +105,6 @@ def source_mismatch(facts: Facts, matrices, target: Target):
         if len(srcs) < 2:
             continue
         yield Finding(
-            code="apt.source-mismatch",
             severity=Severity.ERROR,
             title=f"Two sources for the {key}",
             detail="; ".join(_where(s) for s in srcs)
@@ -119,16 +116,16 @@ def source_mismatch(facts: Facts, matrices, target: Target):
         )
 
 
-@check(code="dpkg.interrupted", area="stacks", needs=("packages",))
+@check(code="dpkg.interrupted", area="stacks", needs=("packages",), blocking=True)
 def interrupted(facts: Facts, matrices, target: Target):
     broken = facts.packages.unconfigured
     if not broken:
         return
     yield Finding(
-        code="dpkg.interrupted",
         severity=Severity.ERROR,
         title="dpkg left packages half-installed or unconfigured",
         detail=f"{len(broken)} package(s): {', '.join(broken[:12])}{' …' if len(broken) > 12 else ''}. "
         "apt refuses to install anything until this is resolved.",
         fix="sudo dpkg --configure -a\nsudo apt-get -f install  # if dependencies are still broken",
+        commands=("sudo dpkg --configure -a", "sudo apt-get -f install"),
     )

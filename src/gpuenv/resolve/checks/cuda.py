@@ -22,7 +22,7 @@ def _upstream(version: str) -> tuple[int, ...]:
     return inv.version_tuple(version)[:3]
 
 
-@check(code="cuda.mixed-install", area="nvidia", needs=("packages",))
+@check(code="cuda.mixed-install", area="nvidia", needs=("packages",), blocking=True)
 def mixed_install(facts: Facts, matrices, target: Target):
     """Two owners of one thing. Package names alone do not tell the owner: NVIDIA's CUDA repository
     ships Ubuntu's names (nvidia-driver-570, libnvidia-compute-570) and Debian's (nvidia-driver)
@@ -70,7 +70,6 @@ def mixed_install(facts: Facts, matrices, target: Target):
         drop = [p for o, pkgs in owners.items() if o != keep for p in pkgs]
         fixes.append(f"sudo apt-get purge {' '.join(drop)}  # keep one owner: the {keep}")
     yield Finding(
-        code="cuda.mixed-install",
         severity=Severity.ERROR,
         title="The NVIDIA driver or CUDA toolkit has more than one owner",
         detail="; ".join(problems) + ". Upgrades from one source break the other's files.",
@@ -95,7 +94,6 @@ def forward_compat(facts: Facts, matrices, target: Target):
         return
     packages = ", ".join(inv.cuda_compat_packages(facts)) or "cuda-compat"
     yield Finding(
-        code="cuda.forward-compat-unsupported",
         severity=Severity.ERROR,
         title="CUDA forward-compatibility libraries are loaded on a consumer GPU",
         detail=f"LD_LIBRARY_PATH has {', '.join(compat)} ({packages}); GPUs: {inv.describe(consumer, matrices)}. "
@@ -118,7 +116,6 @@ def not_on_path(facts: Facts, matrices, target: Target):
         return
     newest = max(facts.toolkits.cuda, key=lambda t: inv.version_tuple(t.version))
     yield Finding(
-        code="cuda.not-on-path",
         severity=Severity.INFO,
         title=f"CUDA {newest.version} is installed but nvcc is not on PATH",
         detail=f"toolkits: {', '.join(f'{t.version} at {t.path}' for t in facts.toolkits.cuda)}; "
@@ -129,7 +126,7 @@ def not_on_path(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="cuda.release-unknown", area="nvidia", needs=("matrices",))
+@check(code="cuda.release-unknown", area="nvidia", needs=("matrices",), not_judged=True)
 def release_unknown(facts: Facts, matrices, target: Target):
     if target.stack != "cuda" or not target.version or cuda_toolkit(matrices, target) is not None:
         return
@@ -150,7 +147,6 @@ def release_unknown(facts: Facts, matrices, target: Target):
         )
     gpus = facts.gpus_of("nvidia")
     yield Finding(
-        code="cuda.release-unknown",
         severity=Severity.WARNING,
         title=f"CUDA {version} is not in the matrices: this toolkit was not judged",
         detail=f"CUDA {version} ({basis(target)}) is {why}. Not judged: the driver it needs, the GPUs' compute "

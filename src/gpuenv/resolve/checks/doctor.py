@@ -33,7 +33,6 @@ def probe_failed(facts: Facts, matrices, target: Target):
             (v for k, v in _UNKNOWN.items() if err.probe.startswith(k)), "some checks had less to go on"
         )
         yield Finding(
-            code="doctor.probe-failed",
             severity=Severity.WARNING,
             title=f"The {err.probe} probe could not read everything",
             detail=f"{err.message}; therefore {consequence}.",
@@ -83,7 +82,6 @@ def matrices_stale(facts: Facts, matrices, target: Target):
     if not newer:
         return
     yield Finding(
-        code="doctor.matrices-stale",
         severity=Severity.INFO,
         title="The machine runs releases newer than gpuenv's matrices know",
         detail=f"{'; '.join(newer)}; matrices bundle {matrices.bundle.version} ({matrices.bundle.origin}).",

@@ -61,7 +61,6 @@ def home_mismatch(facts: Facts, matrices, target: Target):
     if not problems:
         return
     yield Finding(
-        code="cuda.home-mismatch",
         severity=Severity.WARNING,
         title="CUDA_HOME/CUDA_PATH does not match the CUDA toolkit in use",
         detail="; ".join(problems) + ".",
@@ -126,7 +125,6 @@ def path_order(facts: Facts, matrices, target: Target):
     if not problems:
         return
     yield Finding(
-        code="path.order",
         severity=Severity.WARNING,
         title="PATH or LD_LIBRARY_PATH picks another CUDA/ROCm release first",
         detail="; ".join(problems) + ".",
@@ -225,7 +223,6 @@ def hidden_by_env(facts: Facts, matrices, target: Target):
 
 def _hidden(var, value, gpus, matrices, name, why, fix) -> Finding:
     return Finding(
-        code="gpu.hidden-by-env",
         severity=Severity.WARNING,
         title=f"{var} hides {name} GPUs from CUDA/HIP programs",
         detail=f"{why}. GPUs: {inv.describe(gpus, matrices)}. torch.cuda.device_count() counts only the visible ones.",

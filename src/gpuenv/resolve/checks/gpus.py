@@ -10,7 +10,7 @@ from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, rocm_release
 
 
-@check(code="gpu.none", area="gpus")
+@check(code="gpu.none", area="gpus", blocking=True)
 def none(facts: Facts, matrices, target: Target):
     asked = basis(target) == "explicit"
     if asked and target.stack:
@@ -21,7 +21,6 @@ def none(facts: Facts, matrices, target: Target):
         label = "NVIDIA" if vendor == "nvidia" else "AMD"
         seen = ", ".join(f"{inv.gpu_name(g, matrices)} ({g.vendor})" for g in facts.gpus) or "no GPU at all"
         yield Finding(
-            code="gpu.none",
             severity=Severity.ERROR,
             title=f"No {label} GPU for the {target.stack} target",
             detail=f"found: {seen}. {target.stack} {target.version or ''} has nothing to run on here.".replace(
@@ -46,7 +45,6 @@ def none(facts: Facts, matrices, target: Target):
         or "no display or accelerator device"
     )
     yield Finding(
-        code="gpu.none",
         severity=Severity.INFO,
         title="No NVIDIA or AMD GPU on the PCI bus",
         detail=f"found: {others}. PyTorch and friends run on the CPU here.",
@@ -54,7 +52,7 @@ def none(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="gpu.unknown", area="gpus", needs=("matrices",))
+@check(code="gpu.unknown", area="gpus", needs=("matrices",), not_judged=True)
 def unknown(facts: Facts, matrices, target: Target):
     for g in facts.gpus:
         if g.vendor == "nvidia" and matrices.nvidia_gpu(g.pci_id) is None:
@@ -64,7 +62,6 @@ def unknown(facts: Facts, matrices, target: Target):
         else:
             continue
         yield Finding(
-            code="gpu.unknown",
             severity=Severity.WARNING,
             title=f"GPU {g.pci_id} is in no bundled table",
             detail=f"{inv.gpu_name(g, matrices)} at {g.pci_slot or '?'} (PCI id {g.pci_id}"
@@ -96,7 +93,6 @@ def no_driver(facts: Facts, matrices, target: Target):
         return
     loaded = facts.kernel.modules_loaded or ()
     yield Finding(
-        code="gpu.no-driver",
         severity=Severity.ERROR,
         title="A GPU has no kernel driver bound",
         detail=f"{inv.describe(bare, matrices)}: no driver in /sys/bus/pci/devices/*/driver"
@@ -119,7 +115,6 @@ def mixed_vendors(facts: Facts, matrices, target: Target):
     if not (nvidia and amd):
         return
     yield Finding(
-        code="gpu.mixed-vendors",
         severity=Severity.INFO,
         title="NVIDIA and AMD GPUs in one machine",
         detail=f"NVIDIA: {inv.describe(nvidia, matrices)}; AMD: {inv.describe(amd, matrices)}.",
@@ -141,7 +136,7 @@ def _rocm_sees(gpu) -> bool:
     )
 
 
-@check(code="amd.igpu-present", area="gpus")
+@check(code="amd.igpu-present", area="gpus", noted=True)
 def igpu_present(facts: Facts, matrices, target: Target):
     discrete = inv.amd_discrete(facts, matrices)
     # ROCm sees the iGPU now, or will once the planned install binds amdgpu to it (a fresh box).
@@ -162,7 +157,6 @@ def igpu_present(facts: Facts, matrices, target: Target):
     env = facts.environment or {}
     visible = env.get("HIP_VISIBLE_DEVICES") or env.get("ROCR_VISIBLE_DEVICES")
     yield Finding(
-        code="amd.igpu-present",
         severity=Severity.WARNING,
         title="An AMD integrated GPU sits beside the AMD discrete GPU",
         detail=f"integrated: {inv.describe(integrated, matrices)}; discrete: {inv.describe(discrete, matrices)}. "

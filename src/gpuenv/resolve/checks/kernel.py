@@ -47,7 +47,7 @@ def _kernel_fix(facts: Facts, entry, running: str | None) -> str:
     )
 
 
-@check(code="kernel.unsupported", area="platform", needs=("matrices",))
+@check(code="kernel.unsupported", area="platform", needs=("matrices",), noted=True)
 def unsupported(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None or inv.hosted(facts):
@@ -62,7 +62,6 @@ def unsupported(facts: Facts, matrices, target: Target):
     if running in listed:
         return
     yield Finding(
-        code="kernel.unsupported",
         severity=Severity.WARNING,
         title=f"Kernel {running} is not a series ROCm {release.version} lists for {facts.os.id} {entry.version}",
         detail=f"running {facts.kernel.release}; ROCm {release.version} lists {', '.join(entry.kernels)} "
@@ -72,7 +71,7 @@ def unsupported(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="kernel.headers-missing", area="platform", needs=("kernel.headers_installed",))
+@check(code="kernel.headers-missing", area="platform", needs=("kernel.headers_installed",), noted=True)
 def headers_missing(facts: Facts, matrices, target: Target):
     if facts.kernel.headers_installed or inv.hosted(facts):
         return
@@ -85,6 +84,8 @@ def headers_missing(facts: Facts, matrices, target: Target):
         else f"the {target.stack} install ({basis(target)} target) builds a DKMS driver"
     )
     release = facts.kernel.release
+    dkms = ("sudo dkms autoinstall",) if installed else ()
+    commands: tuple[str, ...] = ()
     if inv.distribution_kernel(facts) is False:
         # No linux-headers package of this release exists anywhere: naming one would send the
         # user after a package apt cannot find.
@@ -96,12 +97,13 @@ def headers_missing(facts: Facts, matrices, target: Target):
     else:
         detail = f"/lib/modules/{release}/build is missing; {why}, which cannot build without it."
         fix = _headers_fix(facts, release)
+        commands = (fix, *dkms)
     yield Finding(
-        code="kernel.headers-missing",
         severity=Severity.ERROR,
         title=f"No kernel headers for the running kernel {release}",
         detail=detail,
-        fix=fix + ("\nsudo dkms autoinstall" if installed else ""),
+        fix="\n".join((fix, *dkms)),
+        commands=commands,
     )
 
 
@@ -121,13 +123,13 @@ def next_boot_no_module(facts: Facts, matrices, target: Target):
         if built:
             continue
         yield Finding(
-            code="kernel.next-boot-no-module",
             severity=Severity.ERROR,
             title=f"The next boot (kernel {nxt}) has no {module} module built",
             detail=f"running {facts.kernel.release}; kernel {nxt} is installed and boots next, but DKMS has not built "
             f"{module} ({package}) for it: after the reboot the GPU driver will be missing.",
             fix=f"{_headers_fix(facts, nxt)}\nsudo dkms autoinstall -k {nxt}\n"
             f"dkms status  # expect {module}/…, {nxt}, …: installed — reboot only after that",
+            commands=(_headers_fix(facts, nxt), f"sudo dkms autoinstall -k {nxt}", "dkms status"),
         )
 
 
@@ -151,26 +153,26 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
         if not facts.gpus_of(vendor):
             # The driver of a GPU that is not here: building it helps nothing, removing it does.
             yield Finding(
-                code="kernel.dkms-not-built",
                 severity=Severity.ERROR,
                 title=f"{package} is installed but its {module} module is not built for kernel {release}",
                 detail=f"dkms status: {seen}. There is no {'AMD' if vendor == 'amd' else 'NVIDIA'} GPU here: "
                 "this is a leftover driver, and its unfinished DKMS build keeps failing on every kernel update.",
                 fix=f"sudo apt-get purge {package}\nsudo dkms status  # expect no {module} entry",
+                commands=(f"sudo apt-get purge {package}", "sudo dkms status"),
             )
             continue
         yield Finding(
-            code="kernel.dkms-not-built",
             severity=Severity.ERROR,
             title=f"{package} is installed but its {module} module is not built for kernel {release}",
             detail=f"dkms status: {seen}. The vendor module is not what runs on this kernel "
             "(kernel API drift, missing headers or a custom kernel).",
             fix=f"{_headers_fix(facts, release)}\nsudo dkms autoinstall -k {release}\n"
             f"If the build fails, boot a kernel series the driver supports, or reinstall: sudo apt-get install --reinstall {package}",
+            commands=(_headers_fix(facts, release), f"sudo dkms autoinstall -k {release}"),
         )
 
 
-@check(code="kernel.secure-boot", area="platform", needs=("kernel.secure_boot",))
+@check(code="kernel.secure-boot", area="platform", needs=("kernel.secure_boot",), blocking=True, noted=True)
 def secure_boot(facts: Facts, matrices, target: Target):
     if not facts.kernel.secure_boot or inv.hosted(facts):
         return
@@ -208,7 +210,6 @@ def secure_boot(facts: Facts, matrices, target: Target):
     )
     if not_loaded:
         yield Finding(
-            code="kernel.secure-boot",
             severity=Severity.ERROR,
             title=f"Secure Boot is on and the DKMS module {', '.join(not_loaded)} is not loaded",
             detail=f"DKMS packages: {', '.join(modules.values())}; not in /proc/modules: {', '.join(not_loaded)}. "
@@ -220,7 +221,6 @@ def secure_boot(facts: Facts, matrices, target: Target):
         return
     what = ", ".join(modules[m] for m in unproven) if unproven else f"the planned {target.stack} driver"
     yield Finding(
-        code="kernel.secure-boot",
         severity=Severity.WARNING,
         title="Secure Boot is on: DKMS modules must be signed with an enrolled key",
         detail=f"DKMS GPU driver: {what}. A kernel or driver update that rebuilds it unsigned stops it loading.",
@@ -246,7 +246,6 @@ def reboot_required(facts: Facts, matrices, target: Target):
         # NVML's own word: the loaded module is older than the user-space driver (an upgrade,
         # often unattended, replaced the libraries under a running kernel module).
         yield Finding(
-            code="kernel.reboot-required",
             severity=Severity.WARNING,
             title="The NVIDIA driver was upgraded under the loaded module: reboot",
             detail="NVML: Driver/library version mismatch"
@@ -254,15 +253,16 @@ def reboot_required(facts: Facts, matrices, target: Target):
             + (f"; installed driver {package or nv.driver_version}" if package or nv.driver_version else "")
             + ".",
             fix="sudo reboot",
+            commands=("sudo reboot",),
         )
         return
     if loaded and package and inv.version_tuple(loaded) != inv.version_tuple(package):
         yield Finding(
-            code="kernel.reboot-required",
             severity=Severity.WARNING,
             title="The loaded NVIDIA module is not the installed driver: reboot",
             detail=f"loaded nvidia module {loaded}; installed driver packages {package}.",
             fix="sudo reboot",
+            commands=("sudo reboot",),
         )
     amd = facts.amd.driver_version if facts.amd else None
     built = [
@@ -272,11 +272,11 @@ def reboot_required(facts: Facts, matrices, target: Target):
     ]
     if amd and built and not any(v.startswith(amd) or amd.startswith(v) for v in built):
         yield Finding(
-            code="kernel.reboot-required",
             severity=Severity.WARNING,
             title="The loaded amdgpu module is not the installed amdgpu-dkms build: reboot",
             detail=f"loaded amdgpu {amd}; DKMS built {', '.join(built)} for {facts.kernel.release}.",
             fix="sudo reboot",
+            commands=("sudo reboot",),
         )
 
 
@@ -304,7 +304,6 @@ def iommu(facts: Facts, matrices, target: Target):
     intel = "intel" in (facts.host.cpu_model or "").lower()
     params = "intel_iommu=on iommu=pt" if intel else "iommu=pt"
     yield Finding(
-        code="kernel.iommu",
         severity=Severity.INFO,
         title=f"{len(gpus)} Instinct GPUs without iommu=pt on the kernel command line",
         detail=f"GPUs: {inv.describe(gpus, matrices)}; /proc/cmdline: {facts.kernel.cmdline}. "

@@ -92,7 +92,6 @@ def cuda_library_conflict(facts: Facts, matrices, target: Target):
         directory = lib.path.rsplit("/", 1)[0] if lib.path else "?"
         fixes.append(_remove_dir_fix(lib, directory))
     yield Finding(
-        code="cuda.library-conflict",
         severity=Severity.WARNING,
         title="The loader path holds CUDA libraries that contradict the installed toolkit",
         detail="; ".join(problems)
@@ -151,7 +150,6 @@ def rocm_library_conflict(facts: Facts, matrices, target: Target):
         "keep one ROCm release's lib directory on the loader path"
     ]
     yield Finding(
-        code="rocm.library-conflict",
         severity=Severity.WARNING,
         title="The loader path mixes ROCm releases",
         detail=f"{what}. A HIP program then loads one release's libraries against another's runtime.",

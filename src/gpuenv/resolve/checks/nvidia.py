@@ -41,7 +41,6 @@ def nouveau_loaded(facts: Facts, matrices, target: Target):
     if not bound and not (loaded and (gpus or target.stack == "cuda")):
         return
     yield Finding(
-        code="nvidia.nouveau-loaded",
         severity=Severity.ERROR,
         title="The nouveau driver holds the NVIDIA GPU",
         detail=(
@@ -62,7 +61,6 @@ def driver_missing(facts: Facts, matrices, target: Target):
         return
     hosted = bool(facts.platform.container)
     yield Finding(
-        code="nvidia.driver-missing",
         severity=Severity.ERROR,
         title="NVIDIA GPU without an NVIDIA driver",
         detail=f"{inv.describe(gpus, matrices)}; no NVIDIA driver package installed and no nvidia module loaded.",
@@ -105,12 +103,12 @@ def driver_not_loaded(facts: Facts, matrices, target: Target):
     if facts.module_loaded("nvidia") is False:
         seen.append("nvidia not in /proc/modules")
     yield Finding(
-        code="nvidia.driver-not-loaded",
         severity=Severity.ERROR,
         title="NVIDIA driver installed but its kernel module is not loaded",
         detail="; ".join(seen) + (f"; likely: {'; '.join(causes)}" if causes else "; no reboot since the install?"),
         fix="sudo modprobe nvidia  # the error names the cause\nsudo dmesg | grep -i nvidia\n"
         "If it was just installed: sudo reboot",
+        commands=("sudo modprobe nvidia",),
         gpus=inv.slots(gpus),
     )
 
@@ -127,7 +125,6 @@ def version_mismatch(facts: Facts, matrices, target: Target):
         return
     package = inv.nvidia_package_version(facts)
     yield Finding(
-        code="nvidia.version-mismatch",
         severity=Severity.ERROR,
         title="NVIDIA kernel module and user-space driver differ",
         detail=seen
@@ -152,7 +149,6 @@ def driver_too_old(facts: Facts, matrices, target: Target):
             continue
         compat = tk.minor_compat_driver
         yield Finding(
-            code="nvidia.driver-too-old",
             severity=Severity.ERROR,
             title=f"NVIDIA driver {driver} is older than CUDA {tk.series} requires ({tk.min_driver})",
             detail=f"{why} needs driver >= {tk.min_driver} (Table 3); running {driver}"
@@ -182,7 +178,6 @@ def _cuda_version_only(facts: Facts, matrices, target: Target):
             continue
         minor = have[0] == need[0] and need[0] >= 11
         yield Finding(
-            code="nvidia.driver-too-old",
             severity=Severity.ERROR,
             title=f"The NVIDIA driver supports CUDA {supports}, older than CUDA {tk.series} requires"
             + (f" ({tk.min_driver})" if tk.min_driver else ""),
@@ -203,7 +198,7 @@ def _cuda_version_only(facts: Facts, matrices, target: Target):
         )
 
 
-@check(code="nvidia.module-flavor", area="nvidia", needs=("matrices",))
+@check(code="nvidia.module-flavor", area="nvidia", needs=("matrices",), blocking=True)
 def module_flavor(facts: Facts, matrices, target: Target):
     gpus = facts.gpus_of("nvidia")
     need = [(g, inv.module_flavour(g, matrices)) for g in gpus]
@@ -217,7 +212,6 @@ def module_flavor(facts: Facts, matrices, target: Target):
     if target.stack == "cuda" and not inv.hosted(facts) and {"open", "proprietary"} <= {f for _, f in need}:
         both = {want: [g for g, f in need if f == want] for want in ("open", "proprietary")}
         yield Finding(
-            code="nvidia.module-flavor",
             severity=Severity.ERROR,
             title="No NVIDIA kernel-module flavour drives all of these GPUs",
             detail=f"{inv.describe(both['open'], matrices)} need the open modules; "
@@ -234,7 +228,6 @@ def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
     archs = ", ".join(sorted({inv.nvidia_architecture(g, matrices) or "these" for g in wrong}))
     pkg = "nvidia-open" if need == "open" else "cuda-drivers"
     return Finding(
-        code="nvidia.module-flavor",
         severity=Severity.ERROR,
         title=f"{archs} GPUs need the {need} NVIDIA kernel modules, not the {flavour} ones",
         detail=f"{inv.describe(wrong, matrices)}; loaded flavour: {flavour}. "
@@ -255,7 +248,7 @@ def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
     )
 
 
-@check(code="nvidia.gpu-dropped", area="nvidia", needs=("matrices",))
+@check(code="nvidia.gpu-dropped", area="nvidia", needs=("matrices",), blocking=True)
 def gpu_dropped(facts: Facts, matrices, target: Target):
     if not facts.gpus_of("nvidia"):
         return  # nothing to judge: the toolkits' list (cuda.json) is not read
@@ -288,7 +281,6 @@ def gpu_dropped(facts: Facts, matrices, target: Target):
             else "an older driver branch"
         )
         yield Finding(
-            code="nvidia.gpu-dropped",
             severity=Severity.ERROR,
             title=f"{inv.gpu_name(g, matrices)} ({name}, compute capability {cc or '?'}) is no longer supported",
             detail="; ".join(reasons) + ".",
@@ -308,7 +300,6 @@ def persistence_off(facts: Facts, matrices, target: Target):
     if facts.nvidia.persistence_mode or not gpus or inv.display_packages(facts) or inv.hosted(facts):
         return
     yield Finding(
-        code="nvidia.persistence-off",
         severity=Severity.INFO,
         title="Headless NVIDIA node without persistence mode",
         detail=f"{inv.describe(gpus, matrices)}; no display server installed, persistence mode off: every CUDA "

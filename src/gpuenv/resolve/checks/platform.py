@@ -75,7 +75,7 @@ def _numbered_nvidia(path: str) -> bool:
     return path.startswith(prefix) and number.isascii() and number.isdigit()
 
 
-@check(code="platform.wsl", area="platform")
+@check(code="platform.wsl", area="platform", blocking=True)
 def wsl(facts: Facts, matrices, target: Target):
     if not facts.platform.wsl:
         return
@@ -83,7 +83,6 @@ def wsl(facts: Facts, matrices, target: Target):
     if drivers:
         listed = ", ".join(f"{n} {v}" for n, v in drivers.items())
         yield Finding(
-            code="platform.wsl",
             severity=Severity.ERROR,
             title="A Linux kernel GPU driver is installed inside WSL 2",
             detail=f"running under WSL 2 (kernel {facts.kernel.release}); installed: {listed}. The GPU driver "
@@ -95,7 +94,6 @@ def wsl(facts: Facts, matrices, target: Target):
         )
         return
     yield Finding(
-        code="platform.wsl",
         severity=Severity.INFO,
         title="Running under WSL 2",
         detail=f"kernel {facts.kernel.release}; /dev/dxg "
@@ -121,7 +119,7 @@ def _unmapped(missing: list[tuple[str, list[str]]]) -> str:
     return "; ".join(f"{_LABEL[v]}: {', '.join(m)} missing" for v, m in missing)
 
 
-@check(code="platform.container", area="platform")
+@check(code="platform.container", area="platform", blocking=True)
 def container(facts: Facts, matrices, target: Target):
     kind = facts.platform.container
     if not kind:
@@ -141,7 +139,6 @@ def container(facts: Facts, matrices, target: Target):
     if hostless and not missing:
         named = " or ".join(_LABEL[v] for v, _ in hostless)
         yield Finding(
-            code="platform.container",
             severity=Severity.INFO,
             title=f"Inside a {kind} container, with no {named} GPU to map in",
             detail=f"{_unmapped(hostless)}, and no {named} GPU is on the PCI bus this container sees (the "
@@ -153,7 +150,6 @@ def container(facts: Facts, matrices, target: Target):
         return
     if missing:
         yield Finding(
-            code="platform.container",
             severity=Severity.ERROR,
             title=f"Inside a {kind} container without the GPU device nodes mapped in",
             detail=_unmapped(missing) + ". Kernel drivers belong to the host; the container only sees mapped devices.",
@@ -162,7 +158,6 @@ def container(facts: Facts, matrices, target: Target):
         )
         return
     yield Finding(
-        code="platform.container",
         severity=Severity.INFO,
         title=f"Running inside a {kind} container",
         detail="Kernel drivers (amdgpu-dkms, the NVIDIA kernel modules) belong to the host; only user space is "
@@ -172,7 +167,7 @@ def container(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="platform.arch-unsupported", area="platform")
+@check(code="platform.arch-unsupported", area="platform", blocking=True)
 def arch_unsupported(facts: Facts, matrices, target: Target):
     if not target.stack:
         return
@@ -182,7 +177,6 @@ def arch_unsupported(facts: Facts, matrices, target: Target):
         return  # unknown is not unsupported
     name = "ROCm" if target.stack == "rocm" else "CUDA"
     yield Finding(
-        code="platform.arch-unsupported",
         severity=Severity.ERROR,
         title=f"{name} does not support the {arch} CPU architecture",
         detail=f"CPU architecture {arch}; {name} ships for {', '.join(arches)} only "
@@ -204,7 +198,7 @@ def _os_name(facts: Facts) -> str:
     return facts.os.pretty_name or f"{facts.os.id} {facts.os.version_id or '?'}"
 
 
-@check(code="os.unsupported", area="platform", needs=("matrices",))
+@check(code="os.unsupported", area="platform", needs=("matrices",), blocking=True, noted=True)
 def os_unsupported(facts: Facts, matrices, target: Target):
     if facts.os.id in ("", "unknown"):
         return  # the facts do not say which distribution: nothing to judge
@@ -217,7 +211,6 @@ def os_unsupported(facts: Facts, matrices, target: Target):
         if versions is not None and any(major == v or major.startswith(v + ".") for v in versions):
             return
         yield Finding(
-            code="os.unsupported",
             severity=Severity.ERROR,
             title=f"{_os_name(facts)} is not a distribution NVIDIA's CUDA repositories support",
             detail=f"os-release ID={facts.os.id} VERSION_ID={version_id}; supported: "
@@ -239,7 +232,6 @@ def os_unsupported(facts: Facts, matrices, target: Target):
     )
     if entry is None:
         yield Finding(
-            code="os.unsupported",
             severity=Severity.ERROR,
             title=f"{_os_name(facts)} is not supported by ROCm {release.version}",
             detail=f"os-release ID={facts.os.id} VERSION_ID={version_id}; ROCm {release.version} supports: {listed}",
@@ -251,7 +243,6 @@ def os_unsupported(facts: Facts, matrices, target: Target):
     point = point_release(facts)
     if point and entry.point_releases and all(inv.older(p, point) for p in entry.point_releases):
         yield Finding(
-            code="os.unsupported",
             severity=Severity.WARNING,
             title=f"{_os_name(facts)} is newer than the point releases ROCm {release.version} lists",
             detail=f"running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
@@ -261,7 +252,7 @@ def os_unsupported(facts: Facts, matrices, target: Target):
         )
 
 
-@check(code="os.unknown", area="platform", needs=("matrices",))
+@check(code="os.unknown", area="platform", needs=("matrices",), not_judged=True)
 def os_unknown(facts: Facts, matrices, target: Target):
     """What os.unsupported passes over for want of facts: said, since unknown is not supported."""
     why = _os_not_judged(facts, matrices, target)
@@ -269,7 +260,6 @@ def os_unknown(facts: Facts, matrices, target: Target):
         return
     name = "ROCm " + (target.version or "") if target.stack == "rocm" else "CUDA"
     yield Finding(
-        code="os.unknown",
         severity=Severity.WARNING,
         title=f"Whether {name.strip()} supports this OS was not judged",
         detail=f"{why} (os-release ID={facts.os.id or '?'}, VERSION_ID={facts.os.version_id or '?'}, "
@@ -298,7 +288,7 @@ def _os_not_judged(facts: Facts, matrices, target: Target) -> str | None:
     return None
 
 
-@check(code="os.point-release", area="platform", needs=("matrices",))
+@check(code="os.point-release", area="platform", needs=("matrices",), noted=True)
 def os_point_release(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
@@ -318,7 +308,6 @@ def os_point_release(facts: Facts, matrices, target: Target):
         return
     needs = inv.describe(rdna4, matrices)
     yield Finding(
-        code="os.point-release",
         severity=Severity.WARNING,
         title=f"RDNA4 GPUs need {facts.os.id} {oldest} or newer for ROCm {release.version}",
         detail=f"{needs}; running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "

@@ -91,7 +91,6 @@ def driver_conflict(facts: Facts, matrices: Matrices | None, target: Target) -> 
             else "the Radeon Software / AMDGPU-PRO installer (ROCm before 4.5 never shipped amdgpu-dkms)"
         )
         yield Finding(
-            code="rocm.driver-conflict",
             severity=Severity.ERROR,
             title=f"{listed} ({origin}) blocks ROCm's own kernel driver package, rock-dkms",
             detail=f"{rock_era}. ROCm before 4.5 ships the amdgpu/amdkfd kernel driver as rock-dkms and "
@@ -113,7 +112,6 @@ def driver_conflict(facts: Facts, matrices: Matrices | None, target: Target) -> 
     if not releases or wanted is None:
         return
     yield Finding(
-        code="rocm.driver-conflict",
         severity=Severity.WARNING,
         title=f"{listed} is Radeon Software / AMDGPU-PRO {', '.join(releases)}'s kernel driver, not ROCm's",
         detail=f"{wanted}. ROCm from 4.5 on ships its own amdgpu-dkms (versioned with the ROCm release, e.g. "

@@ -25,7 +25,6 @@ def driver_mismatch(facts: Facts, matrices, target: Target):
     if fits:
         return
     yield Finding(
-        code="rocm.driver-mismatch",
         severity=Severity.WARNING,
         title=f"amdgpu driver {driver} is not the one ROCm {rocm} pairs with ({paired})",
         detail=f"ROCm user space {rocm}; amdgpu driver {driver} "
@@ -44,7 +43,6 @@ def multiple_versions(facts: Facts, matrices, target: Target):
     tks = sorted(versions.values(), key=lambda t: inv.version_tuple(t.version))
     current = inv.installed_rocm(facts)
     yield Finding(
-        code="rocm.multiple-versions",
         severity=Severity.INFO,
         title=f"{len(tks)} ROCm releases are installed side by side",
         detail=", ".join(f"{t.version} at {t.path or '?'}" for t in tks)
@@ -54,7 +52,7 @@ def multiple_versions(facts: Facts, matrices, target: Target):
     )
 
 
-@check(code="rocm.release-unknown", area="amd", needs=("matrices",))
+@check(code="rocm.release-unknown", area="amd", needs=("matrices",), not_judged=True)
 def release_unknown(facts: Facts, matrices, target: Target):
     if target.stack != "rocm" or rocm_release(matrices, target) is not None:
         return
@@ -84,7 +82,6 @@ def release_unknown(facts: Facts, matrices, target: Target):
         "the amdgpu driver it pairs with",
     ]
     yield Finding(
-        code="rocm.release-unknown",
         severity=Severity.WARNING,
         title=f"ROCm {installed or '(version unknown)'} is not in the matrices: this stack was not judged",
         detail=f"{why}. Not judged: {'; '.join(unjudged)}."
@@ -132,7 +129,6 @@ def mixed_streams(facts: Facts, matrices, target: Target):
     if not legacy or not therock:
         return
     yield Finding(
-        code="rocm.mixed-streams",
         severity=Severity.WARNING,
         title="A legacy ROCm and a TheRock ROCm are installed side by side",
         detail=f"legacy stream: {', '.join(legacy)}; new stream (TheRock): {', '.join(therock)}. "

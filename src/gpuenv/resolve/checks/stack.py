@@ -19,7 +19,7 @@ def _rocm_items(facts: Facts) -> list[str]:
     return list(pkgs) + [f"{t.path or 'ROCm ' + t.version}" for t in facts.toolkits.rocm]
 
 
-@check(code="stack.both-installed", area="stacks")
+@check(code="stack.both-installed", area="stacks", noted=True)
 def both_installed(facts: Facts, matrices, target: Target):
     if not (inv.has_cuda_stack(facts) and inv.has_rocm_stack(facts)):
         return
@@ -27,7 +27,6 @@ def both_installed(facts: Facts, matrices, target: Target):
     if not both_gpus and not facts.platform.wsl:
         return  # one stack has no GPU here: stack.leftovers names it, with the purge
     yield Finding(
-        code="stack.both-installed",
         severity=Severity.WARNING,
         title="CUDA and ROCm are both installed",
         detail=f"CUDA: {', '.join(_cuda_items(facts)[:6])}; ROCm: {', '.join(_rocm_items(facts)[:6])}. "
@@ -88,7 +87,6 @@ def leftovers(facts: Facts, matrices, target: Target):
         if vendors["amd" if vendor == "nvidia" else "nvidia"]:
             fix.append(f"or let gpuenv do it: gpuenv install {other} --dry-run  # shows the purge")
         yield Finding(
-            code="stack.leftovers",
             severity=Severity.WARNING,
             title=f"{label} leftovers on a machine without {'an NVIDIA' if vendor == 'nvidia' else 'an AMD'} GPU",
             detail=f"found: {', '.join(found[:10])}{' …' if len(found) > 10 else ''}.",

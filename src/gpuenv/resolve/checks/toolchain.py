@@ -104,7 +104,6 @@ def host_compiler_check(facts: Facts, matrices, target: Target):
         f"or make it the default: sudo update-alternatives --install /usr/bin/g++ g++ /usr/bin/g++-{pick} 100",
     ]
     yield Finding(
-        code="cuda.host-compiler",
         severity=Severity.WARNING,
         title=f"nvcc of CUDA {inv.series(cuda[0]) or cuda[0]} does not support {label} {major[0]}"
         f" ({'newer' if newer else 'older'} than {label} {high if newer else low})",
@@ -144,7 +143,6 @@ def hipcc_clang_missing(facts: Facts, matrices, target: Target):
         return
     trees = [t.path.rsplit("/bin/hipcc", 1)[0] for t in bare]
     yield Finding(
-        code="rocm.hipcc-clang-missing",
         severity=Severity.ERROR,
         title="hipcc is installed without ROCm's clang",
         detail=f"{', '.join(t.path for t in bare)} present, but no {', '.join(f'{p}/llvm/bin/clang' for p in trees)}. "

@@ -93,7 +93,6 @@ def cpu_build(facts: Facts, matrices, target: Target):
     if build_of(torch) != "cpu" or not gpus:
         return
     yield Finding(
-        code="torch.cpu-build",
         severity=Severity.WARNING,
         title=f"PyTorch {torch.version or ''} is a CPU-only build on a machine with a GPU".replace("  ", " "),
         detail=f"{facts.python.executable or 'python'}: torch {torch.version or '?'} (no CUDA, no HIP); GPUs: "
@@ -139,7 +138,6 @@ def wrong_vendor(facts: Facts, matrices, target: Target):
     # whichever build it is; worth knowing, not an error.
     usable = other == "NVIDIA" or bool(_rocm_capable(facts, matrices))
     yield Finding(
-        code="torch.wrong-vendor",
         severity=Severity.ERROR if usable else Severity.WARNING,
         title=f"PyTorch is a {have} build on an {other}-only machine",
         detail=f"torch {torch.version or '?'} ({seen}); GPUs: {inv.describe(gpus, matrices)}.{why} "
@@ -176,7 +174,6 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         mode, why = torchpick.driver_fit(matrices, driver, inv.series(torch.cuda) or torch.cuda, via_ptx)
         if mode is None and inv.toolkit_for(matrices, torch.cuda) is not None:
             yield Finding(
-                code="torch.driver-too-old",
                 severity=Severity.ERROR,
                 title=f"NVIDIA driver {driver} is too old for PyTorch {torch.version or ''} (CUDA {torch.cuda})".replace(
                     "  ", " "
@@ -199,7 +196,6 @@ def driver_too_old(facts: Facts, matrices, target: Target):
     if any(ok for _, (ok, _, _) in verdicts):
         return
     yield Finding(
-        code="torch.driver-too-old",
         severity=Severity.ERROR,
         title=f"NVIDIA driver {driver} is too old for every PyTorch {target.torch} CUDA wheel this GPU can use",
         detail="; ".join(f"{v.variant}: {why}" for v, (_, why, _) in verdicts) + ".",
@@ -222,7 +218,6 @@ def _cuda_version_only(facts: Facts, target: Target):
     if len(have) < 2 or len(need) < 2 or have >= need or (have[0] == need[0] and need[0] >= 11):
         return
     yield Finding(
-        code="torch.driver-too-old",
         severity=Severity.ERROR,
         title=f"The NVIDIA driver supports CUDA {supports}, too old for PyTorch {torch.version or ''} "
         f"(CUDA {torch.cuda})".replace("  ", " "),
@@ -341,7 +336,6 @@ def arch_missing(facts: Facts, matrices, target: Target):
         )
     )
     yield Finding(
-        code="torch.arch-missing",
         severity=Severity.ERROR,
         title=f"PyTorch {torch.version or '(installed)'} has no kernels for {need}",
         detail=f"GPUs: {inv.describe(missing, matrices)} need {need}; {how}. "
@@ -366,7 +360,6 @@ def _arch_missing_target(facts: Facts, matrices, version: str):
         if any(torchpick.fit(v, archs, None, None, matrices)[0] for v in variants):
             continue
         yield Finding(
-            code="torch.arch-missing",
             severity=Severity.ERROR,
             title=f"No official PyTorch {version} wheel has kernels for {', '.join(sorted({g.arch for g in archs}))}",
             detail=f"GPUs: {inv.describe(gpus, matrices)}; {version} wheels: "
@@ -404,7 +397,6 @@ def rocm_mismatch(facts: Facts, matrices, target: Target):
             ):
                 return
         yield Finding(
-            code="torch.rocm-mismatch",
             severity=Severity.WARNING,
             title=f"PyTorch's ROCm {wheel_series} does not support the machine's amdgpu driver {driver}",
             detail=f"torch {torch.version} (HIP {torch.hip}) bundles ROCm {wheel_series} user space, which AMD "
@@ -418,7 +410,6 @@ def rocm_mismatch(facts: Facts, matrices, target: Target):
     if not rocm or not wheel or not system or (wheel[0] == system[0] and wheel <= system):
         return
     yield Finding(
-        code="torch.rocm-mismatch",
         severity=Severity.WARNING,
         title=f"PyTorch's ROCm {wheel_series} and the machine's ROCm {rocm} are too far apart",
         detail=f"torch {torch.version} (HIP {torch.hip}); installed ROCm {rocm}. The wheel's bundled runtime needs a "
@@ -454,7 +445,6 @@ def ld_library_path(facts: Facts, matrices, target: Target):
     if not clashes and not shadowed:
         return
     yield Finding(
-        code="torch.ld-library-path",
         severity=Severity.ERROR,
         title="LD_LIBRARY_PATH puts system GPU libraries ahead of the ones PyTorch bundles",
         detail=f"LD_LIBRARY_PATH: {', '.join(clashes + shadowed)}; torch {torch.version} was built with "
@@ -473,7 +463,6 @@ def not_installed(facts: Facts, matrices, target: Target):
     if not gpus:
         return
     yield Finding(
-        code="torch.not-installed",
         severity=Severity.INFO,
         title="PyTorch is not installed in the probed Python",
         detail=f"{facts.python.executable or 'python'} ({facts.python.version or '?'}) has no torch.",

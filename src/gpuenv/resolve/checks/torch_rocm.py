@@ -55,7 +55,6 @@ def rocm_bundled(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
     carried = bundled_rocm(torch.version)
     if carried:
         yield Finding(
-            code="torch.rocm-bundled",
             severity=Severity.INFO,
             title=f"torch {torch.version} runs on its own ROCm {wheel}, not the machine's ROCm {rocm}",
             detail=f"PyTorch's ROCm wheels carry the ROCm user space they were built with (HIP {torch.hip}: "
@@ -71,7 +70,6 @@ def rocm_bundled(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
         )
         return
     yield Finding(
-        code="torch.rocm-bundled",
         severity=Severity.INFO,
         title=f"torch {torch.version or '(version unknown)'} (HIP {torch.hip}) and the machine's ROCm {rocm} differ: "
         "whether that matters was not judged",

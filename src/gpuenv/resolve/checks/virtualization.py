@@ -52,7 +52,6 @@ def virtual_machine(facts: Facts, matrices, target: Target):
         else "no NVIDIA or AMD GPU is on the guest's PCI bus: none is passed through to this VM"
     )
     yield Finding(
-        code="platform.virtual-machine",
         severity=Severity.INFO,
         title=_title(p.virtualization) + (f" on {cloud}" if cloud else ""),
         detail=f"{seen} (evidence: {p.virtualization_evidence or 'the platform facts'}). A GPU reaches a VM either "
