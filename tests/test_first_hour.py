@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
 import shlex
 import shutil
@@ -21,6 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.test_term_output import on_tty
 
 TESTS = Path(__file__).parent
 ROOTS = TESTS / "roots"
@@ -144,24 +145,7 @@ def test_matrix_show_keeps_its_table_where_it_fits():
 def test_text_on_a_terminal_wraps_at_spaces():
     facts = FACTS / "torch-rtx4090-nodriver.json"
     piped = gpuenv("doctor", "--facts", facts).stdout
-    primary, secondary = pty.openpty()
-    try:
-        proc = subprocess.Popen([BIN, "doctor", "--facts", str(facts)], stdout=secondary, stderr=secondary,
-                                stdin=subprocess.DEVNULL, env=_env(COLUMNS="60", NO_COLOR="1"))  # fmt: skip
-        os.close(secondary)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(primary, 65536)
-            except OSError:  # EIO: the terminal's other side closed
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        proc.wait(timeout=60)
-    finally:
-        os.close(primary)
-    shown = b"".join(chunks).decode().replace("\r\n", "\n")
+    shown = on_tty([BIN, "doctor", "--facts", str(facts)], _env(COLUMNS="60", NO_COLOR="1")).replace("\r\n", "\n")
     lines = shown.splitlines()
     assert len(lines) > len(piped.splitlines())  # it did wrap
     assert all(len(ln) <= 60 or len(ln.split()) == 1 for ln in lines), [ln for ln in lines if len(ln) > 60]

@@ -22,11 +22,14 @@ def _env(**extra: str) -> dict[str, str]:
 
 def _on_tty(argv: list[str], env: dict[str, str]) -> str:
     """stdout of gpuenv ARGV when it is a terminal (a pseudo-terminal this test opens)."""
+    return on_tty([sys.executable, "-m", "gpuenv", *argv], env)
+
+
+def on_tty(command: list[str], env: dict[str, str]) -> str:
+    """stdout of COMMAND when it is a terminal (a pseudo-terminal this test opens)."""
     leader, follower = pty.openpty()
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "gpuenv", *argv], stdout=follower, stderr=subprocess.DEVNULL, env=env
-        )
+        proc = subprocess.Popen(command, stdout=follower, stderr=subprocess.DEVNULL, env=env)
         os.close(follower)
         chunks = []
         while True:

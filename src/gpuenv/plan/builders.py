@@ -1,5 +1,6 @@
 """The plain steps a plan is made of, shared by both stacks and the purge: apt-get update, an
-apt-get install, a file gpuenv owns, ldconfig, update-initramfs (pure: each returns a Step)."""
+apt-get install, a file gpuenv owns or removes, ldconfig, update-initramfs (pure: each returns a
+Step)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,13 @@ def write_file(step_id: str, title: str, why: str, path: str, content: str, kind
         content=content,
         mode="0644",
         skip_if="the file already has this content and mode",
+    )
+
+
+def remove_file(step_id: str, title: str, why: str, path: str) -> Step:
+    """A file removed (a link itself, never its target); nothing to do when it is absent."""
+    return Step(
+        id=step_id, kind=Kind.REMOVE_FILE, title=title, why=why, path=path, skip_if="the file is absent"
     )
 
 

@@ -15,7 +15,7 @@ import re
 from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices
 from gpuenv.plan import therock
-from gpuenv.plan.builders import apt_install, apt_update, initramfs, ldconfig, write_file
+from gpuenv.plan.builders import apt_install, apt_update, initramfs, ldconfig, remove_file, write_file
 from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request, Step, TorchPick
 from gpuenv.plan.purge import purge_steps, stack_present
 from gpuenv.plan.repos import Repos
@@ -132,13 +132,11 @@ def _drop_other_sources(facts: Facts, repos: Repos, vendor: str, keep: tuple[str
         if not all(repos.is_vendor_uri(vendor, s.uri) for s in entries):
             continue  # a file that also lists other repositories is left alone
         steps.append(
-            Step(
-                id=f"drop-{vendor}-source-{len(steps)}",
-                kind=Kind.REMOVE_FILE,
-                title=f"Remove the other {label} source {file}",
-                why=f"apt.source-mismatch: one {label} repository, with signed-by and this release's suite",
-                path=file,
-                skip_if="the file is absent",
+            remove_file(
+                f"drop-{vendor}-source-{len(steps)}",
+                f"Remove the other {label} source {file}",
+                f"apt.source-mismatch: one {label} repository, with signed-by and this release's suite",
+                file,
             )
         )
     return steps

@@ -3,7 +3,7 @@ runfile uninstallers, its source files and leftovers, then an autoremove narrowe
 
 from __future__ import annotations
 
-from gpuenv.plan.builders import initramfs, ldconfig
+from gpuenv.plan.builders import initramfs, ldconfig, remove_file
 from gpuenv.plan.plan import Kind, Step
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
@@ -88,19 +88,9 @@ def purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]:
             ]
             if not others:  # a file that also lists other repositories is left alone
                 files.append(src.file)
-    file_ids: dict[str, str] = {}
-    for i, path in enumerate(dict.fromkeys(files)):
-        file_ids[path] = f"purge-{stack}-file-{i}"
-        steps.append(
-            Step(
-                id=f"purge-{stack}-file-{i}",
-                kind=Kind.REMOVE_FILE,
-                title=f"Remove {path}",
-                why=f"stack.leftovers: {stack} sources, pins, keyrings and gpuenv's own files",
-                path=path,
-                skip_if="the file is absent",
-            )
-        )
+    file_ids = {path: f"purge-{stack}-file-{i}" for i, path in enumerate(dict.fromkeys(files))}
+    leftovers = f"stack.leftovers: {stack} sources, pins, keyrings and gpuenv's own files"
+    steps += [remove_file(step_id, f"Remove {path}", leftovers, path) for path, step_id in file_ids.items()]
     changed = tuple(s.id for s in steps if s.kind is Kind.APT_PURGE) + tuple(file_ids.values())
     if stack == "rocm":
         why = "drop /etc/ld.so.conf.d/rocm.conf from the loader cache"
