@@ -38,12 +38,6 @@ def is_cmake(name: str) -> bool:
     return low == "cmakelists.txt" or low.endswith(".cmake")
 
 
-def is_build_script(name: str) -> bool:
-    """A Python build script: setup.py, setup_rocm.py, setup_hip.py, ..."""
-    low = name.lower()
-    return low.startswith("setup") and low.endswith(".py")
-
-
 def scan_cmake(path: str, text: str) -> tuple[list[Hit], str | None]:
     """(CUDA build hits outside ROCm branches; the first ROCm evidence as 'file:line what')."""
     lines = text.splitlines()
