@@ -13,7 +13,7 @@ from gpuenv.matrices import load
 from gpuenv.probe import collect
 from gpuenv.probe import environment as env_probe
 from gpuenv.probe import platform as plat
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.resolve.finding import Target
 from gpuenv.resolve.report import diagnose
 from tests.doctor_cases import base, found, judge
@@ -48,7 +48,7 @@ def test_path_targets_resolve_inside_the_root(tmp_path):
     (root / "usr/local/cuda-12.8/bin").mkdir(parents=True)
     (root / "usr/local/cuda").symlink_to("/usr/local/cuda-12.8")
     env = {"CUDA_HOME": "/usr/local/cuda", "CUDA_PATH": "/usr/local/cuda-12.4", "PATH": "/usr/local/cuda/bin"}
-    got = env_probe.path_targets(Host.at(str(root)), env)
+    got = env_probe.path_targets(Sysroot.at(str(root)), env)
     assert got == {"/usr/local/cuda": "/usr/local/cuda-12.8", "/usr/local/cuda-12.4": None,
                    "/usr/local/cuda/bin": "/usr/local/cuda-12.8/bin"}  # fmt: skip
 
@@ -226,7 +226,7 @@ def _tree(tmp_path, files):
         path = tmp_path / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data if isinstance(data, bytes) else data.encode())
-    return Host.at(str(tmp_path))
+    return Sysroot.at(str(tmp_path))
 
 
 def test_firecracker_acpi_oem_id(tmp_path):

@@ -20,7 +20,7 @@ from gpuenv.matrices import load
 from gpuenv.probe import collect
 from gpuenv.probe import libraries as L
 from gpuenv.probe import toolchain as T
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.resolve.finding import Target
 from gpuenv.resolve.report import diagnose
 from tests.doctor_cases import base, found, judge
@@ -116,7 +116,7 @@ def test_cache_under_a_root_decides_which_libraries_the_loader_sees(tmp_path):
     (root / "etc/ld.so.cache").write_bytes(new_cache(ENTRIES))
     # A conf file naming another directory is not what the loader reads when there is a cache.
     (root / "etc/ld.so.conf").write_text("/opt/elsewhere\n")
-    libs = L.scan(Host.at(str(root)), None, [])
+    libs = L.scan(Sysroot.at(str(root)), None, [])
     assert [(x.name, x.version, x.path, x.source) for x in libs] == [
         ("cudart", "12.8.90", "/usr/local/cuda-12.8/targets/x86_64-linux/lib/libcudart.so.12", "ldconfig")
     ]
@@ -133,7 +133,7 @@ def test_unreadable_cache_falls_back_to_ld_so_conf_and_says_so(tmp_path):
     (root / "opt/nccl/lib/libnccl.so.2.21.5").write_text("")
     (root / "opt/nccl/lib/libnccl.so.2").symlink_to("libnccl.so.2.21.5")
     errors = []
-    libs = L.scan(Host.at(str(root)), None, errors)
+    libs = L.scan(Sysroot.at(str(root)), None, errors)
     assert [(x.name, x.version, x.path) for x in libs] == [("nccl", "2.21.5", "/opt/nccl/lib/libnccl.so.2")]
     assert errors and "ld.so.conf" in errors[0].message
 
@@ -149,7 +149,7 @@ def test_two_majors_in_one_directory_are_two_libraries(tmp_path):
     (lib / "libcudnn_ops.so.9").write_text("")  # a sub-library, not cuDNN's soname
     (root / "etc").mkdir()
     (root / "etc/ld.so.conf").write_text("/usr/lib/x86_64-linux-gnu\n")
-    libs = L.scan(Host.at(str(root)), None, [])
+    libs = L.scan(Sysroot.at(str(root)), None, [])
     assert [(x.version, x.path.rsplit("/", 1)[1]) for x in libs] == [
         ("8.9.7", "libcudnn.so.8"),
         ("9.1.0", "libcudnn.so.9"),
@@ -161,7 +161,7 @@ def test_ld_library_path_comes_first_and_is_named(tmp_path):
     lib = root / "opt/cudnn/lib"
     lib.mkdir(parents=True)
     (lib / "libcudnn.so.9.1.0").write_text("")
-    libs = L.scan(Host(str(root), True), ["/opt/cudnn/lib"], [])  # live-style: the caller passes the variable
+    libs = L.scan(Sysroot(str(root), True), ["/opt/cudnn/lib"], [])  # live-style: the caller passes the variable
     assert libs[0].source == "ld_library_path" and libs[0].version == "9.1.0"
 
 
@@ -294,13 +294,13 @@ def test_the_commands_on_path_are_read_without_running_them(tmp_path, monkeypatc
     (bin_ / "gcc-12").symlink_to(real.name)
     (bin_ / "gcc").symlink_to("gcc-12")
     monkeypatch.setenv("PATH", str(bin_))
-    tools = T.from_path(Host.at(None))
+    tools = T.from_path(Sysroot.at(None))
     assert [(t.name, t.version, t.path, t.source) for t in tools] == [("gcc", "12", str(real), "path")]
     assert not mark.exists()
 
 
 def test_no_command_is_looked_up_under_a_root():
-    host = Host.at(str(ROOTS / LOADER))
+    host = Sysroot.at(str(ROOTS / LOADER))
     assert host.which("gcc") is None
     assert T.from_path(host) == []
 

@@ -72,7 +72,7 @@ def test_the_last_link_is_followed_only_when_asked(tmp_path):
     assert in_root(root, "/etc/last", follow_last=False) == tmp_path / "etc/last"
     # a link before the last component is always followed
     assert in_root(root, "/etc/d/x", follow_last=False) == tmp_path / "srv/x"
-    # resolve, what a probe's Host reads through, follows the last link too unless told not to
+    # resolve, what a probe's Sysroot reads through, follows the last link too unless told not to
     assert resolve(root, "/etc/last") == str(tmp_path / "real")
 
 

@@ -23,7 +23,7 @@ from gpuenv.probe import (
     users,
 )
 from gpuenv.probe import platform as plat
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.record import FrozenError
 
 NOBLE = """PRETTY_NAME="Ubuntu 24.04.3 LTS"
@@ -109,10 +109,10 @@ def _cpu_block(i: int, model: str = "AMD EPYC 9654 96-Core Processor", flags: st
     return f"processor\t: {i}\nvendor_id\t: AuthenticAMD\nmodel name\t: {model}\nflags\t\t: {flags}\n\n"
 
 
-def _cpuinfo_host(tmp_path, text: str) -> Host:
+def _cpuinfo_host(tmp_path, text: str) -> Sysroot:
     (tmp_path / "proc").mkdir(parents=True)
     (tmp_path / "proc/cpuinfo").write_text(text)
-    return Host.at(str(tmp_path))
+    return Sysroot.at(str(tmp_path))
 
 
 def test_a_big_cpuinfo_is_judged_by_its_first_cpu(tmp_path):
@@ -136,7 +136,7 @@ def test_what_the_head_of_cpuinfo_lacks_is_read_from_the_whole_file(tmp_path):
     small = _cpuinfo_host(tmp_path / "small", _cpu_block(0, flags="fpu"))
     assert osinfo.in_cpuinfo(small, plat.cpu_hypervisor_flag) is False
     (tmp_path / "none").mkdir()
-    assert osinfo.in_cpuinfo(Host.at(str(tmp_path / "none")), osinfo.parse_cpu_model) is None
+    assert osinfo.in_cpuinfo(Sysroot.at(str(tmp_path / "none")), osinfo.parse_cpu_model) is None
 
 
 def test_parse_meminfo():
@@ -184,7 +184,7 @@ def _sysfs_device(root, slot, **files):
 def test_pci_scan_reads_only_the_vendor_and_class_of_a_device_that_is_no_gpu(tmp_path):
     import os
 
-    from gpuenv.probe.host import Host
+    from gpuenv.probe.host import Sysroot
 
     # An Intel bridge and an AMD audio function whose other files would fail or block if read.
     bridge = _sysfs_device(tmp_path, "0000:00:1f.0", vendor="0x8086\n", subsystem_vendor="junk", **{"class": "0x060100\n"})
@@ -195,7 +195,7 @@ def test_pci_scan_reads_only_the_vendor_and_class_of_a_device_that_is_no_gpu(tmp
     _sysfs_device(tmp_path, "0000:03:00.0", vendor="0x1002\n", device="0x7550\n", subsystem_vendor="0x1da2\n",
                   subsystem_device="0xe490\n", revision="0xc0\n", **{"class": "0x030000\n"})  # fmt: skip
     errors: list = []
-    found = pci.scan(Host.at(str(tmp_path)), errors)
+    found = pci.scan(Sysroot.at(str(tmp_path)), errors)
     assert errors == []
     assert found == [pci.PciDevice("0000:03:00.0", "1002", "7550", "0300", "1da2:e490", "c0", None)]
 
@@ -236,17 +236,17 @@ def test_parse_pci_ids_skips_comments_blank_lines_unwanted_and_unnamed_devices()
 
 
 def test_pci_scan_records_a_malformed_gpu_and_goes_on(tmp_path):
-    from gpuenv.probe.host import Host
+    from gpuenv.probe.host import Sysroot
 
     _sysfs_device(tmp_path, "0000:01:00.0", vendor="0x10de\n", **{"class": "0x030000\n"}, device="0xzzzz\n")
     _sysfs_device(tmp_path, "0000:02:00.0", vendor="0x10de\n", **{"class": "0x030200\n"}, device="0x2b85\n",
                   subsystem_vendor="0x10de\n")  # fmt: skip
     errors: list = []
-    found = pci.scan(Host.at(str(tmp_path)), errors)
+    found = pci.scan(Sysroot.at(str(tmp_path)), errors)
     assert [e.probe for e in errors] == ["pci"] and errors[0].message.startswith("0000:01:00.0: not a hex id")
     # A subsystem vendor without its device is no subsystem; no revision file, no driver link.
     assert found == [pci.PciDevice("0000:02:00.0", "10de", "2b85", "0302", None, None, None)]
-    assert pci.pci_names(Host.at(str(tmp_path)), found) == {}  # no pci.ids on the machine
+    assert pci.pci_names(Sysroot.at(str(tmp_path)), found) == {}  # no pci.ids on the machine
 
 
 @pytest.mark.parametrize(
@@ -331,7 +331,7 @@ def test_nvidia_proc_version(text, want):
 
 def _nvidia_libs(tmp_path, layout: dict[str, list[str]]):
     """A sysroot with these names in these library directories; "NAME -> TARGET" is a link."""
-    from gpuenv.probe.host import Host
+    from gpuenv.probe.host import Sysroot
 
     for directory, names in layout.items():
         d = tmp_path / directory.lstrip("/")
@@ -342,7 +342,7 @@ def _nvidia_libs(tmp_path, layout: dict[str, list[str]]):
                 (d / link).symlink_to(target)
             else:
                 (d / link).write_bytes(b"")
-    return Host.at(str(tmp_path))
+    return Sysroot.at(str(tmp_path))
 
 
 LIB = "/usr/lib/x86_64-linux-gnu"
@@ -812,7 +812,7 @@ def test_dpkg_stanzas_without_a_package_or_a_three_word_status_are_not_packages(
 
 
 def _dpkg_root(tmp_path, status: bytes | None, journal: dict[str, bytes] | None = None, arch: str | None = None):
-    from gpuenv.probe.host import Host
+    from gpuenv.probe.host import Sysroot
 
     base = tmp_path / "var/lib/dpkg"
     base.mkdir(parents=True)
@@ -824,7 +824,7 @@ def _dpkg_root(tmp_path, status: bytes | None, journal: dict[str, bytes] | None 
             (base / "updates" / name).write_bytes(text)
     if arch is not None:
         (base / "arch").write_text(arch)
-    return Host.at(str(tmp_path))
+    return Sysroot.at(str(tmp_path))
 
 
 def test_dpkg_probe_without_a_status_file_is_unknown(tmp_path):

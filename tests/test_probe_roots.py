@@ -214,7 +214,7 @@ def test_fifo_or_device_where_a_file_is_expected_does_not_hang(tmp_path):
 )
 def test_secure_boot_states(tmp_path, layout, want):
     from gpuenv.probe import kernel
-    from gpuenv.probe.host import Host
+    from gpuenv.probe.host import Sysroot
 
     for rel, data in layout.items():
         path = tmp_path / rel
@@ -223,7 +223,7 @@ def test_secure_boot_states(tmp_path, layout, want):
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data or b"")
-    assert kernel.secure_boot(Host.at(str(tmp_path))) is want
+    assert kernel.secure_boot(Sysroot.at(str(tmp_path))) is want
 
 
 def test_dkms_tree_build_dir_and_original_module_are_not_versions_or_kernels(tmp_path):
@@ -231,7 +231,7 @@ def test_dkms_tree_build_dir_and_original_module_are_not_versions_or_kernels(tmp
     MODULE/original_module: neither is a version or a kernel of `dkms status`."""
     from gpuenv.facts import DkmsEntry
     from gpuenv.probe import dkms
-    from gpuenv.probe.host import Host
+    from gpuenv.probe.host import Sysroot
 
     base = tmp_path / "var/lib/dkms/nvidia"
     (tmp_path / "usr/src/nvidia-570.133.07").mkdir(parents=True)
@@ -244,7 +244,7 @@ def test_dkms_tree_build_dir_and_original_module_are_not_versions_or_kernels(tmp
     (base / "original_module/6.8.0-51-generic/x86_64").mkdir(parents=True)
     (tmp_path / "var/lib/dkms/amdgpu/6.16.6/6.8.0-51-generic/x86_64/module").mkdir(parents=True)
     (tmp_path / "var/lib/dkms/amdgpu/6.16.6/source").symlink_to("/usr/src/amdgpu-6.16.6")  # gone
-    got = dkms.scan(Host.at(str(tmp_path)))
+    got = dkms.scan(Sysroot.at(str(tmp_path)))
     assert got == (
         DkmsEntry("amdgpu", "6.16.6", "6.8.0-51-generic", "broken"),
         DkmsEntry("nvidia", "570.133.07", "6.8.0-51-generic", "installed"),
@@ -268,9 +268,9 @@ def test_dpkg_journal_is_read_under_a_root(tmp_path):
 def test_only_regular_files_are_read_and_dev_null_reads_empty():
     """A config masked with a link to /dev/null reads as empty; any other device is refused
     before it is opened (opening a device can act on it)."""
-    from gpuenv.probe.host import Host
+    from gpuenv.probe.host import Sysroot
 
-    live = Host.at(None)
+    live = Sysroot.at(None)
     assert live.read_text("/dev/null") == ""
     with pytest.raises(OSError, match="not a regular file"):
         live.read_bytes("/dev/zero")

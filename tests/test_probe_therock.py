@@ -8,7 +8,7 @@ import os
 
 from gpuenv.facts import Python, Toolkit
 from gpuenv.probe import collect, therock, toolkits
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from tests.probe_helpers import ROOTS
 
 
@@ -55,23 +55,23 @@ def _tree(root, version_text: str | None, packages: dict[str, str]):
 def test_the_tree_is_reported_once_with_its_release_and_the_link_farm_is_not(tmp_path):
     installed = _tree(tmp_path, "7.14.0-7\n", {"amdrocm-core7.14": "7.14.0-7", "amdrocm7.14-gfx1201": "7.14.0-7"})
     errors: list = []
-    got = toolkits.probe(Host.at(str(tmp_path)), installed, errors)
+    got = toolkits.probe(Sysroot.at(str(tmp_path)), installed, errors)
     assert got.rocm == (Toolkit(version="7.14.0", path="/opt/rocm/core-7.14", source="package", stream="therock"),)
     assert errors == []
 
 
 def test_a_tree_without_info_version_falls_back_to_rocm_version_h(tmp_path):
     _tree(tmp_path, None, {})
-    got = toolkits.probe(Host.at(str(tmp_path)), {}, [])
+    got = toolkits.probe(Sysroot.at(str(tmp_path)), {}, [])
     # no amdrocm package: a tarball/runfile-style tree, source unknown
     assert got.rocm == (Toolkit(version="7.14.0", path="/opt/rocm/core-7.14", source=None, stream="therock"),)
 
 
 def test_packages_without_their_tree_still_report_the_release(tmp_path):
-    got = therock.probe(Host.at(str(tmp_path)), {"amdrocm-runtime10.0": "10.0.0-4", "amdrocm10.0-gfx1201": "10.0.0-4"}, [])
+    got = therock.probe(Sysroot.at(str(tmp_path)), {"amdrocm-runtime10.0": "10.0.0-4", "amdrocm10.0-gfx1201": "10.0.0-4"}, [])
     assert got == [Toolkit(version="10.0.0", path=None, source="package", stream="therock")]
     # a nightly's packages are not reported as the release they lead to
-    assert therock.probe(Host.at(str(tmp_path)), {"amdrocm-core7.15": "7.15.0~20260801-1"}, []) == []
+    assert therock.probe(Sysroot.at(str(tmp_path)), {"amdrocm-core7.15": "7.15.0~20260801-1"}, []) == []
 
 
 def test_the_rocm_wheels_of_the_probed_python_are_an_install():

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuenv.probe import toolkits
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 
 def test_cuda_h_gives_the_series():
@@ -76,7 +76,7 @@ def test_a_pip_laid_out_cuda_tree_and_a_rocm_without_info_version(tmp_path):
             "#define ROCM_VERSION_MAJOR 6\n#define ROCM_VERSION_MINOR 4\n#define ROCM_VERSION_PATCH 1\n",
     })  # fmt: skip
     (tmp_path / "usr/local/cuda").symlink_to("cuda-13.0")
-    found = toolkits.probe(Host.at(str(tmp_path)), {}, [])
+    found = toolkits.probe(Sysroot.at(str(tmp_path)), {}, [])
     assert [(t.version, t.path, t.source) for t in found.cuda] == [
         ("11.0", "/usr/local/cuda-11.0", None),
         ("12.8.1", "/usr/local/cuda-12.8", None),
@@ -93,7 +93,7 @@ def test_nvcc_on_path_through_a_wrapper_script(tmp_path, monkeypatch):
     wrapper.write_text(f'#!/bin/sh\nexec {tree}/bin/nvcc "$@"\n')
     wrapper.chmod(0o755)
     monkeypatch.setenv("PATH", f"{wrapper.parent}:/usr/bin:/bin")
-    roots = toolkits._nvcc_roots(Host.at(None))
+    roots = toolkits._nvcc_roots(Sysroot.at(None))
     assert str(tree) in roots
     # Under --root nothing of the reading machine's PATH is looked at.
-    assert toolkits._nvcc_roots(Host.at(str(tmp_path))) == []
+    assert toolkits._nvcc_roots(Sysroot.at(str(tmp_path))) == []

@@ -7,9 +7,9 @@ Each source is a small module; ``collect`` runs them all. A failing probe is rec
 from __future__ import annotations
 
 from gpuenv.facts import OS, Amd, Facts, Gpu, Kernel, Nvidia, Platform, ProbeError
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
-__all__ = ["collect", "Host", "RootError"]
+__all__ = ["collect", "Sysroot", "RootError"]
 
 
 class RootError(ValueError):
@@ -28,7 +28,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
 
     if root is not None and not os.path.isdir(root):
         raise RootError(f"--root {root}: not a directory")
-    host = Host.at(root)
+    host = Sysroot.at(root)
     errors: list[ProbeError] = []
 
     def guard(name: str, fn, default):  # fn() or default, with the failure recorded
@@ -95,7 +95,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     )
 
 
-def _kernel(host: Host, guard, kernel, dkms) -> Kernel:
+def _kernel(host: Sysroot, guard, kernel, dkms) -> Kernel:
     release = guard("kernel.release", lambda: kernel.release(host), "unknown")
     cmdline = guard("kernel.cmdline", lambda: _stripped(host.read_optional("/proc/cmdline")), None)
 
@@ -121,7 +121,7 @@ def _kernel(host: Host, guard, kernel, dkms) -> Kernel:
     )
 
 
-def _gpus(host: Host, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
+def _gpus(host: Sysroot, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
     from gpuenv import record as records
     from gpuenv.probe import amdsmi, kfd, nvidia, nvml, pci
 
@@ -210,7 +210,7 @@ def _gpus(host: Host, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvid
     return tuple(gpus), nvidia_facts, amd_facts
 
 
-def _environment(host: Host) -> dict[str, str] | None:
+def _environment(host: Sysroot) -> dict[str, str] | None:
     if not host.live:
         return None
     import os

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import AptSource
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 SOURCES_LIST = "/etc/apt/sources.list"
 SOURCES_DIR = "/etc/apt/sources.list.d"
@@ -104,7 +104,7 @@ def _deb822_stanzas(text: str) -> list[dict[str, str]]:
     return stanzas
 
 
-def probe(host: Host, errors: list) -> tuple[AptSource, ...] | None:
+def probe(host: Sysroot, errors: list) -> tuple[AptSource, ...] | None:
     """None when APT is not there at all."""
     from gpuenv.facts import ProbeError
 

@@ -12,7 +12,7 @@ import re
 import stat as st
 
 from gpuenv.facts import DeviceNode, User
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 ALWAYS = ("/dev/kfd", "/dev/nvidiactl", "/dev/dxg")
 _NVIDIA = r"nvidia([0-9]+|-uvm|-uvm-tools|-modeset)$"
@@ -33,7 +33,7 @@ def parse_ls_mode(text: str) -> tuple[int, str | None, str | None]:
     return bits, owner, group
 
 
-def node_paths(host: Host) -> list[str]:
+def node_paths(host: Sysroot) -> list[str]:
     paths = list(ALWAYS)
     paths += [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]
     # Hundreds of names in /dev: a C-level test first, the pattern only on a box with NVIDIA nodes.
@@ -54,7 +54,7 @@ def can_open(mode: int, owner_uid: int | None, group: str | None, user: User | N
     return mode & 0o006 == 0o006
 
 
-def probe(host: Host, user: User | None, current_user: bool) -> dict[str, DeviceNode] | None:
+def probe(host: Sysroot, user: User | None, current_user: bool) -> dict[str, DeviceNode] | None:
     """None when the root has no /dev at all (a chroot without /dev mounted: unknown)."""
     if not host.is_dir("/dev"):
         return None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import DkmsEntry
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 DKMS = "/var/lib/dkms"
 # Entries of the DKMS tree that are neither versions nor kernels: a module's saved in-tree copy
@@ -13,7 +13,7 @@ _NOT_VERSIONS = ("original_module",)
 _NOT_KERNELS = ("source", "build", "tarball")
 
 
-def scan(host: Host) -> tuple[DkmsEntry, ...] | None:
+def scan(host: Sysroot) -> tuple[DkmsEntry, ...] | None:
     """One entry per module, version and kernel; None when DKMS is not installed."""
     if not host.is_dir(DKMS):
         return None
@@ -52,7 +52,7 @@ def scan(host: Host) -> tuple[DkmsEntry, ...] | None:
     return tuple(out)
 
 
-def _installed_links(host: Host, mdir: str, entries: list[str]) -> set[tuple[str, str]]:
+def _installed_links(host: Sysroot, mdir: str, entries: list[str]) -> set[tuple[str, str]]:
     """(version, kernel) pairs DKMS marks installed: kernel-KREL-ARCH -> VERSION/KREL/ARCH."""
     out = set()
     for name in entries:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Packages
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.record import record
 
 STATUS = "/var/lib/dpkg/status"
@@ -219,7 +219,7 @@ def _merge_journal(
     return list(merged.values())
 
 
-def probe(host: Host) -> Packages | None:
+def probe(host: Sysroot) -> Packages | None:
     """None when the machine has no dpkg database (not a Debian-family system, or unknown)."""
     limit = 256 << 20  # a real status file is a few MiB; a bigger one is not read half-way
     try:

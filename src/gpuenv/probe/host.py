@@ -1,6 +1,6 @@
 """The machine a probe reads: the live system, or a sysroot given with ``--root``.
 
-Every file a probe reads goes through a ``Host``, so one ``root`` redirects all of them (as
+Every file a probe reads goes through a ``Sysroot``, so one ``root`` redirects all of them (as
 ``distro``'s ``root_dir`` does). Symbolic links are resolved *inside* the root, the way a chroot
 would see them: an absolute link target such as ``/usr/src/linux-headers-6.8.0-51-generic`` in a
 sysroot points into the sysroot, never at the host. With a root, live sources (NVML, AMD SMI,
@@ -20,14 +20,16 @@ from gpuenv.record import record
 
 
 @record(frozen=True)
-class Host:
+class Sysroot:
+    """The root-confined reader every probe reads through (``facts.Host`` is the facts record)."""
+
     root: str = "/"
     # Live sources on: only for the running machine, never for a given root (even `--root /`,
     # which means "read the files, not the kernel's or the process's view").
     live: bool = True
 
     @classmethod
-    def at(cls, root: str | None) -> Host:
+    def at(cls, root: str | None) -> Sysroot:
         if root is None:
             return cls("/", True)
         return cls(os.path.realpath(root), False)

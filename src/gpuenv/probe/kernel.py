@@ -3,7 +3,7 @@ Boot and the taint flags."""
 
 from __future__ import annotations
 
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 # kmod's search order; a file name found in an earlier directory hides the same name later.
 MODPROBE_DIRS = (
@@ -21,7 +21,7 @@ SECURE_BOOT_VAR = "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-
 SECURE_BOOT_SYSFS = "/sys/firmware/efi/vars/SecureBoot-8be4df61-93ca-11d2-aa0d-e398403d8c8c/data"
 
 
-def release(host: Host) -> str:
+def release(host: Sysroot) -> str:
     """uname -r; under a root: /proc/sys/kernel/osrelease, else the only tree in /lib/modules."""
     if host.live:
         import os
@@ -77,7 +77,7 @@ def cmdline_blacklist(cmdline: str) -> list[str]:
     return out
 
 
-def blacklisted(host: Host, cmdline: str | None) -> tuple[str, ...]:
+def blacklisted(host: Sysroot, cmdline: str | None) -> tuple[str, ...]:
     names: list[str] = []
     seen_files: set[str] = set()
     # modprobe reads each file name once, earlier directories overriding later ones.
@@ -100,7 +100,7 @@ def parse_secure_boot(data: bytes) -> bool:
     return data[4] == 1
 
 
-def secure_boot(host: Host) -> bool | None:
+def secure_boot(host: Sysroot) -> bool | None:
     """True/False from the SecureBoot EFI variable; False on a legacy BIOS boot (no
     /sys/firmware/efi: Secure Boot cannot be on); None when it cannot be told: no /sys, an empty
     /sys/firmware (Docker and other runtimes mask it with an empty tmpfs), or efivarfs not
@@ -124,5 +124,5 @@ def parse_tainted(text: str) -> int:
     return int(text.strip())
 
 
-def headers_installed(host: Host, rel: str) -> bool:
+def headers_installed(host: Sysroot, rel: str) -> bool:
     return host.is_dir(f"/lib/modules/{rel}/build")

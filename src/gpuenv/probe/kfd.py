@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.record import record
 
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
@@ -97,7 +97,7 @@ def memory_from_banks(banks: list[dict[str, int]]) -> tuple[int | None, bool | N
     return (total // (1 << 20) or None), integrated
 
 
-def _memory(host: Host, node: str) -> tuple[int | None, bool | None]:
+def _memory(host: Sysroot, node: str) -> tuple[int | None, bool | None]:
     banks = [
         parse_properties(host.read_optional(f"{TOPOLOGY}/{node}/mem_banks/{bank}/properties") or "")
         for bank in host.listdir(f"{TOPOLOGY}/{node}/mem_banks")
@@ -105,7 +105,7 @@ def _memory(host: Host, node: str) -> tuple[int | None, bool | None]:
     return memory_from_banks(banks)
 
 
-def scan(host: Host, errors: list) -> list[KfdNode] | None:
+def scan(host: Sysroot, errors: list) -> list[KfdNode] | None:
     """GPU nodes, or None when there is no KFD topology (no amdgpu, or not mapped in)."""
     from gpuenv.facts import ProbeError
 

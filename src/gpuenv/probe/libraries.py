@@ -7,7 +7,7 @@ and its includes list, which is what ldconfig would cache), then the toolkits' o
 (``/usr/local/cuda*/lib64``, ``/usr/local/cuda*/targets/*/lib``, ``/opt/rocm*/lib``), which the
 loader searches only when one of the first two names them. Versions come from the file names
 (``libcudart.so.12.8.90``: 12.8.90; a soname alone gives its major), and for cuDNN from
-``cudnn_version.h`` where the file name has only the major. Every read goes through ``Host``.
+``cudnn_version.h`` where the file name has only the major. Every read goes through ``Sysroot``.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 import sys
 
 from gpuenv.facts import Library
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 # Library name -> the file-name stem the loader opens (libNAME.so[.VERSION]).
 LIBRARIES = {
@@ -145,7 +145,7 @@ def parse_ld_so_conf(text: str) -> tuple[list[str], list[str]]:
 
 
 def conf_dirs(
-    host: Host, path: str = "/etc/ld.so.conf", depth: int = 0, seen: set | None = None
+    host: Sysroot, path: str = "/etc/ld.so.conf", depth: int = 0, seen: set | None = None
 ) -> list[str]:
     """The directories ld.so.conf names, includes followed (globs listed through ``host``)."""
     seen = set() if seen is None else seen
@@ -179,7 +179,7 @@ def _matching(names: list[str], pattern: str) -> list[str]:
 # -- the scan ----------------------------------------------------------------------------------
 
 
-def toolkit_dirs(host: Host) -> list[str]:
+def toolkit_dirs(host: Sysroot) -> list[str]:
     """Library directories of the installed toolkit trees (links such as /usr/local/cuda skipped:
     they lead to a versioned tree listed anyway)."""
     out = []
@@ -198,7 +198,7 @@ def toolkit_dirs(host: Host) -> list[str]:
     return out
 
 
-def _in_dir(host: Host, directory: str, cache: dict) -> dict[str, list[tuple[str, str | None]]]:
+def _in_dir(host: Sysroot, directory: str, cache: dict) -> dict[str, list[tuple[str, str | None]]]:
     """name -> [(file, version)] of the GPU libraries in one directory (listed once per scan)."""
     found = cache.get(directory)
     if found is None:
@@ -230,14 +230,14 @@ def _majors(files: list[tuple[str, str | None]]) -> list[str | None]:
     return sorted({v.split(".")[0] for _, v in files if v}, key=int) or [None]
 
 
-def _real(host: Host, path: str) -> str:
+def _real(host: Sysroot, path: str) -> str:
     try:
         return os.path.realpath(host.path(path))
     except OSError:
         return path
 
 
-def scan(host: Host, ld_library_path: list[str] | None, errors: list) -> tuple[Library, ...]:
+def scan(host: Sysroot, ld_library_path: list[str] | None, errors: list) -> tuple[Library, ...]:
     """The CUDA/ROCm libraries on the loader's path and in the toolkits, loader order first."""
     from gpuenv.facts import ProbeError
 
@@ -304,7 +304,7 @@ def parse_cudnn_version_h(text: str) -> str | None:
     return ".".join(found.get(k, "0") for k in ("MAJOR", "MINOR", "PATCHLEVEL"))
 
 
-def _cudnn_header(host: Host, libs: list[Library]) -> list[Library]:
+def _cudnn_header(host: Sysroot, libs: list[Library]) -> list[Library]:
     from gpuenv import record as records
 
     if not any(lib.name == "cudnn" and lib.version and "." not in lib.version for lib in libs):

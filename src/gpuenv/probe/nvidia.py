@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 LIB_DIRS = (
     "/usr/lib/x86_64-linux-gnu",
@@ -29,7 +29,7 @@ def parse_proc_version(text: str) -> tuple[str | None, str | None]:
     return (m.group(1) if m else None), flavour
 
 
-def library_version(host: Host) -> str | None:
+def library_version(host: Sysroot) -> str | None:
     """Version in the name of the installed libnvidia-ml.so.VERSION, if there is exactly one.
 
     Only a directory holding libnvidia-ml.so.1 (link or file) is listed: that soname is what
@@ -49,5 +49,5 @@ def library_version(host: Host) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def library_present(host: Host, extra_dirs: list[str] = ()) -> bool:
+def library_present(host: Sysroot, extra_dirs: list[str] = ()) -> bool:
     return any(host.exists(f"{d}/libnvidia-ml.so.1") for d in (*extra_dirs, *LIB_DIRS))

@@ -11,7 +11,7 @@ import re
 
 from gpuenv.facts import OS
 from gpuenv.facts import Host as HostFacts
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def os_from_release(fields: dict[str, str]) -> OS:
     )
 
 
-def probe_os(host: Host) -> OS:
+def probe_os(host: Sysroot) -> OS:
     text = host.read_optional("/etc/os-release")
     if text is None:
         text = host.read_text("/usr/lib/os-release")
@@ -116,7 +116,7 @@ def probe_os(host: Host) -> OS:
 CPUINFO_HEAD = 16 << 10
 
 
-def in_cpuinfo(host: Host, find: Callable[[str], T | None]) -> T | None:
+def in_cpuinfo(host: Sysroot, find: Callable[[str], T | None]) -> T | None:
     """``find`` over the whole lines of /proc/cpuinfo's first CPUINFO_HEAD bytes, then over the
     whole file when that was not all of it and ``find`` gave None (a Raspberry Pi names its
     "Model" after every CPU's block). None when there is no /proc/cpuinfo."""
@@ -147,7 +147,7 @@ def parse_meminfo_mib(meminfo: str) -> int | None:
     return None
 
 
-def probe_arch(host: Host) -> str:
+def probe_arch(host: Sysroot) -> str:
     if host.live:
         import os
 
@@ -197,7 +197,7 @@ def dpkg_native_arch(status: str) -> str | None:
     return None
 
 
-def probe_host(host: Host, errors: list) -> HostFacts:
+def probe_host(host: Sysroot, errors: list) -> HostFacts:
     from gpuenv.facts import ProbeError
 
     try:

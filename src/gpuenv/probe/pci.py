@@ -6,7 +6,7 @@ fresh machine has no driver yet, and that is exactly when gpuenv is needed.
 
 from __future__ import annotations
 
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.record import record
 
 SYSFS_PCI = "/sys/bus/pci/devices"
@@ -37,7 +37,7 @@ def parse_hex_id(text: str, digits: int = 4) -> str:
     return value.zfill(digits)
 
 
-def read_device(host: Host, slot: str) -> PciDevice | None:
+def read_device(host: Sysroot, slot: str) -> PciDevice | None:
     """The device in ``slot``, or None for one that is no GPU (its vendor and class tell, so the
     other files of the dozens of bridges, disks and NICs a server has are never read)."""
     base = f"{SYSFS_PCI}/{slot}"
@@ -65,7 +65,7 @@ def is_gpu(vendor: str, pci_class: str) -> bool:
     return vendor in VENDORS and pci_class in GPU_CLASSES and not (vendor == "8086" and pci_class == "1200")
 
 
-def scan(host: Host, errors: list) -> list[PciDevice]:
+def scan(host: Sysroot, errors: list) -> list[PciDevice]:
     """GPU functions on the bus; an unreadable device is an error entry, not an abort."""
     from gpuenv.facts import ProbeError
 
@@ -104,7 +104,7 @@ def parse_pci_ids(text: str, wanted: set[tuple[str, str]]) -> dict[tuple[str, st
     return names
 
 
-def pci_names(host: Host, devices: list[PciDevice]) -> dict[tuple[str, str], str]:
+def pci_names(host: Sysroot, devices: list[PciDevice]) -> dict[tuple[str, str], str]:
     wanted = {(d.vendor, d.device) for d in devices}
     if not wanted:
         return {}

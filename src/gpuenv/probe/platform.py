@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Platform
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.probe.osinfo import in_cpuinfo
 
 # DMI strings that name a hypervisor, tested with startswith in systemd's order: product_name
@@ -71,7 +71,7 @@ def parse_cgroup_container(text: str) -> str | None:
     return None
 
 
-def container(host: Host) -> str | None:
+def container(host: Sysroot) -> str | None:
     if host.exists("/var/run/secrets/kubernetes.io") or host.exists("/run/secrets/kubernetes.io"):
         return "kubernetes"
     if host.live:
@@ -97,12 +97,12 @@ def container(host: Host) -> str | None:
     return parse_cgroup_container(cgroup or "")
 
 
-def is_wsl(host: Host, kernel_release: str) -> bool:
+def is_wsl(host: Sysroot, kernel_release: str) -> bool:
     rel = kernel_release.lower()
     return "microsoft" in rel or "wsl" in rel or host.exists("/dev/dxg")
 
 
-def _dmi(host: Host) -> dict[str, str]:
+def _dmi(host: Sysroot) -> dict[str, str]:
     out = {}
     for name in (*DMI_FILES, "chassis_asset_tag", "bios_version"):
         try:
@@ -114,7 +114,7 @@ def _dmi(host: Host) -> dict[str, str]:
     return out
 
 
-def _acpi_oem(host: Host) -> tuple[bytes | None, bool]:
+def _acpi_oem(host: Sysroot) -> tuple[bytes | None, bool]:
     """The OEM ID of the ACPI tables (bytes 10-15 of a table header), and whether a table was
     there but this process may not read it (they are root-only)."""
     denied = False
@@ -144,7 +144,7 @@ def cloud_of(dmi: dict[str, str], hypervisor_uuid: str | None) -> tuple[str | No
     return None, None
 
 
-def detect(host: Host, cmdline: str | None = None) -> tuple[str | None, str | None, str | None]:
+def detect(host: Sysroot, cmdline: str | None = None) -> tuple[str | None, str | None, str | None]:
     """(virtualization, cloud, evidence): the hypervisor this Linux runs under (None: bare metal
     or not known), the cloud the DMI names, and which evidence decided."""
     dmi = _dmi(host)
@@ -193,7 +193,7 @@ def detect(host: Host, cmdline: str | None = None) -> tuple[str | None, str | No
     return kind, cloud, evidence
 
 
-def _cpu_hypervisor_flag(host: Host) -> bool:
+def _cpu_hypervisor_flag(host: Sysroot) -> bool:
     try:
         return bool(in_cpuinfo(host, cpu_hypervisor_flag))
     except OSError:
@@ -208,11 +208,11 @@ def cpu_hypervisor_flag(cpuinfo: str) -> bool | None:
     return None
 
 
-def virtualization(host: Host) -> str | None:
+def virtualization(host: Sysroot) -> str | None:
     return detect(host, host.read_optional("/proc/cmdline"))[0]
 
 
-def probe(host: Host, kernel_release: str) -> Platform:
+def probe(host: Sysroot, kernel_release: str) -> Platform:
     wsl = is_wsl(host, kernel_release)
     # WSL 2 runs in Hyper-V, but the `wsl` fact says so: no DMI is exposed there anyway.
     kind, cloud, evidence = (None, None, None) if wsl else detect(host, host.read_optional("/proc/cmdline"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Python, Torch
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 EXACT = {
     "torch", "torchvision", "torchaudio", "jax", "jaxlib", "vllm", "flash-attn", "triton",
@@ -92,7 +92,7 @@ def torch_from_local_version(version: str) -> Torch:
     return Torch(version=version, cuda_unknown=True, hip_unknown=True)
 
 
-def scan_site(host: Host, dirs: list[str], errors: list) -> tuple[dict[str, str], Torch | None]:
+def scan_site(host: Sysroot, dirs: list[str], errors: list) -> tuple[dict[str, str], Torch | None]:
     from gpuenv.facts import ProbeError
 
     packages: dict[str, str] = {}
@@ -124,7 +124,7 @@ def scan_site(host: Host, dirs: list[str], errors: list) -> tuple[dict[str, str]
     return dict(sorted(packages.items())), torch
 
 
-def _system_dirs(host: Host, version: str | None) -> list[str]:
+def _system_dirs(host: Sysroot, version: str | None) -> list[str]:
     dirs = []
     if version:
         dirs.append(f"/usr/local/lib/python{version}/dist-packages")
@@ -139,7 +139,7 @@ def _minor(version: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def _rooted(host: Host, python: str | None) -> tuple[str | None, str | None, list[str]]:
+def _rooted(host: Sysroot, python: str | None) -> tuple[str | None, str | None, list[str]]:
     """(executable, version, site dirs) of an interpreter inside a sysroot, without running it."""
     exe = python or "/usr/bin/python3"
     if not host.exists(exe):
@@ -174,7 +174,7 @@ def _rooted(host: Host, python: str | None) -> tuple[str | None, str | None, lis
 
 
 def probe(
-    host: Host, python: str | None, errors: list, installed: dict[str, str] | None = None
+    host: Sysroot, python: str | None, errors: list, installed: dict[str, str] | None = None
 ) -> Python | None:
     """``installed`` (dpkg packages) gives a sysroot's system interpreter its full version."""
     if not host.live:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Python, Toolkit
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -63,7 +63,7 @@ def package_release(version: str) -> str | None:
     return m.group(1) if m else None
 
 
-def _trees(host: Host) -> list[str]:
+def _trees(host: Sysroot) -> list[str]:
     """The real ``/opt/rocm/core-*`` trees (links, the alternatives ``core``/``core-10``, skipped:
     they lead to one of these)."""
     out = []
@@ -74,7 +74,7 @@ def _trees(host: Host) -> list[str]:
     return out
 
 
-def _tree_version(host: Host, path: str) -> str | None:
+def _tree_version(host: Sysroot, path: str) -> str | None:
     from gpuenv.probe.toolkits import parse_rocm_version, parse_rocm_version_h
 
     text = host.read_optional(f"{path}/.info/version")
@@ -84,7 +84,7 @@ def _tree_version(host: Host, path: str) -> str | None:
     return parse_rocm_version_h(header) if header is not None else None
 
 
-def probe(host: Host, installed: dict[str, str], errors: list[ProbeError]) -> list[Toolkit]:
+def probe(host: Sysroot, installed: dict[str, str], errors: list[ProbeError]) -> list[Toolkit]:
     """TheRock trees under /opt/rocm, and amdrocm packages whose tree is not there (a half-removed
     install, or one the probe cannot read): each reported once, with its release."""
     from gpuenv.facts import ProbeError

@@ -3,7 +3,7 @@
 Three sources, listed in this order: dpkg's packages (gcc-13, g++-13, clang-18, cmake,
 ninja-build; the ``gcc``/``g++``/``clang`` metapackages say which is the default), so that a
 sysroot and a facts file know them too; the toolkit trees' files (``bin/nvcc``, ``bin/hipcc``,
-``llvm/bin/clang``, through ``Host``); and on the live machine where the unversioned command on
+``llvm/bin/clang``, through ``Sysroot``); and on the live machine where the unversioned command on
 PATH leads (gcc -> x86_64-linux-gnu-gcc-12), which is what a build actually runs. No tool is
 executed.
 """
@@ -11,7 +11,7 @@ executed.
 from __future__ import annotations
 
 from gpuenv.facts import Tool, Toolkits
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 # Names and versions are read with string tests, not regexes: compiling a pattern costs more
 # than a probe's every use of it.
@@ -94,7 +94,7 @@ def _package_key(name: str) -> tuple:
     return (versioned[0], int(versioned[1])) if versioned else (name, 0)
 
 
-def from_files(host: Host, toolkits: Toolkits, installed: dict[str, str]) -> list[Tool]:
+def from_files(host: Sysroot, toolkits: Toolkits, installed: dict[str, str]) -> list[Tool]:
     """nvcc of each CUDA tree; hipcc and ROCm's own clang (package rocm-llvm) of each ROCm tree."""
     out: list[Tool] = []
     for tk in toolkits.cuda:
@@ -135,7 +135,7 @@ def version_of_path(real: str) -> str | None:
     return None
 
 
-def from_path(host: Host) -> list[Tool]:
+def from_path(host: Sysroot) -> list[Tool]:
     """What the unversioned commands on PATH are (live machine only): where each symlink chain
     ends, and the version that name carries. Nothing is executed: a probe that ran four
     compilers would cost more than everything else it does (bench/bench_all.py)."""
@@ -156,5 +156,5 @@ def from_path(host: Host) -> list[Tool]:
     return out
 
 
-def probe(host: Host, installed: dict[str, str], toolkits: Toolkits) -> tuple[Tool, ...]:
+def probe(host: Sysroot, installed: dict[str, str], toolkits: Toolkits) -> tuple[Tool, ...]:
     return tuple([*from_packages(installed), *from_files(host, toolkits, installed), *from_path(host)])

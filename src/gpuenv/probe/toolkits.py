@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Python, Toolkit, Toolkits
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 
 _CUDA_TXT = r"CUDA Version\s+([0-9][0-9.]*)"
 
@@ -63,7 +63,7 @@ def parse_rocm_version_h(text: str) -> str:
     return f"{parts['MAJOR']}.{parts['MINOR']}.{parts['PATCH']}"
 
 
-def _cuda_version(host: Host, path: str) -> tuple[str, str | None] | None:
+def _cuda_version(host: Sysroot, path: str) -> tuple[str, str | None] | None:
     """(version, source) of a CUDA tree: its version.json or version.txt (NVIDIA's installers),
     else include/cuda.h (a tree laid out from NVIDIA's pip packages or a conda env has no version
     file; its dist-info folders say it came from pip)."""
@@ -82,7 +82,7 @@ def _cuda_version(host: Host, path: str) -> tuple[str, str | None] | None:
     return parse_cuda_h(header), "pip" if pip else None
 
 
-def _nvcc_roots(host: Host) -> list[str]:
+def _nvcc_roots(host: Sysroot) -> list[str]:
     """Toolkit trees of the nvcc commands on PATH (live only): the tree above nvcc's real path;
     a one-line wrapper script (`exec /usr/local/cuda-13.0/bin/nvcc "$@"`) is read, never run."""
     if not host.live:
@@ -108,7 +108,7 @@ def _nvcc_roots(host: Host) -> list[str]:
     return list(dict.fromkeys(roots))
 
 
-def _cuda_source(host: Host, path: str, version: str, installed: dict[str, str]) -> str | None:
+def _cuda_source(host: Sysroot, path: str, version: str, installed: dict[str, str]) -> str | None:
     major_minor = "-".join(version.split(".")[:2])
     if any(p.startswith("cuda-") and p.endswith(major_minor) for p in installed):
         return "package"
@@ -117,7 +117,7 @@ def _cuda_source(host: Host, path: str, version: str, installed: dict[str, str])
     return None
 
 
-def probe(host: Host, installed: dict[str, str], errors: list) -> Toolkits:
+def probe(host: Sysroot, installed: dict[str, str], errors: list) -> Toolkits:
     from gpuenv.facts import ProbeError
 
     cuda: list[Toolkit] = []

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import User
-from gpuenv.probe.host import Host
+from gpuenv.probe.host import Sysroot
 from gpuenv.record import record
 
 
@@ -45,11 +45,11 @@ def groups_of(entry: PasswdEntry, groups: list[tuple[str, int, tuple[str, ...]]]
     return tuple(dict.fromkeys(names))
 
 
-def group_names(host: Host) -> dict[int, str]:
+def group_names(host: Sysroot) -> dict[int, str]:
     return {gid: name for name, gid, _ in parse_group(host.read_optional("/etc/group") or "")}
 
 
-def probe(host: Host, name: str | None) -> User | None:
+def probe(host: Sysroot, name: str | None) -> User | None:
     """The named user, else (live only) the current process's user; None under a root without one.
 
     Raises LookupError for a name that is not in the machine's /etc/passwd.
