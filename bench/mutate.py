@@ -90,6 +90,11 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         ["tests/test_torch.py", "-k", "not cli", "tests/test_resolve_core.py", "tests/test_mut_torchpick.py"],
         None,
     ),
+    # The compiled-code and driver rules the choice and the doctor's torch checks share.
+    "src/gpuenv/resolve/wheelfit.py": (
+        ["tests/test_torch.py", "-k", "not cli", "tests/test_resolve_core.py", "tests/test_mut_torchpick.py"],
+        None,
+    ),
     "src/gpuenv/resolve/checks/nvidia.py": (
         ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_nvidia.py"],
         None,
@@ -121,6 +126,18 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     "src/gpuenv/resolve/inventory.py": (
         ["tests/test_resolve_core.py", "tests/test_plan.py", "-k", "not test_cli", "tests/test_cases.py",
          "tests/test_mut_inventory.py"],
+        None,
+    ),
+    # What each GPU is (gfx target, module flavour) and where toolkit paths lead: what the
+    # planner and the checks judge GPUs and loader paths by.
+    "src/gpuenv/resolve/gpuinfo.py": (
+        ["tests/test_resolve_core.py", "tests/test_plan.py", "-k", "not test_cli", "tests/test_cases.py",
+         "tests/test_mut_inventory.py"],
+        None,
+    ),
+    "src/gpuenv/resolve/toolkitpaths.py": (
+        ["tests/test_resolve_core.py", "tests/test_plan.py", "-k", "not test_cli", "tests/test_cases.py",
+         "tests/test_mut_inventory.py", "tests/test_envpaths_virt.py"],
         None,
     ),
     # Every value at gpuenv's seams (facts, plans, findings) is a record.

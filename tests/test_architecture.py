@@ -1,4 +1,4 @@
-"""The layering rules of STYLE.md, enforced: probe -> resolve -> plan -> execute, no back-edges;
+"""The layering rules of CONTRIBUTING.md, enforced: probe -> resolve -> plan -> execute, no back-edges;
 only render/ imports rich; only the runner (and the probe's live-command helper) run processes;
 no print in the cores; the shipped contract schemas are the shared ones."""
 
@@ -270,12 +270,6 @@ def test_saved_plan_admission_is_plan_logic_not_a_command():
         assert defined.isdisjoint(rules), name
 
 
-def test_the_executor_rooms_stay_small():
-    rooms = [*(PKG / "execute").rglob("*.py"), PKG / "plan" / "admission.py", PKG / "plan" / "staleness.py"]
-    big = {p.relative_to(PKG).as_posix(): n for p in rooms if (n := len(p.read_text().splitlines())) > 500}
-    assert big == {}
-
-
 # -- the matrices' rooms (#30): records and queries, reader and parsers, bundles ------------------
 
 
@@ -294,8 +288,83 @@ def test_the_matrices_import_no_layer():
     assert (PKG / "matrices" / "__init__.py").is_file() and not (PKG / "matrices.py").exists()
 
 
-def test_the_matrices_rooms_stay_small():
-    rooms = sorted((PKG / "matrices").glob("*.py"))
-    assert len(rooms) >= 5
-    big = {p.name: n for p in rooms if (n := len(p.read_text().splitlines())) > 500}
-    assert big == {}
+def test_the_matrices_are_a_package_of_rooms():
+    assert len(sorted((PKG / "matrices").glob("*.py"))) >= 5
+
+
+# -- every room (#30) --------------------------------------------------------------------------
+
+MAX_LINES = 500
+
+
+def _big_modules(root: Path) -> dict[str, int]:
+    return {
+        p.relative_to(root).as_posix(): n
+        for p in sorted(root.rglob("*.py"))
+        if (n := len(p.read_text().splitlines())) > MAX_LINES
+    }
+
+
+def test_no_module_is_over_500_lines():
+    assert len(list(PKG.rglob("*.py"))) > 100, "the package's modules were not found"
+    assert _big_modules(PKG) == {}
+
+
+def test_the_size_rule_sees_a_big_module(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "big.py").write_text("x = 1\n" * (MAX_LINES + 1))
+    (tmp_path / "small.py").write_text("x = 1\n" * MAX_LINES)
+    assert _big_modules(tmp_path) == {"pkg/big.py": MAX_LINES + 1}
+
+
+# -- the resolve helpers (#30): below the checks, in one order ----------------------------------
+
+# The modules the checks, the target choice and the planner share, lowest first: each may import
+# only those before it (of gpuenv.resolve), never the registry, a check, a finding or the target.
+HELPERS = ("memo", "inventory", "gpuinfo", "toolkitpaths", "wheelfit", "torchpick")
+
+
+def _resolve_imports(tree: ast.AST) -> set[str]:
+    """The gpuenv.resolve modules a module imports, by either form ("from gpuenv.resolve import
+    inventory", "from gpuenv.resolve.inventory import series")."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "gpuenv.resolve":
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("gpuenv.resolve."):
+            found.add((node.module or "").split(".")[2])
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[2] for a in node.names if a.name.startswith("gpuenv.resolve."))
+    return found
+
+
+@pytest.mark.parametrize("index, name", list(enumerate(HELPERS)))
+def test_the_shared_resolve_helpers_import_only_those_below_them(index, name):
+    tree = ast.parse((PKG / "resolve" / f"{name}.py").read_text())
+    assert _resolve_imports(tree) <= set(HELPERS[:index])
+
+
+def test_the_helper_rule_sees_every_form_of_import():
+    assert _resolve_imports(ast.parse("from gpuenv.resolve import registry")) == {"registry"}
+    assert _resolve_imports(ast.parse("from gpuenv.resolve.checks.amd import x")) == {"checks"}
+    assert _resolve_imports(ast.parse("def f():\n    import gpuenv.resolve.target")) == {"target"}
+
+
+def _memo_lists(tree: ast.AST) -> list[int]:
+    """Lines of hand-rolled memos: a list literal [None, {}, ...] (the object last asked about and
+    its answers), which resolve/memo.py's LastAsked replaces."""
+    return [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.List)
+        and len(node.elts) >= 2
+        and isinstance(node.elts[0], ast.Constant)
+        and node.elts[0].value is None
+        and isinstance(node.elts[1], ast.Dict)
+    ]
+
+
+def test_memos_use_the_one_idiom():
+    assert {str(p.relative_to(PKG)): lines for p, tree in _modules() if (lines := _memo_lists(tree))} == {}
+    assert _memo_lists(ast.parse("_memo: list = [None, {}]\n_asked = [None, {}, ()]")) == [1, 2]
+    assert _memo_lists(ast.parse("pair = [None, 'x']\nrows = [[], {}]")) == []

@@ -287,10 +287,10 @@ def test_bare_metal_cloud_instance_is_no_virtual_machine(matrices):
 @pytest.mark.parametrize("entry", ["bin", ".", "cuda/bin", "", "//", "usr/local/cuda-12.8/bin"])
 def test_relative_and_odd_path_entries_are_judged_not_looped_on(entry, matrices):
     """PATH may hold relative entries; the link walk must end on them (it once spun forever)."""
-    from gpuenv.resolve import inventory as inv
+    from gpuenv.resolve import toolkitpaths
 
     doc = base("doctor-healthy-cuda")
     doc["environment"] = {"PATH": f"{entry}:/usr/local/cuda-12.8/bin:/usr/bin"}
     facts = from_dict(doc)
-    assert inv.real_path(facts, entry) == (entry.rstrip("/") or "/")
+    assert toolkitpaths.real_path(facts, entry) == (entry.rstrip("/") or "/")
     diagnose(facts, matrices, Target())

@@ -10,6 +10,7 @@ import pytest
 from gpuenv.facts import Gpu, Tool, Torch, from_dict
 from gpuenv.matrices import load
 from gpuenv.record import replace
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from tests.doctor_cases import base, setp
 
@@ -108,35 +109,35 @@ def test_a_package_version_of_one_number_is_no_driver_version_but_names_the_bran
 
 
 def test_what_a_gpu_says_of_itself_wins_over_the_tables(matrices):
-    assert inv.is_integrated(Gpu(vendor="amd", pci_id=RAPHAEL, integrated=False), matrices) is False
-    assert inv.is_integrated(Gpu(vendor="amd", pci_id=RAPHAEL), matrices) is True
-    assert inv.is_integrated(Gpu(vendor="amd", pci_id=RAPHAEL), None) is False  # unknown without tables
-    assert inv.is_integrated(Gpu(vendor="nvidia", pci_id=RAPHAEL), matrices) is False  # AMD's table only
+    assert gpuinfo.is_integrated(Gpu(vendor="amd", pci_id=RAPHAEL, integrated=False), matrices) is False
+    assert gpuinfo.is_integrated(Gpu(vendor="amd", pci_id=RAPHAEL), matrices) is True
+    assert gpuinfo.is_integrated(Gpu(vendor="amd", pci_id=RAPHAEL), None) is False  # unknown without tables
+    assert gpuinfo.is_integrated(Gpu(vendor="nvidia", pci_id=RAPHAEL), matrices) is False  # AMD's table only
     g = Gpu(vendor="nvidia", pci_id=NVIDIA_4090, architecture="Hopper", compute_capability="9.0")
-    assert (inv.nvidia_architecture(g, matrices), inv.compute_capability(g, matrices)) == ("Hopper", "9.0")
+    assert (gpuinfo.nvidia_architecture(g, matrices), gpuinfo.compute_capability(g, matrices)) == ("Hopper", "9.0")
 
 
 def test_nvidia_architecture_and_capability_from_the_table_or_unknown(matrices):
     g = Gpu(vendor="nvidia", pci_id=NVIDIA_4090)
     known = matrices.nvidia_gpu(NVIDIA_4090)
-    assert inv.nvidia_architecture(g, matrices) == known.architecture
-    assert inv.compute_capability(g, matrices) == known.compute_capability
-    assert inv.nvidia_architecture(g, None) is None and inv.compute_capability(g, None) is None
+    assert gpuinfo.nvidia_architecture(g, matrices) == known.architecture
+    assert gpuinfo.compute_capability(g, matrices) == known.compute_capability
+    assert gpuinfo.nvidia_architecture(g, None) is None and gpuinfo.compute_capability(g, None) is None
     odd = Gpu(vendor="nvidia", pci_id="10de:0001")
-    assert inv.nvidia_architecture(odd, matrices) is None and inv.compute_capability(odd, matrices) is None
+    assert gpuinfo.nvidia_architecture(odd, matrices) is None and gpuinfo.compute_capability(odd, matrices) is None
 
 
 def test_amd_compute_counts_an_igpu_a_wheel_is_built_for_not_a_desktop_one(matrices):
     gpus = [{"vendor": "amd", "pci_id": RAPHAEL, "pci_slot": "0000:10:00.0"},
             {"vendor": "amd", "pci_id": STRIX_HALO, "pci_slot": "0000:c5:00.0"}]  # fmt: skip
     f = facts_with(gpus=gpus)
-    assert inv.slots(inv.amd_integrated(f, matrices)) == ("0000:10:00.0", "0000:c5:00.0")
-    assert inv.slots(inv.amd_compute(f, matrices)) == ("0000:c5:00.0",)
+    assert gpuinfo.slots(gpuinfo.amd_integrated(f, matrices)) == ("0000:10:00.0", "0000:c5:00.0")
+    assert gpuinfo.slots(gpuinfo.amd_compute(f, matrices)) == ("0000:c5:00.0",)
     # Without tables neither is known to be integrated: both count. One that says so is left
     # out (no table to say a wheel is built for it).
-    assert inv.slots(inv.amd_compute(f, None)) == ("0000:10:00.0", "0000:c5:00.0")
+    assert gpuinfo.slots(gpuinfo.amd_compute(f, None)) == ("0000:10:00.0", "0000:c5:00.0")
     said = facts_with(gpus=[{**gpus[1], "integrated": True}])
-    assert inv.amd_compute(said, None) == ()
+    assert gpuinfo.amd_compute(said, None) == ()
 
 
 @pytest.mark.parametrize(
@@ -145,21 +146,21 @@ def test_amd_compute_counts_an_igpu_a_wheel_is_built_for_not_a_desktop_one(matri
      ("12.0", "open"), (None, "either")],
 )  # fmt: skip
 def test_module_flavour_of_a_gpu_the_tables_do_not_know_goes_by_compute_capability(matrices, cc, flavour):
-    assert inv.module_flavour(Gpu(vendor="nvidia", pci_id="10de:0001", compute_capability=cc), matrices) == flavour
+    assert gpuinfo.module_flavour(Gpu(vendor="nvidia", pci_id="10de:0001", compute_capability=cc), matrices) == flavour
 
 
 def test_module_flavour_of_a_known_architecture_is_the_tables(matrices):
     # Turing's compute capability alone says "either"; the table's Blackwell entry says open.
     g = Gpu(vendor="nvidia", pci_id="10de:0001", architecture="Blackwell", compute_capability="7.5")
-    assert inv.module_flavour(g, matrices) == matrices.nvidia_arch("Blackwell").module == "open"
+    assert gpuinfo.module_flavour(g, matrices) == matrices.nvidia_arch("Blackwell").module == "open"
 
 
 def test_gpu_names(matrices):
-    assert inv.gpu_name(Gpu(vendor="nvidia", pci_id=NVIDIA_4090), matrices) == matrices.nvidia_gpu(NVIDIA_4090).name
-    assert inv.gpu_name(Gpu(vendor="amd", pci_id=RAPHAEL), matrices) == matrices.amd_gpu(RAPHAEL).name
-    assert inv.gpu_name(Gpu(vendor="amd", pci_id=RAPHAEL), None) == "AMD GPU 1002:164e"
-    assert inv.gpu_name(Gpu(vendor="nvidia", pci_id="10de:0001"), matrices) == "NVIDIA GPU 10de:0001"
-    assert inv.gpu_name(Gpu(vendor="nvidia", pci_id=NVIDIA_4090, name="given"), matrices) == "given"
+    assert gpuinfo.gpu_name(Gpu(vendor="nvidia", pci_id=NVIDIA_4090), matrices) == matrices.nvidia_gpu(NVIDIA_4090).name
+    assert gpuinfo.gpu_name(Gpu(vendor="amd", pci_id=RAPHAEL), matrices) == matrices.amd_gpu(RAPHAEL).name
+    assert gpuinfo.gpu_name(Gpu(vendor="amd", pci_id=RAPHAEL), None) == "AMD GPU 1002:164e"
+    assert gpuinfo.gpu_name(Gpu(vendor="nvidia", pci_id="10de:0001"), matrices) == "NVIDIA GPU 10de:0001"
+    assert gpuinfo.gpu_name(Gpu(vendor="nvidia", pci_id=NVIDIA_4090, name="given"), matrices) == "given"
 
 
 def test_toolkit_for_a_series_is_its_first_release_and_is_kept_per_tables(matrices):
@@ -167,10 +168,10 @@ def test_toolkit_for_a_series_is_its_first_release_and_is_kept_per_tables(matric
 
     other = parse_dir(bundled_dir(), "bundled")  # the tables read again: answers kept apart
     assert other is not matrices
-    assert inv.toolkit_for(other, "12.8") is other.cuda_toolkit("12.8")
-    assert inv.toolkit_for(matrices, "12.8") is matrices.cuda_toolkit("12.8")
-    assert inv.toolkit_for(matrices, "12.8.1") is (matrices.cuda_toolkit("12.8.1") or matrices.cuda_toolkit("12.8"))
-    assert inv.toolkit_for(matrices, "99.1") is None
+    assert toolkitpaths.toolkit_for(other, "12.8") is other.cuda_toolkit("12.8")
+    assert toolkitpaths.toolkit_for(matrices, "12.8") is matrices.cuda_toolkit("12.8")
+    assert toolkitpaths.toolkit_for(matrices, "12.8.1") is (matrices.cuda_toolkit("12.8.1") or matrices.cuda_toolkit("12.8"))
+    assert toolkitpaths.toolkit_for(matrices, "99.1") is None
 
 
 # -- paths ---------------------------------------------------------------------------------------
@@ -178,42 +179,42 @@ def test_toolkit_for_a_series_is_its_first_release_and_is_kept_per_tables(matric
 
 def test_real_path_follows_the_longest_recorded_prefix():
     f = facts_with(path_targets={"/usr/local/cuda": "/usr/local/cuda-12.8", "/usr/local": "/opt/local"})
-    assert inv.real_path(f, "/usr/local/cuda/bin/") == "/usr/local/cuda-12.8/bin"
-    assert inv.real_path(f, "/usr/local/lib") == "/opt/local/lib"
-    assert inv.real_path(f, "/usr/bin") == "/usr/bin"
-    assert inv.real_path(f, "bin") == "bin"
+    assert toolkitpaths.real_path(f, "/usr/local/cuda/bin/") == "/usr/local/cuda-12.8/bin"
+    assert toolkitpaths.real_path(f, "/usr/local/lib") == "/opt/local/lib"
+    assert toolkitpaths.real_path(f, "/usr/bin") == "/usr/bin"
+    assert toolkitpaths.real_path(f, "bin") == "bin"
 
 
 def test_path_exists_from_the_probe_or_a_toolkit_tree_else_unknown():
     tks = [{"version": "12.8.1", "path": "/usr/local/cuda-12.8"}]
     f = facts_with(path_targets={"/usr/local/cuda": "/usr/local/cuda-12.8", "/opt/gone": None}, toolkits__cuda=tks)
-    assert inv.path_exists(f, "/opt/gone") is False
-    assert inv.path_exists(f, "/usr/local/cuda/") is True
-    assert inv.path_exists(f, "/usr/local/cuda-12.8") is True
-    assert inv.path_exists(f, "/usr/local/cuda-12.9") is None
+    assert toolkitpaths.path_exists(f, "/opt/gone") is False
+    assert toolkitpaths.path_exists(f, "/usr/local/cuda/") is True
+    assert toolkitpaths.path_exists(f, "/usr/local/cuda-12.8") is True
+    assert toolkitpaths.path_exists(f, "/usr/local/cuda-12.9") is None
 
 
 def test_toolkit_of_path():
     tks = [{"version": "12.8.1", "path": "/usr/local/cuda-12.8"}]
     f = facts_with(path_targets={"/usr/local/cuda": "/usr/local/cuda-12.8"}, toolkits__cuda=tks)
-    assert inv.toolkit_of_path(f, "/usr/local/cuda/lib64") == ("cuda", "12.8.1")
-    assert inv.toolkit_of_path(f, "/usr/local/cuda-12.80/lib64") == ("cuda", "12.80")  # not the 12.8 tree
-    assert inv.toolkit_of_path(f, "/opt/rocm-7.2.4/lib") == ("rocm", "7.2.4")
-    assert inv.toolkit_of_path(f, "/usr/lib") is None
+    assert toolkitpaths.toolkit_of_path(f, "/usr/local/cuda/lib64") == ("cuda", "12.8.1")
+    assert toolkitpaths.toolkit_of_path(f, "/usr/local/cuda-12.80/lib64") == ("cuda", "12.80")  # not the 12.8 tree
+    assert toolkitpaths.toolkit_of_path(f, "/opt/rocm-7.2.4/lib") == ("rocm", "7.2.4")
+    assert toolkitpaths.toolkit_of_path(f, "/usr/lib") is None
     # /usr/local/cuda unresolved (a facts file without path targets): the one toolkit, if one.
     unresolved = facts_with(toolkits__cuda=tks)
-    assert inv.toolkit_of_path(unresolved, "/usr/local/cuda/bin") == ("cuda", "12.8.1")
+    assert toolkitpaths.toolkit_of_path(unresolved, "/usr/local/cuda/bin") == ("cuda", "12.8.1")
     two = facts_with(toolkits__cuda=[*tks, {"version": "13.0.2", "path": "/usr/local/cuda-13.0"}])
-    assert inv.toolkit_of_path(two, "/usr/local/cuda/bin") is None
+    assert toolkitpaths.toolkit_of_path(two, "/usr/local/cuda/bin") is None
 
 
 def test_nvcc_on_path_prefers_what_nvcc_said():
     path = {"PATH": "/usr/local/cuda-13.0/bin:/usr/bin"}
     said = Tool(name="nvcc", version="12.8.93", path="/usr/local/cuda/bin/nvcc", source="command")
-    assert inv.nvcc_on_path(replace(facts_with(environment=path), toolchain=(said,))) == (
+    assert toolkitpaths.nvcc_on_path(replace(facts_with(environment=path), toolchain=(said,))) == (
         "12.8.93", "/usr/local/cuda/bin/nvcc")  # fmt: skip
     # A command whose version is not known, or a packaged nvcc: the first CUDA tree on PATH.
     for tool in (replace(said, version=None), replace(said, source="package")):
-        assert inv.nvcc_on_path(replace(facts_with(environment=path), toolchain=(tool,))) == (
+        assert toolkitpaths.nvcc_on_path(replace(facts_with(environment=path), toolchain=(tool,))) == (
             "13.0", "/usr/local/cuda-13.0/bin/nvcc")  # fmt: skip
-    assert inv.nvcc_on_path(facts_with(environment={"PATH": "/usr/bin"})) is None
+    assert toolkitpaths.nvcc_on_path(facts_with(environment={"PATH": "/usr/bin"})) is None

@@ -1,6 +1,7 @@
-"""What `gpuenv torch` chooses and the reasons it gives, at each rule's boundary (written against
-the survivors of bench/mutate.py on resolve/torchpick.py): the compiled-code rule, the driver rule, the
-ranking, the GPU-arch fallbacks, and the words of the reasons a user reads."""
+"""What `gpuenv torch` chooses and the reasons it gives, at each rule's boundary, where a small
+bug in resolve/torchpick.py or wheelfit.py (bench/mutate.py's mutants) would change them: the
+compiled-code rule, the driver rule, the ranking, the GPU-arch fallbacks, and the words of the
+reasons a user reads."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from gpuenv.exitcodes import Exit
 from gpuenv.facts import loads
 from gpuenv.matrices import load
 from gpuenv.record import FrozenError, replace
-from gpuenv.resolve.torchpick import covers, driver_fit, fit, gpu_archs, pick
+from gpuenv.resolve.torchpick import pick
+from gpuenv.resolve.wheelfit import covers, driver_fit, fit, gpu_archs
 
 RTX4090 = "10de:2684"  # sm_89 by its PCI id
 RTX5090 = "10de:2b85"  # sm_120

@@ -351,8 +351,8 @@ def test_apu_laptop_torch_builds_are_not_wrong(matrices):
         assert found.get("torch.wrong-vendor") == ("warning" if cuda else None)
 
 
-def test_torch_arch_rule_is_torchpicks(matrices):
-    from gpuenv.resolve.torchpick import cuda_covers
+def test_torch_arch_rule_is_wheelfits(matrices):
+    from gpuenv.resolve.wheelfit import cuda_covers
 
     for version in matrices.torch_versions():
         for v in matrices.torch_variants(version):

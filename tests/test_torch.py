@@ -10,7 +10,8 @@ import pytest
 from gpuenv import matrices as M
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import loads
-from gpuenv.resolve.torchpick import PickError, cuda_covers, pick
+from gpuenv.resolve.torchpick import PickError, pick
+from gpuenv.resolve.wheelfit import cuda_covers
 from tests.cli_runner import CliRunner, app
 from tests.schemas import validate
 

@@ -131,7 +131,7 @@ def test_a_healthy_rocm_box_passes_and_opens_every_device_node(bare_python, tmp_
 
 
 def test_a_cuda_gpu_newer_than_the_builds_cubins_runs_on_same_major_ptx_or_cubin(bare_python, tmp_path):
-    # An sm_89 GPU on a build with sm_86 cubins: forward-compatible within the major, as torchpick says.
+    # An sm_89 GPU on a build with sm_86 cubins: forward-compatible within the major, as wheelfit says.
     ada = {"name": "NVIDIA GeForce RTX 4090", "capability": [8, 9]}
     site = standin(tmp_path, **dict(CUDA_BUILD, arch_list=["sm_80", "sm_86"]), gpus=[ada])
     code, doc = verify_json(bare_python, site)

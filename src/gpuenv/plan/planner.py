@@ -20,6 +20,7 @@ from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request,
 from gpuenv.plan.purge import purge_steps, stack_present
 from gpuenv.plan.repos import Repos
 from gpuenv.plan.staleness import facts_digest
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.blockers import judge
 from gpuenv.resolve.finding import Target
@@ -338,16 +339,16 @@ def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             "(CUDA installation guide 4.8); gpuenv does not edit the distribution's own sources"
         )
     gpus = facts.gpus_of("nvidia")
-    flavours = {inv.module_flavour(g, matrices) for g in gpus}
+    flavours = {gpuinfo.module_flavour(g, matrices) for g in gpus}
     # Both flavours needed is nvidia.module-flavor (a blocker, judged by the doctor's check).
     chosen_flavour = "proprietary" if "proprietary" in flavours else "open"
     if req.version:
-        chosen = inv.toolkit_for(matrices, req.version)
+        chosen = toolkitpaths.toolkit_for(matrices, req.version)
         if chosen is None:
             raise PlanError(f"CUDA {req.version} is not in the bundled matrices (gpuenv matrix show cuda)")
     else:
         series = newest_cuda_for(facts, matrices)
-        chosen = inv.toolkit_for(matrices, series) if series else None
+        chosen = toolkitpaths.toolkit_for(matrices, series) if series else None
         if chosen is None:
             raise PlanError("cannot choose a CUDA release: the bundled matrices hold no toolkit; give --version")
     series = chosen.series

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
 
@@ -53,7 +54,7 @@ _AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
 
 def rocm_gpus(facts: Facts, matrices: Matrices) -> tuple[Gpu, ...]:
     """The AMD GPUs ROCm would run on: the discrete ones, else integrated ones (APU-only boxes)."""
-    return inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
+    return gpuinfo.amd_discrete(facts, matrices) or gpuinfo.amd_integrated(facts, matrices)
 
 
 def newest_supporting(matrices: Matrices, gfx: str) -> str:
@@ -167,7 +168,7 @@ def wanted_toolkit(facts: Facts, target: Target, stack: str) -> tuple[str, str] 
     env = facts.environment or {}
     if stack == "cuda":
         for var in HOME_VARS:
-            tk = inv.toolkit_of_path(facts, env.get(var) or "") if env.get(var) else None
+            tk = toolkitpaths.toolkit_of_path(facts, env.get(var) or "") if env.get(var) else None
             if tk and tk[0] == "cuda":
                 return tk[1], f"{var}"
         torch = facts.python.torch if facts.python else None
@@ -176,7 +177,7 @@ def wanted_toolkit(facts: Facts, target: Target, stack: str) -> tuple[str, str] 
         versions = inv.installed_cuda(facts)
         return (versions[0], "the newest installed toolkit") if versions else None
     for var in ("ROCM_PATH", "HIP_PATH"):
-        tk = inv.toolkit_of_path(facts, env.get(var) or "") if env.get(var) else None
+        tk = toolkitpaths.toolkit_of_path(facts, env.get(var) or "") if env.get(var) else None
         if tk and tk[0] == "rocm":
             return tk[1], var
     rocm = inv.installed_rocm(facts)

@@ -1,8 +1,9 @@
 """What a machine has of each GPU stack, derived from its facts (pure functions, no I/O).
 
 The checks, the target choice and the planner all ask the same questions ("which NVIDIA driver
-packages are installed?", "which ROCm release is this?", "what gfx target is that GPU?"); they are
-answered here once so that a check and the plan that fixes it agree on what they see.
+packages are installed?", "which ROCm release is this?", "which kernels can it boot?"); they are
+answered here once so that a check and the plan that fixes it agree on what they see. What each
+GPU is lives in ``gpuinfo``, where a toolkit path leads in ``toolkitpaths``.
 """
 
 from __future__ import annotations
@@ -11,18 +12,15 @@ import re
 from functools import lru_cache
 
 from gpuenv import debversion
-from gpuenv.facts import Facts, Gpu, Torch
+from gpuenv.facts import Facts, Torch
 from gpuenv.record import record
+from gpuenv.resolve.memo import LastAsked
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-    from typing import Any
-
     from _typeshed import SupportsAllComparisons
 
     from gpuenv.facts import DkmsEntry
-    from gpuenv.matrices import CudaToolkit, Matrices
 
 # -- versions ----------------------------------------------------------------------------------
 
@@ -114,10 +112,11 @@ KERNEL_IMAGE = Family(
 FAMILIES = (NVIDIA_DRIVER, NVIDIA_DKMS, CUDA_TOOLKIT, CUDA_COMPAT, AMD_DRIVER, ROCM, DISPLAY, KERNEL_IMAGE)
 
 
-# Many checks ask the same package questions of one facts document; answers are kept for the
-# packages object last asked about (facts are frozen, so the answers cannot go stale). Callers
-# must not mutate the dicts returned.
-_asked: list[Any] = [None, {}, ()]  # [packages, {pattern: answer}, GPU-related (name, version)]
+# Many checks ask the same package questions of one facts document: per packages object,
+# {family pattern: its packages} and, under _RELATED, the GPU-related (name, version) pairs.
+# Callers must not mutate the dicts returned.
+_asked = LastAsked()
+_RELATED = "gpu-related"
 # One cheap pass keeps the families off the hundreds of other packages a full dpkg list holds.
 _PREFIXES = tuple(dict.fromkeys(p for family in FAMILIES for p in family.prefixes))
 
@@ -126,19 +125,19 @@ def _matching(facts: Facts, family: Family) -> dict[str, str]:
     packages = facts.packages
     if packages is None:
         return {}
-    if _asked[0] is not packages:
-        gpu_related = sorted((n, v) for n, v in packages.installed.items() if n.startswith(_PREFIXES))
-        _asked[0], _asked[1], _asked[2] = packages, {}, gpu_related
-    found: dict[str, str] | None = _asked[1].get(family.pattern)
+    memo = _asked.answers(packages)
+    if _RELATED not in memo:
+        memo[_RELATED] = sorted((n, v) for n, v in packages.installed.items() if n.startswith(_PREFIXES))
+    found: dict[str, str] | None = memo.get(family.pattern)
     if found is None:
-        candidates = [(n, v) for n, v in _asked[2] if n.startswith(family.prefixes)]
+        candidates = [(n, v) for n, v in memo[_RELATED] if n.startswith(family.prefixes)]
         # Compiled on first use (re keeps it): a box without a candidate of a kind never pays for
         # that kind's pattern.
         found = {}
         if candidates:
             match = re.compile(family.pattern).match
             found = {n: v for n, v in candidates if match(n)}
-        _asked[1][family.pattern] = found
+        memo[family.pattern] = found
     return found
 
 
@@ -282,22 +281,7 @@ def nvidia_package_version(facts: Facts) -> str | None:
     return m.group(0) if m else None
 
 
-# -- GPUs --------------------------------------------------------------------------------------
-
-
-def gfx_target(gpu: Gpu, matrices: Matrices | None) -> str | None:
-    if gpu.gfx_target:
-        return gpu.gfx_target
-    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None else None
-    return known.gfx_target if known else None
-
-
-def is_integrated(gpu: Gpu, matrices: Matrices | None) -> bool:
-    if gpu.integrated is not None:
-        return gpu.integrated
-    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None and gpu.vendor == "amd" else None
-    return bool(known and known.integrated)
-
+# -- machine -----------------------------------------------------------------------------------
 
 _PRETTY_VERSION = r"\b(\d+(?:\.\d+){0,2})\b"
 
@@ -311,95 +295,6 @@ def os_version(facts: Facts) -> str | None:
     m = re.search(_PRETTY_VERSION, facts.os.pretty_name or "")
     return m.group(1) if m else None
 
-
-def amd_discrete(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
-    return tuple(g for g in facts.gpus_of("amd") if not is_integrated(g, matrices))
-
-
-def amd_integrated(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
-    return tuple(g for g in facts.gpus_of("amd") if is_integrated(g, matrices))
-
-
-def amd_compute(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
-    """AMD GPUs that GPU computing could use: the discrete ones, and integrated ones that the
-    default ROCm release supports or a bundled ROCm PyTorch wheel is built for (Strix Halo). The
-    Raphael iGPU of a Ryzen desktop is none of these: it makes no machine "two-vendor"."""
-    discrete = amd_discrete(facts, matrices)
-    integrated = amd_integrated(facts, matrices)
-    if not integrated or matrices is None:
-        return discrete
-    if _compute_memo[0] is not matrices:
-        known = set(matrices.default_rocm().gpus)
-        for version in matrices.torch_versions():
-            known.update(a for v in matrices.torch_variants(version) if v.stack == "rocm" for a in v.archs)
-        _compute_memo[0], _compute_memo[1] = matrices, frozenset(known)
-    return discrete + tuple(g for g in integrated if gfx_target(g, matrices) in _compute_memo[1])
-
-
-_compute_memo: list[Any] = [None, frozenset()]  # [matrices, gfx targets]
-
-
-def nvidia_architecture(gpu: Gpu, matrices: Matrices | None) -> str | None:
-    if gpu.architecture:
-        return gpu.architecture
-    known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
-    return known.architecture if known else None
-
-
-def compute_capability(gpu: Gpu, matrices: Matrices | None) -> str | None:
-    if gpu.compute_capability:
-        return gpu.compute_capability
-    known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
-    return known.compute_capability if known else None
-
-
-_LEGACY_CC_MAX = (7, 2)  # Maxwell, Pascal, Volta (and Xavier 7.2): proprietary modules only
-_OPEN_ONLY_CC_MIN = (10, 0)  # Blackwell and newer: open modules only
-
-
-def module_flavour(gpu: Gpu, matrices: Matrices | None) -> str:
-    """The NVIDIA kernel-module flavour a GPU needs: 'open', 'proprietary' or 'either'. The
-    architecture table decides; a GPU it does not know is judged by compute capability (the
-    open modules support Turing and newer; Blackwell and newer have only them)."""
-    arch_name = nvidia_architecture(gpu, matrices)
-    arch = matrices.nvidia_arch(arch_name) if arch_name and matrices is not None else None
-    if arch is not None:
-        return arch.module
-    cc = version_tuple(compute_capability(gpu, matrices))
-    if not cc:
-        return "either"
-    if cc <= _LEGACY_CC_MAX:
-        return "proprietary"
-    if cc >= _OPEN_ONLY_CC_MIN:
-        return "open"
-    return "either"
-
-
-def gpu_name(gpu: Gpu, matrices: Matrices | None) -> str:
-    if gpu.name:
-        return gpu.name
-    known = None
-    if matrices is not None:
-        known = matrices.nvidia_gpu(gpu.pci_id) if gpu.vendor == "nvidia" else matrices.amd_gpu(gpu.pci_id)
-    return known.name if known else f"{gpu.vendor.upper()} GPU {gpu.pci_id}"
-
-
-def describe(gpus: Iterable[Gpu], matrices: Matrices | None) -> str:
-    """'AMD Radeon RX 9070 XT (0000:03:00.0), ...' for a finding's detail."""
-    return ", ".join(f"{gpu_name(g, matrices)} ({g.pci_slot or g.pci_id})" for g in gpus)
-
-
-def slots(gpus: Iterable[Gpu]) -> tuple[str, ...]:
-    return tuple(g.pci_slot or g.pci_id for g in gpus)
-
-
-def sm(cc: str) -> str:
-    """'12.0' -> 'sm_120'."""
-    major, _, minor = cc.partition(".")
-    return f"sm_{major}{minor or '0'}"
-
-
-# -- machine -----------------------------------------------------------------------------------
 
 _ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64", "ppc64el": "ppc64le"}
 
@@ -447,15 +342,6 @@ def gpu_dkms_entries(facts: Facts, module_prefix: str) -> tuple[DkmsEntry, ...]:
     return tuple(e for e in (facts.kernel.dkms or ()) if e.module.startswith(module_prefix))
 
 
-def path_entries(facts: Facts, variable: str) -> list[str] | None:
-    """Entries of a colon-separated variable ([] when unset), or None when the probe did not read
-    the environment. (The probe keeps only PATH's toolkit entries: no PATH means none.)"""
-    env = facts.environment
-    if env is None:
-        return None
-    return [p.rstrip("/") for p in env.get(variable, "").split(":") if p]
-
-
 @lru_cache(maxsize=1024)
 def kernel_key(release: str) -> SupportsAllComparisons:
     """A sort key of kernel releases in the order GRUB boots them on Debian and Ubuntu (the
@@ -485,86 +371,3 @@ def gpu_dkms_modules(facts: Facts) -> dict[str, str]:
 def hosted(facts: Facts) -> bool:
     """Kernel and drivers belong to someone else (WSL's Windows host, a container's host)."""
     return facts.platform.wsl or bool(facts.platform.container)
-
-
-_toolkits_memo: list[Any] = [None, {}]  # [matrices, {version: toolkit}]
-
-
-def toolkit_for(matrices: Matrices, version: str) -> CudaToolkit | None:
-    """The bundled CUDA toolkit entry for a version ('12.8.1', or a series '12.8' = its GA);
-    remembered per matrices object (fleet runs ask the same few versions thousands of times)."""
-    if _toolkits_memo[0] is not matrices:
-        _toolkits_memo[0], _toolkits_memo[1] = matrices, {}
-    memo: dict[str, CudaToolkit | None] = _toolkits_memo[1]
-    if version not in memo:
-        memo[version] = matrices.cuda_toolkit(version) or matrices.cuda_toolkit(series(version) or version)
-    return memo[version]
-
-
-# -- toolkit paths (loader libraries, PATH, CUDA_HOME) -------------------------------------------
-
-_CUDA_TREE = r"^/usr/local/cuda(?:-(\d+(?:\.\d+)*))?(?:/|$)"
-_ROCM_TREE = r"^/opt/rocm(?:-(\d+(?:\.\d+)*))?(?:/|$)"
-
-
-def real_path(facts: Facts, path: str) -> str:
-    """Where ``path`` leads as far as the facts know (``path_targets``: the longest recorded
-    prefix, e.g. /usr/local/cuda -> /usr/local/cuda-12.8), else the path itself."""
-    norm = path.rstrip("/") or "/"
-    targets = facts.path_targets or {}
-    probe = norm
-    while probe and probe != "/":
-        target = targets.get(probe)
-        if target:
-            return target + norm[len(probe):]
-        parent = probe.rsplit("/", 1)[0]
-        if parent == probe:
-            break  # a relative entry ("bin", "." in PATH) has no parent to try
-        probe = parent
-    return norm
-
-
-def path_exists(facts: Facts, path: str) -> bool | None:
-    """False when the probe saw that ``path`` leads nowhere, True when it or a toolkit tree
-    is there, None when the facts do not say."""
-    norm = path.rstrip("/") or "/"
-    targets = facts.path_targets
-    if targets is not None and norm in targets:
-        return targets[norm] is not None
-    trees = [t.path for t in (*facts.toolkits.cuda, *facts.toolkits.rocm) if t.path]
-    if real_path(facts, norm) in trees:
-        return True
-    return None
-
-
-def toolkit_of_path(facts: Facts, path: str) -> tuple[str, str] | None:
-    """('cuda', '12.8.1') or ('rocm', '7.2.0') for a path inside a toolkit tree (links followed as
-    the facts recorded them); the installed toolkit's full version where the tree is one of them,
-    else the version the directory name carries; None for other paths or unknown versions."""
-    real = real_path(facts, path)
-    for stack, pattern, tks in (("cuda", _CUDA_TREE, facts.toolkits.cuda), ("rocm", _ROCM_TREE, facts.toolkits.rocm)):
-        m = re.match(pattern, real)
-        if not m:
-            continue
-        for tk in tks:
-            if tk.path and (real == tk.path or real.startswith(tk.path.rstrip("/") + "/")):
-                return stack, tk.version
-        if m.group(1):
-            return stack, m.group(1)
-        if facts.path_targets is None and len(tks) == 1:
-            return stack, tks[0].version  # /usr/local/cuda, not resolved by the probe, one toolkit
-        return None
-    return None
-
-
-def nvcc_on_path(facts: Facts) -> tuple[str, str] | None:
-    """(version, path) of the nvcc a shell runs: what `nvcc --version` said on the live machine,
-    else the first PATH entry inside a CUDA tree; None when not known."""
-    for tool in facts.toolchain or ():
-        if tool.name == "nvcc" and tool.source == "command" and tool.version:
-            return tool.version, tool.path or "nvcc"
-    for entry in path_entries(facts, "PATH") or ():
-        found = toolkit_of_path(facts, entry)
-        if found and found[0] == "cuda":
-            return found[1], f"{entry}/nvcc"
-    return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from gpuenv.facts import Facts
 from gpuenv.record import replace
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
 
@@ -35,10 +36,10 @@ def choose_auto(facts: Facts, matrices: Matrices | None) -> Target | None:
     release lists its gfx target (e.g. Strix Halo). Without matrices (None) the stack is chosen
     from the GPUs alone and the version left None."""
     nvidia = facts.gpus_of("nvidia")
-    amd = inv.amd_discrete(facts, matrices)
+    amd = gpuinfo.amd_discrete(facts, matrices)
     if not amd and matrices is not None:
-        integrated = inv.amd_integrated(facts, matrices)
-        amd = tuple(g for g in integrated if matrices.newest_rocm_for(inv.gfx_target(g, matrices) or ""))
+        integrated = gpuinfo.amd_integrated(facts, matrices)
+        amd = tuple(g for g in integrated if matrices.newest_rocm_for(gpuinfo.gfx_target(g, matrices) or ""))
     if nvidia and amd:
         return None
     if amd:
@@ -64,8 +65,8 @@ def fitting_rocm(
     that order without the installable filter."""
     newest = installable is not None if newest is None else newest
     default = matrices.default_rocm()
-    gpus = inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
-    gfx = sorted({t for g in gpus if (t := inv.gfx_target(g, matrices))})
+    gpus = gpuinfo.amd_discrete(facts, matrices) or gpuinfo.amd_integrated(facts, matrices)
+    gfx = sorted({t for g in gpus if (t := gpuinfo.gfx_target(g, matrices))})
 
     def among(releases: Iterable[RocmRelease]) -> list[RocmRelease]:
         return [r for r in releases if installable is None or r.version in installable]
@@ -86,7 +87,7 @@ def newest_cuda_for(facts: Facts, matrices: Matrices) -> str | None:
     """Series ('12.8') of the newest bundled CUDA toolkit that supports every NVIDIA GPU's compute
     capability (GPUs of unknown capability do not narrow the choice)."""
     gpus = facts.gpus_of("nvidia")
-    caps = {cc for g in gpus if (cc := inv.compute_capability(g, matrices))}
+    caps = {cc for g in gpus if (cc := gpuinfo.compute_capability(g, matrices))}
     toolkits = [t for t in matrices.cuda_toolkits() if t.confirmed and t.min_driver]
     branch = _last_branch(gpus, matrices)
     for tk in reversed(toolkits):
@@ -99,7 +100,7 @@ def _last_branch(gpus: Iterable[Gpu], matrices: Matrices) -> int | None:
     """The newest driver branch every GPU still runs (R470 for Kepler), None when not limited."""
     last: list[int] = []
     for g in gpus:
-        arch_name = inv.nvidia_architecture(g, matrices)
+        arch_name = gpuinfo.nvidia_architecture(g, matrices)
         arch = matrices.nvidia_arch(arch_name) if arch_name else None
         nums = inv.version_tuple(arch.last_driver) if arch is not None and arch.last_driver else ()
         if nums:
@@ -135,7 +136,7 @@ def resolve_version(stack: str, version: str | None, facts: Facts, matrices: Mat
         raise TargetError(f"unknown ROCm release {version!r}; bundled: {bundled}")
     if not version:
         return newest_cuda_for(facts, matrices)
-    if inv.toolkit_for(matrices, version):
+    if toolkitpaths.toolkit_for(matrices, version):
         return version
     bundled = ", ".join(dict.fromkeys(t.series for t in matrices.cuda_toolkits()))
     raise TargetError(f"unknown CUDA version {version!r}; bundled: {bundled}")
@@ -203,4 +204,4 @@ def rocm_release(matrices: Matrices | None, target: Target) -> RocmRelease | Non
 def cuda_toolkit(matrices: Matrices | None, target: Target) -> CudaToolkit | None:
     if target.stack != "cuda" or matrices is None or not target.version:
         return None
-    return inv.toolkit_for(matrices, target.version)
+    return toolkitpaths.toolkit_for(matrices, target.version)

@@ -9,7 +9,7 @@ the build has code for it and its matmul's result, the ROCm device nodes, and th
 reads a file.
 
 The rules:
-- an architecture is in the build by gpuenv's one rule for each stack: ``torchpick.covers`` for
+- an architecture is in the build by gpuenv's one rule for each stack: ``wheelfit.covers`` for
   CUDA (cubins forward-compatible within a major version, PTX within its major), membership of
   the gfx target (before any ``:sramecc+:xnack-`` feature suffix) for ROCm, as the doctor judges;
 - a matmul is right when the GPU's product differs from the CPU's by at most ``TOLERANCE`` in

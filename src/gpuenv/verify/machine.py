@@ -94,9 +94,10 @@ class Machine:
 def machine_of(facts: Facts, matrices: Matrices | None) -> Machine:
     """The machine's GPUs, driver and stack from its facts (``matrices`` may be None: unknown
     PCI ids then keep their pci.ids names, and every AMD GPU counts as able to compute)."""
+    from gpuenv.resolve import gpuinfo
     from gpuenv.resolve import inventory as inv
 
-    amd_compute = {id(g) for g in inv.amd_compute(facts, matrices)}
+    amd_compute = {id(g) for g in gpuinfo.amd_compute(facts, matrices)}
     gpus = tuple(
         MachineGpu(
             vendor=g.vendor,

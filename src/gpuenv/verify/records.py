@@ -58,7 +58,7 @@ def in_build(
     if stack == "rocm":
         targets = {a.split(":", 1)[0] for a in arch_list}
         return (arch in targets), (arch if arch in targets else None)
-    from gpuenv.resolve.torchpick import covers
+    from gpuenv.resolve.wheelfit import covers
 
     entry = covers(list(arch_list), arch)
     return entry is not None, entry

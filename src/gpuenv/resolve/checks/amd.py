@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import newest_supporting, rocm_gpus
 from gpuenv.resolve.finding import Finding, Severity, Target
@@ -20,7 +21,7 @@ RADEON_OS = ("ubuntu", "rhel")
 
 def _relevant(facts: Facts, matrices, target: Target) -> bool:
     """ROCm matters here: an AMD discrete GPU, or a ROCm target/stack on AMD hardware."""
-    return bool(inv.amd_discrete(facts, matrices)) or (target.stack == "rocm" and bool(facts.gpus_of("amd")))
+    return bool(gpuinfo.amd_discrete(facts, matrices)) or (target.stack == "rocm" and bool(facts.gpus_of("amd")))
 
 
 def _amdgpu_loaded(facts: Facts) -> bool:
@@ -35,7 +36,7 @@ def driver_missing(facts: Facts, matrices, target: Target):
     # /proc/modules says amdgpu is not loaded at all.
     bare = [
         g
-        for g in inv.amd_discrete(facts, matrices)
+        for g in gpuinfo.amd_discrete(facts, matrices)
         if g.kernel_driver != "amdgpu" and (not g.driver_unknown or facts.module_loaded("amdgpu") is False)
     ]
     if target.stack != "rocm":
@@ -50,7 +51,7 @@ def driver_missing(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.ERROR,
         title="AMD discrete GPU without the amdgpu driver",
-        detail=f"{inv.describe(bare, matrices)}: "
+        detail=f"{gpuinfo.describe(bare, matrices)}: "
         + (f"bound to {', '.join(others)}" if others else "no driver bound")
         + ("; amdgpu is blacklisted in /etc/modprobe.d" if blacklisted else ""),
         fix=(
@@ -66,7 +67,7 @@ def driver_missing(facts: Facts, matrices, target: Target):
                 "Install the driver ROCm pairs with: gpuenv install rocm --dry-run"
             )
         ),
-        gpus=inv.slots(bare),
+        gpus=gpuinfo.slots(bare),
     )
 
 
@@ -95,7 +96,7 @@ def kfd_missing(facts: Facts, matrices, target: Target):
             if container
             else "sudo dmesg | grep -i kfd\nUse a distribution kernel (CONFIG_HSA_AMD=y) or install amdgpu-dkms: gpuenv install rocm --dry-run"
         ),
-        gpus=inv.slots(rocm_gpus(facts, matrices)),
+        gpus=gpuinfo.slots(rocm_gpus(facts, matrices)),
         refs=(PREREQ_REF,),
     )
 
@@ -171,7 +172,7 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
         return
     bad = []
     for g in rocm_gpus(facts, matrices):
-        gfx = inv.gfx_target(g, matrices)
+        gfx = gpuinfo.gfx_target(g, matrices)
         if gfx and release.support(gfx) is None:
             bad.append((g, gfx))
     if not bad:
@@ -182,11 +183,11 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.ERROR,
         title=f"ROCm {release.version} does not support {', '.join(targets)}",
-        detail=f"{inv.describe([g for g, _ in bad], matrices)}; ROCm {release.version} ({basis(target)} target) "
+        detail=f"{gpuinfo.describe([g for g, _ in bad], matrices)}; ROCm {release.version} ({basis(target)} target) "
         f"supports {supported}. " + " ".join(elsewhere),
         fix=_other_release_fix(matrices, targets)
         + "HSA_OVERRIDE_GFX_VERSION is an unsupported same-family workaround, not a fix.",
-        gpus=inv.slots(g for g, _ in bad),
+        gpus=gpuinfo.slots(g for g, _ in bad),
         refs=(release.source,),
     )
 
@@ -206,7 +207,7 @@ def _unsupported_by_every_release(facts: Facts, matrices, target: Target):
     bad = [
         (g, gfx)
         for g in rocm_gpus(facts, matrices)
-        if (gfx := inv.gfx_target(g, matrices)) and matrices.newest_rocm_for(gfx) is None
+        if (gfx := gpuinfo.gfx_target(g, matrices)) and matrices.newest_rocm_for(gfx) is None
     ]
     if not bad:
         return
@@ -216,13 +217,13 @@ def _unsupported_by_every_release(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.WARNING,
         title=f"No ROCm release the matrices know supports {', '.join(targets)}",
-        detail=f"{inv.describe([g for g, _ in bad], matrices)}: no release from {releases[0].version} to "
+        detail=f"{gpuinfo.describe([g for g, _ in bad], matrices)}: no release from {releases[0].version} to "
         f"{releases[-1].version} lists {', '.join(targets)}. The installed ROCm"
         + (f" {installed}" if installed else "")
         + " is not one the matrices know, so whether it serves the GPU is not judged.",
         fix="Use a GPU a ROCm release lists (`gpuenv matrix show rocm`). HSA_OVERRIDE_GFX_VERSION is an "
         "unsupported same-family workaround, not a fix.",
-        gpus=inv.slots(g for g, _ in bad),
+        gpus=gpuinfo.slots(g for g, _ in bad),
         refs=(releases[-1].source,),
     )
 
@@ -232,11 +233,11 @@ def _only_gpu_unsupported(facts: Facts, matrices):
     gfx1103): nothing is installed to judge, but ROCm applications built for the listed targets
     (ollama, llama.cpp's HIP build) fall back to the CPU here, which is what such reports are
     about. An error, as the catalog has it for this code: ROCm cannot serve the only GPU here."""
-    if facts.gpus_of("nvidia") or facts.gpus_of("intel") or inv.amd_discrete(facts, matrices):
+    if facts.gpus_of("nvidia") or facts.gpus_of("intel") or gpuinfo.amd_discrete(facts, matrices):
         return
     bad = []
-    for g in inv.amd_integrated(facts, matrices):
-        gfx = inv.gfx_target(g, matrices)
+    for g in gpuinfo.amd_integrated(facts, matrices):
+        gfx = gpuinfo.gfx_target(g, matrices)
         if gfx and not any(r.support(gfx) for r in matrices.rocm_releases()):
             bad.append((g, gfx))
     if not bad:
@@ -247,14 +248,14 @@ def _only_gpu_unsupported(facts: Facts, matrices):
     yield Finding(
         severity=Severity.ERROR,
         title=f"No ROCm release lists {', '.join(targets)}, this machine's only GPU",
-        detail=f"{inv.describe([g for g, _ in bad], matrices)}: no bundled ROCm release (up to {default.version}, "
+        detail=f"{gpuinfo.describe([g for g, _ in bad], matrices)}: no bundled ROCm release (up to {default.version}, "
         "the default) lists it, so ROCm applications built for the listed targets (ollama, llama.cpp's HIP "
         "build) do not use it and run on the CPU."
         + (f" {'; '.join(wheels)} and later (`gpuenv torch`)." if wheels else ""),
         fix="Run GPU work on a GPU a ROCm release lists (`gpuenv matrix show rocm`). "
         "HSA_OVERRIDE_GFX_VERSION makes ROCm treat it as a supported target of its family: an unsupported "
         "workaround, not a fix.",
-        gpus=inv.slots(g for g, _ in bad),
+        gpus=gpuinfo.slots(g for g, _ in bad),
         refs=(default.source,),
     )
 
@@ -264,7 +265,7 @@ def gpu_deprecated(facts: Facts, matrices, target: Target):
     release = rocm_release(matrices, target)
     if release is None:
         return
-    old = [(g, gfx) for g in rocm_gpus(facts, matrices) if (gfx := inv.gfx_target(g, matrices))
+    old = [(g, gfx) for g in rocm_gpus(facts, matrices) if (gfx := gpuinfo.gfx_target(g, matrices))
            and release.support(gfx) == "deprecated"]  # fmt: skip
     if not old:
         return
@@ -272,14 +273,14 @@ def gpu_deprecated(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.WARNING,
         title=f"ROCm {release.version} supports {', '.join(targets)} as deprecated",
-        detail=f"{inv.describe([g for g, _ in old], matrices)}: AMD's system requirements for ROCm "
+        detail=f"{gpuinfo.describe([g for g, _ in old], matrices)}: AMD's system requirements for ROCm "
         f"{release.version} mark it Deprecated (existing features and capabilities are maintained; no new "
         "features or optimizations; a future release removes support); AMD's compatibility matrix leaves it out."
         + " "
         + " ".join(newest_supporting(matrices, gfx) for gfx in targets),
         fix="Keep to a release that lists the GPU: later ROCm releases drop it. "
         "Pick a PyTorch wheel whose libraries still carry its kernels (`gpuenv torch`).",
-        gpus=inv.slots(g for g, _ in old),
+        gpus=gpuinfo.slots(g for g, _ in old),
         refs=(DEPRECATED_REF,),
     )
 
@@ -298,7 +299,7 @@ def gpu_preview(facts: Facts, matrices, target: Target):
     if release is None:
         return
     for g in rocm_gpus(facts, matrices):
-        gfx = inv.gfx_target(g, matrices)
+        gfx = gpuinfo.gfx_target(g, matrices)
         level = release.support(gfx) if gfx else None
         if level == "preview":
             terms = "as a technology preview"
@@ -309,11 +310,11 @@ def gpu_preview(facts: Facts, matrices, target: Target):
         yield Finding(
             severity=Severity.WARNING,
             title=f"ROCm {release.version} supports {gfx} only {terms.split(':')[0]}",
-            detail=f"{inv.describe([g], matrices)} ({gfx}): supported {terms}. Expect gaps and less testing.",
+            detail=f"{gpuinfo.describe([g], matrices)} ({gfx}): supported {terms}. Expect gaps and less testing.",
             fix="Run it on a distribution the release lists for this GPU (Ubuntu 24.04 / 22.04)."
             if level == "radeon"
             else "Fine for experiments; for production use a GPU the release fully supports.",
-            gpus=inv.slots([g]),
+            gpus=gpuinfo.slots([g]),
             refs=(release.source,),
         )
 
@@ -344,7 +345,7 @@ def hsa_override(facts: Facts, matrices, target: Target):
     gpus = rocm_gpus(facts, matrices)
     posing = override_target(value)
     unset = "unset HSA_OVERRIDE_GFX_VERSION  # and remove it from ~/.profile, ~/.bashrc or /etc/environment"
-    known = [(g, gfx) for g in gpus if (gfx := inv.gfx_target(g, matrices))]
+    known = [(g, gfx) for g in gpus if (gfx := gpuinfo.gfx_target(g, matrices))]
     supported = [g for g, gfx in known if release is not None and release.support(gfx)]
     unsupported = [(g, gfx) for g, gfx in known if release is not None and not release.support(gfx)]
     # A same-family override (gfx1031 posing as gfx1030) is the known unsupported workaround;
@@ -353,7 +354,7 @@ def hsa_override(facts: Facts, matrices, target: Target):
     detail = f"HSA_OVERRIDE_GFX_VERSION={value} makes ROCm treat every GPU as {posing or 'another ISA'}"
     if supported:
         detail += (
-            f"; {inv.describe(supported, matrices)} is supported natively by ROCm {release.version}: "
+            f"; {gpuinfo.describe(supported, matrices)} is supported natively by ROCm {release.version}: "
             "the override can only break it"
         )
         fix = unset
@@ -380,6 +381,6 @@ def hsa_override(facts: Facts, matrices, target: Target):
         title="HSA_OVERRIDE_GFX_VERSION is set",
         detail=detail + ".",
         fix=fix,
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
         refs=(OVERRIDE_REF,),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
@@ -85,29 +86,29 @@ def _consumer(name: str) -> bool:
 
 @check(code="cuda.forward-compat-unsupported", area="nvidia")
 def forward_compat(facts: Facts, matrices, target: Target):
-    entries = inv.path_entries(facts, "LD_LIBRARY_PATH") or []
+    entries = toolkitpaths.path_entries(facts, "LD_LIBRARY_PATH") or []
     compat = [p for p in entries if re.search(r"/cuda[^/]*/compat$", p)]
     if not compat:
         return
-    consumer = [g for g in facts.gpus_of("nvidia") if _consumer(inv.gpu_name(g, matrices))]
+    consumer = [g for g in facts.gpus_of("nvidia") if _consumer(gpuinfo.gpu_name(g, matrices))]
     if not consumer:
         return
     packages = ", ".join(inv.cuda_compat_packages(facts)) or "cuda-compat"
     yield Finding(
         severity=Severity.ERROR,
         title="CUDA forward-compatibility libraries are loaded on a consumer GPU",
-        detail=f"LD_LIBRARY_PATH has {', '.join(compat)} ({packages}); GPUs: {inv.describe(consumer, matrices)}. "
+        detail=f"LD_LIBRARY_PATH has {', '.join(compat)} ({packages}); GPUs: {gpuinfo.describe(consumer, matrices)}. "
         "Forward compatibility supports data-centre and selected professional GPUs only: CUDA fails to initialise.",
         fix=f"Remove {', '.join(compat)} from LD_LIBRARY_PATH (shell profile, /etc/environment), and "
         "upgrade the driver instead if a newer CUDA is needed: gpuenv install cuda --dry-run",
-        gpus=inv.slots(consumer),
+        gpus=gpuinfo.slots(consumer),
         refs=(COMPAT_REF,),
     )
 
 
 @check(code="cuda.not-on-path", area="nvidia")
 def not_on_path(facts: Facts, matrices, target: Target):
-    path = inv.path_entries(facts, "PATH")
+    path = toolkitpaths.path_entries(facts, "PATH")
     if path is None or not facts.toolkits.cuda:
         return
     dirs = {f"{t.path}/bin" for t in facts.toolkits.cuda if t.path}
@@ -150,8 +151,8 @@ def release_unknown(facts: Facts, matrices, target: Target):
         severity=Severity.WARNING,
         title=f"CUDA {version} is not in the matrices: this toolkit was not judged",
         detail=f"CUDA {version} ({basis(target)}) is {why}. Not judged: the driver it needs, the GPUs' compute "
-        f"capabilities ({', '.join(sorted({c for g in gpus if (c := inv.compute_capability(g, matrices))})) or '?'}) "
+        f"capabilities ({', '.join(sorted({c for g in gpus if (c := gpuinfo.compute_capability(g, matrices))})) or '?'}) "
         "in it.",
         fix=fix,
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
     )

@@ -7,6 +7,7 @@ from gpuenv import pep440
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.resolve.memo import LastAsked
 from gpuenv.resolve.registry import check
 
 # What each probe's failure leaves unknown (probe name prefix -> consequence).
@@ -40,16 +41,14 @@ def probe_failed(facts: Facts, matrices, target: Target):
         )
 
 
-_newest_memo: list = [None, {}]
+_newest_bundled = LastAsked()  # per matrices: {kind: the newest version of that kind}
 
 
 def _newest(matrices, kind: str) -> str | None:
     """The newest ROCm release, CUDA toolkit, torch release or driver branch number in the
     bundle, worked out once per matrices object and only when the machine has one to compare
     (a CUDA box never reads rocm.json for it)."""
-    if _newest_memo[0] is not matrices:
-        _newest_memo[0], _newest_memo[1] = matrices, {}
-    memo = _newest_memo[1]
+    memo = _newest_bundled.answers(matrices)
     if kind not in memo:
         versions = {
             "rocm": lambda: [r.version for r in matrices.rocm_releases()],

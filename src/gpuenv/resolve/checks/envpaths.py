@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts, Gpu
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import HOME_VARS, wanted_toolkit
 from gpuenv.resolve.finding import Finding, Severity, Target
@@ -26,19 +27,19 @@ def _label(stack: str) -> str:
 @check(code="cuda.home-mismatch", area="nvidia", needs=("environment",))
 def home_mismatch(facts: Facts, matrices, target: Target):
     env = facts.environment
-    nvcc = inv.nvcc_on_path(facts)
+    nvcc = toolkitpaths.nvcc_on_path(facts)
     problems, fixes = [], []
     homes = {}
     for var in HOME_VARS:
         value = env.get(var)
         if not value:
             continue
-        exists = inv.path_exists(facts, value)
+        exists = toolkitpaths.path_exists(facts, value)
         if exists is False:
             problems.append(f"{var}={value} does not exist")
             fixes.append(_export(var, facts, nvcc))
             continue
-        tk = inv.toolkit_of_path(facts, value)
+        tk = toolkitpaths.toolkit_of_path(facts, value)
         if tk is None or tk[0] != "cuda":
             continue
         homes[var] = tk[1]
@@ -73,7 +74,7 @@ def home_mismatch(facts: Facts, matrices, target: Target):
 def _export(var: str, facts: Facts, nvcc) -> str:
     tree = None
     if nvcc:
-        path = inv.real_path(facts, nvcc[1])
+        path = toolkitpaths.real_path(facts, nvcc[1])
         if path.endswith("/bin/nvcc"):
             tree = path[: -len("/bin/nvcc")]
     if tree is None and facts.toolkits.cuda:
@@ -92,11 +93,11 @@ def _same(a: str, b: str, parts: int) -> bool:
 def path_order(facts: Facts, matrices, target: Target):
     problems, fixes = [], []
     for variable in ("PATH", "LD_LIBRARY_PATH"):
-        entries = inv.path_entries(facts, variable) or []
+        entries = toolkitpaths.path_entries(facts, variable) or []
         for stack in ("cuda", "rocm"):
             seen: list[tuple[str, str]] = []
             for entry in entries:
-                tk = inv.toolkit_of_path(facts, entry)
+                tk = toolkitpaths.toolkit_of_path(facts, entry)
                 if tk and tk[0] == stack:
                     seen.append((entry, tk[1]))
             parts = 2 if stack == "cuda" else 3
@@ -171,7 +172,7 @@ def _vendor_gpus(facts: Facts, matrices, vendor: str) -> list[Gpu]:
         return [g for g in facts.gpus_of("nvidia") if g.kernel_driver == "nvidia"]
     amd = [g for g in facts.gpus_of("amd") if g.kernel_driver == "amdgpu"]
     with_kfd = [g for g in amd if "kfd" in g.sources]
-    return with_kfd or [g for g in amd if g in inv.amd_compute(facts, matrices)]
+    return with_kfd or [g for g in amd if g in gpuinfo.amd_compute(facts, matrices)]
 
 
 @check(code="gpu.hidden-by-env", area="gpus", needs=("environment",))
@@ -198,7 +199,7 @@ def hidden_by_env(facts: Facts, matrices, target: Target):
                     var, env[var], gpus, matrices, name, f"{var}={env[var]!r} hides every {name} GPU", unset
                 )
                 continue
-            partitioned = vendor == "amd" and any(inv.gfx_target(g, matrices) in _PARTITIONABLE for g in gpus)
+            partitioned = vendor == "amd" and any(gpuinfo.gfx_target(g, matrices) in _PARTITIONABLE for g in gpus)
             judged = _judge_list(value, gpus, uuids_known=vendor == "nvidia")
             if judged is None:
                 continue
@@ -225,8 +226,8 @@ def _hidden(var, value, gpus, matrices, name, why, fix) -> Finding:
     return Finding(
         severity=Severity.WARNING,
         title=f"{var} hides {name} GPUs from CUDA/HIP programs",
-        detail=f"{why}. GPUs: {inv.describe(gpus, matrices)}. torch.cuda.device_count() counts only the visible ones.",
+        detail=f"{why}. GPUs: {gpuinfo.describe(gpus, matrices)}. torch.cuda.device_count() counts only the visible ones.",
         fix=fix,
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
         refs=(CUDA_ENV_REF, MPS_UUID_REF) if name == "NVIDIA" else (ROCM_ENV_REF,),
     )

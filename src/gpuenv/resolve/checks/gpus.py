@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
-from gpuenv.resolve import inventory as inv
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve.facts_view import nvidia_driver_absent, nvidia_driver_unloaded
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
@@ -19,7 +19,7 @@ def none(facts: Facts, matrices, target: Target):
         if facts.gpus_of(vendor) or facts.platform.wsl:
             return
         label = "NVIDIA" if vendor == "nvidia" else "AMD"
-        seen = ", ".join(f"{inv.gpu_name(g, matrices)} ({g.vendor})" for g in facts.gpus) or "no GPU at all"
+        seen = ", ".join(f"{gpuinfo.gpu_name(g, matrices)} ({g.vendor})" for g in facts.gpus) or "no GPU at all"
         yield Finding(
             severity=Severity.ERROR,
             title=f"No {label} GPU for the {target.stack} target",
@@ -64,12 +64,12 @@ def unknown(facts: Facts, matrices, target: Target):
         yield Finding(
             severity=Severity.WARNING,
             title=f"GPU {g.pci_id} is in no bundled table",
-            detail=f"{inv.gpu_name(g, matrices)} at {g.pci_slot or '?'} (PCI id {g.pci_id}"
+            detail=f"{gpuinfo.gpu_name(g, matrices)} at {g.pci_slot or '?'} (PCI id {g.pci_id}"
             + (f", {g.gfx_target}" if g.gfx_target else "")
             + (f", compute capability {g.compute_capability}" if g.compute_capability else "")
             + f"); matrices bundle {matrices.bundle.version}. Support checks cannot judge it.",
             fix="gpuenv matrix update --from URL  # a newer matrices bundle may know it",
-            gpus=inv.slots([g]),
+            gpus=gpuinfo.slots([g]),
         )
 
 
@@ -84,7 +84,7 @@ def no_driver(facts: Facts, matrices, target: Target):
             continue  # bound, or the facts do not say (left out): nothing to judge
         if g.vendor == "nvidia" and (nvidia_driver_absent(facts) or nvidia_driver_unloaded(facts)):
             continue
-        if g.vendor == "amd" and not inv.is_integrated(g, matrices):
+        if g.vendor == "amd" and not gpuinfo.is_integrated(g, matrices):
             continue
         if g.vendor == "amd" and _has_discrete(facts, matrices):
             continue  # an unbound iGPU beside a discrete GPU (any vendor) is out of the way: nothing fails
@@ -95,7 +95,7 @@ def no_driver(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.ERROR,
         title="A GPU has no kernel driver bound",
-        detail=f"{inv.describe(bare, matrices)}: no driver in /sys/bus/pci/devices/*/driver"
+        detail=f"{gpuinfo.describe(bare, matrices)}: no driver in /sys/bus/pci/devices/*/driver"
         + (
             "; the nvidia module is loaded but did not take it (GPU too new or too old for this driver branch?)"
             if "nvidia" in loaded and any(g.vendor == "nvidia" for g in bare)
@@ -103,7 +103,7 @@ def no_driver(facts: Facts, matrices, target: Target):
         ),
         fix="sudo dmesg | grep -iE 'nvidia|amdgpu'  # why the driver refused the device\n"
         "Install a driver branch that supports the GPU (`gpuenv install auto --dry-run` shows which).",
-        gpus=inv.slots(bare),
+        gpus=gpuinfo.slots(bare),
     )
 
 
@@ -111,21 +111,21 @@ def no_driver(facts: Facts, matrices, target: Target):
 def mixed_vendors(facts: Facts, matrices, target: Target):
     # A Ryzen desktop's iGPU beside an RTX card is no second vendor to choose: only AMD GPUs
     # that ROCm or a ROCm PyTorch build could use count.
-    nvidia, amd = facts.gpus_of("nvidia"), inv.amd_compute(facts, matrices)
+    nvidia, amd = facts.gpus_of("nvidia"), gpuinfo.amd_compute(facts, matrices)
     if not (nvidia and amd):
         return
     yield Finding(
         severity=Severity.INFO,
         title="NVIDIA and AMD GPUs in one machine",
-        detail=f"NVIDIA: {inv.describe(nvidia, matrices)}; AMD: {inv.describe(amd, matrices)}.",
+        detail=f"NVIDIA: {gpuinfo.describe(nvidia, matrices)}; AMD: {gpuinfo.describe(amd, matrices)}.",
         fix="Say which stack to install: gpuenv install rocm | gpuenv install cuda; "
         "pick the PyTorch build with gpuenv torch --vendor nvidia|amd.",
-        gpus=inv.slots(nvidia + amd),
+        gpus=gpuinfo.slots(nvidia + amd),
     )
 
 
 def _has_discrete(facts: Facts, matrices) -> bool:
-    return bool(facts.gpus_of("nvidia")) or bool(inv.amd_discrete(facts, matrices))
+    return bool(facts.gpus_of("nvidia")) or bool(gpuinfo.amd_discrete(facts, matrices))
 
 
 def _rocm_sees(gpu) -> bool:
@@ -138,28 +138,28 @@ def _rocm_sees(gpu) -> bool:
 
 @check(code="amd.igpu-present", area="gpus", noted=True)
 def igpu_present(facts: Facts, matrices, target: Target):
-    discrete = inv.amd_discrete(facts, matrices)
+    discrete = gpuinfo.amd_discrete(facts, matrices)
     # ROCm sees the iGPU now, or will once the planned install binds amdgpu to it (a fresh box).
     installing = target.stack == "rocm" and basis(target) in ("explicit", "auto")
     integrated = tuple(
         g
-        for g in inv.amd_integrated(facts, matrices)
+        for g in gpuinfo.amd_integrated(facts, matrices)
         if _rocm_sees(g) or (installing and g.kernel_driver is None and not g.driver_unknown)
     )
     if not (discrete and integrated):
         return
     release = rocm_release(matrices, target)
     unsupported = [
-        f"{inv.gpu_name(g, matrices)} ({gfx})"
+        f"{gpuinfo.gpu_name(g, matrices)} ({gfx})"
         for g in integrated
-        if release is not None and (gfx := inv.gfx_target(g, matrices)) and not release.support(gfx)
+        if release is not None and (gfx := gpuinfo.gfx_target(g, matrices)) and not release.support(gfx)
     ]
     env = facts.environment or {}
     visible = env.get("HIP_VISIBLE_DEVICES") or env.get("ROCR_VISIBLE_DEVICES")
     yield Finding(
         severity=Severity.WARNING,
         title="An AMD integrated GPU sits beside the AMD discrete GPU",
-        detail=f"integrated: {inv.describe(integrated, matrices)}; discrete: {inv.describe(discrete, matrices)}. "
+        detail=f"integrated: {gpuinfo.describe(integrated, matrices)}; discrete: {gpuinfo.describe(discrete, matrices)}. "
         + (f"ROCm {release.version} does not support {', '.join(unsupported)}; " if unsupported else "")
         + "ROCm may enumerate the iGPU first, pick it, or crash on it"
         + (
@@ -170,6 +170,6 @@ def igpu_present(facts: Facts, matrices, target: Target):
         fix="Disable the integrated GPU in the firmware setup (most reliable), or hide it from ROCm:\n"
         "export HIP_VISIBLE_DEVICES=<index of the discrete GPU>  # rocm-smi lists the indices\n"
         "(ROCR_VISIBLE_DEVICES does the same one level lower; neither always prevents the crash)",
-        gpus=inv.slots(integrated),
+        gpus=gpuinfo.slots(integrated),
         refs=("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html",),
     )

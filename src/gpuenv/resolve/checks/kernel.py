@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
@@ -282,9 +283,9 @@ def reboot_required(facts: Facts, matrices, target: Target):
 
 def _instinct(facts: Facts, matrices):
     out = []
-    for g in inv.amd_discrete(facts, matrices):
-        gfx = inv.gfx_target(g, matrices) or ""
-        if "instinct" in inv.gpu_name(g, matrices).lower() or gfx in (
+    for g in gpuinfo.amd_discrete(facts, matrices):
+        gfx = gpuinfo.gfx_target(g, matrices) or ""
+        if "instinct" in gpuinfo.gpu_name(g, matrices).lower() or gfx in (
             "gfx908",
             "gfx90a",
             "gfx940",
@@ -306,9 +307,9 @@ def iommu(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.INFO,
         title=f"{len(gpus)} Instinct GPUs without iommu=pt on the kernel command line",
-        detail=f"GPUs: {inv.describe(gpus, matrices)}; /proc/cmdline: {facts.kernel.cmdline}. "
+        detail=f"GPUs: {gpuinfo.describe(gpus, matrices)}; /proc/cmdline: {facts.kernel.cmdline}. "
         'RCCL peer-to-peer traffic is slower (and may warn "Missing iommu=pt").',
         fix=f'Add "{params}" to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then:\nsudo update-grub\nsudo reboot',
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
         refs=(IOMMU_REF,),
     )

@@ -12,6 +12,7 @@ import re
 
 from gpuenv.facts import Facts, Library
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve import toolkitpaths
 from gpuenv.resolve.facts_view import wanted_toolkit
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
@@ -115,10 +116,10 @@ _ROCM_TREE = r"^/opt/rocm-(\d+\.\d+(?:\.\d+)?)/"
 
 
 def _rocm_release_of(facts: Facts, lib: Library) -> str | None:
-    found = inv.toolkit_of_path(facts, lib.path or "")
+    found = toolkitpaths.toolkit_of_path(facts, lib.path or "")
     if found and found[0] == "rocm":
         return ".".join(str(n) for n in inv.version_tuple(found[1])[:3])
-    m = re.match(_ROCM_TREE, inv.real_path(facts, lib.path or ""))
+    m = re.match(_ROCM_TREE, toolkitpaths.real_path(facts, lib.path or ""))
     return m.group(1) if m else None
 
 

@@ -4,6 +4,7 @@ the kernel-module flavour, GPUs a branch dropped, persistence mode."""
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import nvidia_driver_absent, nvidia_driver_unloaded
 from gpuenv.resolve.finding import Finding, Severity, Target
@@ -19,7 +20,7 @@ def judged_toolkits(facts: Facts, matrices, target: Target) -> list[tuple[str, o
     """(why, toolkit) for every installed toolkit and an explicitly targeted one."""
     out = []
     for version in inv.installed_cuda(facts):
-        tk = inv.toolkit_for(matrices, version)
+        tk = toolkitpaths.toolkit_for(matrices, version)
         if tk is not None:
             out.append((f"installed CUDA {version}", tk))
     tk = cuda_toolkit(matrices, target)
@@ -44,12 +45,12 @@ def nouveau_loaded(facts: Facts, matrices, target: Target):
         severity=Severity.ERROR,
         title="The nouveau driver holds the NVIDIA GPU",
         detail=(
-            f"nouveau bound to {inv.describe(bound, matrices)}" if bound else "nouveau is in /proc/modules"
+            f"nouveau bound to {gpuinfo.describe(bound, matrices)}" if bound else "nouveau is in /proc/modules"
         )
         + ". The NVIDIA driver cannot load while nouveau is loaded.",
         fix="printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf\n"
         "sudo update-initramfs -u\nsudo reboot",
-        gpus=inv.slots(bound or gpus),
+        gpus=gpuinfo.slots(bound or gpus),
         refs=("https://docs.nvidia.com/cuda/cuda-installation-guide-linux/",),
     )
 
@@ -63,14 +64,14 @@ def driver_missing(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.ERROR,
         title="NVIDIA GPU without an NVIDIA driver",
-        detail=f"{inv.describe(gpus, matrices)}; no NVIDIA driver package installed and no nvidia module loaded.",
+        detail=f"{gpuinfo.describe(gpus, matrices)}; no NVIDIA driver package installed and no nvidia module loaded.",
         fix=(
             "Install the NVIDIA driver on the container's host, then run the container with --gpus all "
             "(nvidia-container-toolkit)."
             if hosted
             else "gpuenv install cuda --dry-run  # shows the driver it installs (open or proprietary for this GPU)"
         ),
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
     )
 
 
@@ -109,7 +110,7 @@ def driver_not_loaded(facts: Facts, matrices, target: Target):
         fix="sudo modprobe nvidia  # the error names the cause\nsudo dmesg | grep -i nvidia\n"
         "If it was just installed: sudo reboot",
         commands=("sudo modprobe nvidia",),
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
     )
 
 
@@ -132,7 +133,7 @@ def version_mismatch(facts: Facts, matrices, target: Target):
         + ". nvidia-smi and CUDA fail until they match.",
         fix="sudo reboot  # after a driver upgrade the old module stays loaded until then\n"
         "If it persists: sudo apt-get install --reinstall the driver packages so that one version owns both.",
-        gpus=inv.slots(facts.gpus_of("nvidia")),
+        gpus=gpuinfo.slots(facts.gpus_of("nvidia")),
     )
 
 
@@ -158,7 +159,7 @@ def driver_too_old(facts: Facts, matrices, target: Target):
                 else ""
             ),
             fix=f"Upgrade the driver to a branch >= {branch_number(tk.min_driver)}: gpuenv install cuda@{tk.series} --dry-run",
-            gpus=inv.slots(facts.gpus_of("nvidia")),
+            gpus=gpuinfo.slots(facts.gpus_of("nvidia")),
             refs=(TABLE3_REF,),
         )
 
@@ -193,7 +194,7 @@ def _cuda_version_only(facts: Facts, matrices, target: Target):
             fix="Upgrade the driver (on the host, for a container)"
             + (f" to a branch >= {branch_number(tk.min_driver)}" if tk.min_driver else "")
             + f": gpuenv install cuda@{tk.series} --dry-run",
-            gpus=inv.slots(facts.gpus_of("nvidia")),
+            gpus=gpuinfo.slots(facts.gpus_of("nvidia")),
             refs=(TABLE3_REF,),
         )
 
@@ -201,7 +202,7 @@ def _cuda_version_only(facts: Facts, matrices, target: Target):
 @check(code="nvidia.module-flavor", area="nvidia", needs=("matrices",), blocking=True)
 def module_flavor(facts: Facts, matrices, target: Target):
     gpus = facts.gpus_of("nvidia")
-    need = [(g, inv.module_flavour(g, matrices)) for g in gpus]
+    need = [(g, gpuinfo.module_flavour(g, matrices)) for g in gpus]
     flavour = facts.nvidia.kernel_module if facts.nvidia else None
     if flavour in ("open", "proprietary"):
         wrong = [g for g, f in need if f not in ("either", flavour)]
@@ -214,23 +215,23 @@ def module_flavor(facts: Facts, matrices, target: Target):
         yield Finding(
             severity=Severity.ERROR,
             title="No NVIDIA kernel-module flavour drives all of these GPUs",
-            detail=f"{inv.describe(both['open'], matrices)} need the open modules; "
-            f"{inv.describe(both['proprietary'], matrices)} need the proprietary ones. One driver "
+            detail=f"{gpuinfo.describe(both['open'], matrices)} need the open modules; "
+            f"{gpuinfo.describe(both['proprietary'], matrices)} need the proprietary ones. One driver "
             "loads one flavour.",
             fix="Move the Maxwell/Pascal/Volta GPUs (or the Blackwell ones) to another machine.",
-            gpus=inv.slots(gpus),
+            gpus=gpuinfo.slots(gpus),
             refs=(MODULES_REF,),
         )
 
 
 def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
-    need = inv.module_flavour(wrong[0], matrices)
-    archs = ", ".join(sorted({inv.nvidia_architecture(g, matrices) or "these" for g in wrong}))
+    need = gpuinfo.module_flavour(wrong[0], matrices)
+    archs = ", ".join(sorted({gpuinfo.nvidia_architecture(g, matrices) or "these" for g in wrong}))
     pkg = "nvidia-open" if need == "open" else "cuda-drivers"
     return Finding(
         severity=Severity.ERROR,
         title=f"{archs} GPUs need the {need} NVIDIA kernel modules, not the {flavour} ones",
-        detail=f"{inv.describe(wrong, matrices)}; loaded flavour: {flavour}. "
+        detail=f"{gpuinfo.describe(wrong, matrices)}; loaded flavour: {flavour}. "
         + (
             "Blackwell and Grace Hopper are supported only by the open modules."
             if need == "open"
@@ -243,7 +244,7 @@ def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
             else "(Ubuntu archive: nvidia-driver-NNN without -open; driver branch <= 580)"
         )
         + "\nsudo reboot",
-        gpus=inv.slots(wrong),
+        gpus=gpuinfo.slots(wrong),
         refs=(MODULES_REF,),
     )
 
@@ -256,9 +257,9 @@ def gpu_dropped(facts: Facts, matrices, target: Target):
     driver = inv.nvidia_driver_version(facts) or (str(branch) if branch else None)
     toolkits = judged_toolkits(facts, matrices, target)
     for g in facts.gpus_of("nvidia"):
-        arch_name = inv.nvidia_architecture(g, matrices)
+        arch_name = gpuinfo.nvidia_architecture(g, matrices)
         arch = matrices.nvidia_arch(arch_name) if arch_name else None
-        cc = inv.compute_capability(g, matrices)
+        cc = gpuinfo.compute_capability(g, matrices)
         reasons = []
         last = branch_number(arch.last_driver) if arch and arch.last_driver else None
         if branch and last and branch > last:
@@ -282,14 +283,14 @@ def gpu_dropped(facts: Facts, matrices, target: Target):
         )
         yield Finding(
             severity=Severity.ERROR,
-            title=f"{inv.gpu_name(g, matrices)} ({name}, compute capability {cc or '?'}) is no longer supported",
+            title=f"{gpuinfo.gpu_name(g, matrices)} ({name}, compute capability {cc or '?'}) is no longer supported",
             detail="; ".join(reasons) + ".",
             fix=(
                 f"Stay on {branch_hint} and CUDA {ok[-1]} or older: gpuenv install cuda@{ok[-1]} --dry-run"
                 if ok
                 else f"Stay on {branch_hint} and a CUDA toolkit that still supports {name} (`gpuenv matrix show cuda`)."
             ),
-            gpus=inv.slots([g]),
+            gpus=gpuinfo.slots([g]),
             refs=(ARCH_REF,),
         )
 
@@ -302,7 +303,7 @@ def persistence_off(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.INFO,
         title="Headless NVIDIA node without persistence mode",
-        detail=f"{inv.describe(gpus, matrices)}; no display server installed, persistence mode off: every CUDA "
+        detail=f"{gpuinfo.describe(gpus, matrices)}; no display server installed, persistence mode off: every CUDA "
         "start pays the driver initialisation (seconds on multi-GPU nodes).",
         # Ubuntu's nvidia-persistenced unit runs the daemon with --no-persistence-mode, so enabling
         # it is not enough: override ExecStart (installers.md B4, NVIDIA's ansible role).
@@ -312,5 +313,5 @@ def persistence_off(facts: Facts, matrices, target: Target):
         "sudo systemctl daemon-reload\n"
         "sudo systemctl enable nvidia-persistenced && sudo systemctl restart nvidia-persistenced\n"
         "nvidia-smi -q | grep -i 'persistence mode'  # expect Enabled",
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
@@ -303,16 +304,16 @@ def os_point_release(facts: Facts, matrices, target: Target):
     # The RDNA-OS footnote of AMD's system requirements: RDNA4 needs the point release's newer
     # kernel and firmware. Other GPUs run the same GA kernel on any point release: apt upgrades
     # it, and no warning is worth its noise.
-    rdna4 = [g for g in facts.gpus_of("amd") if (inv.gfx_target(g, matrices) or "").startswith("gfx12")]
+    rdna4 = [g for g in facts.gpus_of("amd") if (gpuinfo.gfx_target(g, matrices) or "").startswith("gfx12")]
     if not rdna4:
         return
-    needs = inv.describe(rdna4, matrices)
+    needs = gpuinfo.describe(rdna4, matrices)
     yield Finding(
         severity=Severity.WARNING,
         title=f"RDNA4 GPUs need {facts.os.id} {oldest} or newer for ROCm {release.version}",
         detail=f"{needs}; running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
         f"{facts.os.id} {entry.version}, and RDNA4 needs the newer point release's kernel and firmware.",
         fix="sudo apt-get update && sudo apt-get dist-upgrade  # brings the point release\nsudo reboot",
-        gpus=inv.slots(rdna4),
+        gpus=gpuinfo.slots(rdna4),
         refs=(release.source,),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import amdgpu_release, newest_supporting, rocm_gpus, same_line
 from gpuenv.resolve.finding import Finding, Severity, Target
@@ -75,7 +76,7 @@ def release_unknown(facts: Facts, matrices, target: Target):
         why = f"ROCm {installed} is not a release the matrices know ({oldest} to {newest})"
         fix = f"Judge it as the nearest known release: gpuenv doctor --target rocm@{inv.series(installed) or installed}"
     gpus = rocm_gpus(facts, matrices)
-    gfx = sorted({t for g in gpus if (t := inv.gfx_target(g, matrices))})
+    gfx = sorted({t for g in gpus if (t := gpuinfo.gfx_target(g, matrices))})
     unjudged = [
         f"the OS ({facts.os.pretty_name or facts.os.id}) and kernel {facts.kernel.release} against its support list",
         f"GPU support ({', '.join(gfx)}) in it" if gfx else "GPU support in it",
@@ -87,7 +88,7 @@ def release_unknown(facts: Facts, matrices, target: Target):
         detail=f"{why}. Not judged: {'; '.join(unjudged)}."
         + (" " + " ".join(newest_supporting(matrices, t) for t in gfx) if gfx else ""),
         fix=fix,
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
     )
 
 

@@ -7,6 +7,7 @@ import re
 
 from gpuenv.facts import Facts, Tool
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve import toolkitpaths
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
@@ -18,13 +19,13 @@ _NAMED = r"^(?:.*/)?(?:[\w.-]+-linux-gnu-)?(gcc|g\+\+|clang|clang\+\+)(?:-(\d+))
 def cuda_in_use(facts: Facts, target: Target) -> tuple[str, str] | None:
     """(version, why) of the CUDA toolkit a build would use: the nvcc on PATH, CUDA_HOME's tree,
     the explicit target, else the newest installed toolkit."""
-    found = inv.nvcc_on_path(facts)
+    found = toolkitpaths.nvcc_on_path(facts)
     if found:
         return found[0], f"the nvcc on PATH, {found[1]}"
     env = facts.environment or {}
     for var in ("CUDA_HOME", "CUDA_PATH"):
         if env.get(var):
-            tk = inv.toolkit_of_path(facts, env[var])
+            tk = toolkitpaths.toolkit_of_path(facts, env[var])
             if tk and tk[0] == "cuda":
                 return tk[1], f"{var}={env[var]}"
     if target.stack == "cuda" and target.version and target.explicit:

@@ -10,8 +10,8 @@ import re
 
 from gpuenv import pep440
 from gpuenv.facts import Facts, Gpu
+from gpuenv.resolve import gpuinfo, toolkitpaths, wheelfit
 from gpuenv.resolve import inventory as inv
-from gpuenv.resolve import torchpick
 from gpuenv.resolve.facts_view import amdgpu_release, rocm_gpus, same_line, shadowed_wheel_libraries
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
@@ -31,16 +31,16 @@ def build_of(torch) -> str | None:
 
 def cuda_arch_ok(cc: str, archs: tuple[str, ...] | list[str]) -> bool:
     """Does code compiled for ``archs`` (sm_XY cubins, compute_XY PTX) run on compute capability
-    ``cc``? The rule is torchpick's (``gpuenv torch`` and the doctor must never disagree)."""
-    return torchpick.covers(archs, inv.sm(cc)) is not None
+    ``cc``? The rule is wheelfit's (``gpuenv torch`` and the doctor must never disagree)."""
+    return wheelfit.covers(archs, gpuinfo.sm(cc)) is not None
 
 
 def gpu_fits(gpu: Gpu, matrices, archs) -> bool | None:
     """None when the GPU's architecture is unknown."""
     if gpu.vendor == "nvidia":
-        cc = inv.compute_capability(gpu, matrices)
+        cc = gpuinfo.compute_capability(gpu, matrices)
         return None if cc is None else cuda_arch_ok(cc, archs)
-    gfx = inv.gfx_target(gpu, matrices)
+    gfx = gpuinfo.gfx_target(gpu, matrices)
     return None if gfx is None else gfx.split(":")[0] in archs
 
 
@@ -58,7 +58,7 @@ def _hollow(gpus: list[Gpu], matrices, listed_only: tuple[str, ...]) -> list[Gpu
     return [
         g
         for g in gpus
-        if g.vendor == "amd" and (gfx := inv.gfx_target(g, matrices)) and gfx.split(":")[0] in listed_only
+        if g.vendor == "amd" and (gfx := gpuinfo.gfx_target(g, matrices)) and gfx.split(":")[0] in listed_only
     ]
 
 
@@ -73,11 +73,11 @@ def installed_archs(facts: Facts, matrices) -> tuple[str, ...] | None:
 
 
 def _rocm_capable(facts: Facts, matrices) -> list[Gpu]:
-    """AMD GPUs a ROCm PyTorch build could use (inventory.amd_compute): an APU no wheel supports is
+    """AMD GPUs a ROCm PyTorch build could use (gpuinfo.amd_compute): an APU no wheel supports is
     no reason to call a CUDA or CPU build of torch wrong."""
-    if inv.amd_discrete(facts, matrices):
-        return list(inv.amd_discrete(facts, matrices))
-    return list(inv.amd_compute(facts, matrices))
+    if gpuinfo.amd_discrete(facts, matrices):
+        return list(gpuinfo.amd_discrete(facts, matrices))
+    return list(gpuinfo.amd_compute(facts, matrices))
 
 
 def _gpu_machine(facts: Facts, matrices) -> list[Gpu]:
@@ -96,9 +96,9 @@ def cpu_build(facts: Facts, matrices, target: Target):
         severity=Severity.WARNING,
         title=f"PyTorch {torch.version or ''} is a CPU-only build on a machine with a GPU".replace("  ", " "),
         detail=f"{facts.python.executable or 'python'}: torch {torch.version or '?'} (no CUDA, no HIP); GPUs: "
-        f"{inv.describe(gpus, matrices)}.",
+        f"{gpuinfo.describe(gpus, matrices)}.",
         fix="gpuenv torch  # prints the pip install command with the right --index-url",
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
         refs=(GET_STARTED,),
     )
 
@@ -140,20 +140,20 @@ def wrong_vendor(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.ERROR if usable else Severity.WARNING,
         title=f"PyTorch is a {have} build on an {other}-only machine",
-        detail=f"torch {torch.version or '?'} ({seen}); GPUs: {inv.describe(gpus, matrices)}.{why} "
+        detail=f"torch {torch.version or '?'} ({seen}); GPUs: {gpuinfo.describe(gpus, matrices)}.{why} "
         "torch.cuda.is_available() is False here."
         + ("" if usable else " No official ROCm build of PyTorch supports these integrated GPUs either: torch runs on the CPU."),
         fix="gpuenv torch  # the matching build and its pip install command"
         if usable
         else "Nothing to fix for CPU work; for GPU work use a supported GPU (gpuenv torch says which build fits it).",
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
         refs=(GET_STARTED,),
     )
 
 
-def _nvidia_archs(facts: Facts, matrices) -> list[torchpick.GpuArch]:
+def _nvidia_archs(facts: Facts, matrices) -> list[wheelfit.GpuArch]:
     """The NVIDIA GPUs as `gpuenv torch` sees them, those of unknown capability left out."""
-    return [g for g in torchpick.gpu_archs(facts, matrices, "nvidia") if g.arch]
+    return [g for g in wheelfit.gpu_archs(facts, matrices, "nvidia") if g.arch]
 
 
 @check(code="torch.driver-too-old", area="torch", needs=("matrices",))
@@ -169,10 +169,10 @@ def driver_too_old(facts: Facts, matrices, target: Target):
     if torch is not None and torch.cuda and not target.torch:
         archs = installed_archs(facts, matrices) or ()
         via_ptx = [
-            g.arch for g in _nvidia_archs(facts, matrices) if (torchpick.covers(archs, g.arch) or "").startswith("compute_")
+            g.arch for g in _nvidia_archs(facts, matrices) if (wheelfit.covers(archs, g.arch) or "").startswith("compute_")
         ]
-        mode, why = torchpick.driver_fit(matrices, driver, inv.series(torch.cuda) or torch.cuda, via_ptx)
-        if mode is None and inv.toolkit_for(matrices, torch.cuda) is not None:
+        mode, why = wheelfit.driver_fit(matrices, driver, inv.series(torch.cuda) or torch.cuda, via_ptx)
+        if mode is None and toolkitpaths.toolkit_for(matrices, torch.cuda) is not None:
             yield Finding(
                 severity=Severity.ERROR,
                 title=f"NVIDIA driver {driver} is too old for PyTorch {torch.version or ''} (CUDA {torch.cuda})".replace(
@@ -181,7 +181,7 @@ def driver_too_old(facts: Facts, matrices, target: Target):
                 detail=f"torch {torch.version or '?'} was built with CUDA {torch.cuda}: {why}.",
                 fix="Upgrade the driver (gpuenv install cuda --dry-run), or install a wheel built for an older CUDA: "
                 + (f"gpuenv torch --version {torch.version.split('+')[0]}" if torch.version else "gpuenv torch"),
-                gpus=inv.slots(gpus),
+                gpus=gpuinfo.slots(gpus),
                 refs=(COMPAT_REF,),
             )
         return
@@ -189,10 +189,10 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         return
     archs = _nvidia_archs(facts, matrices)
     variants = [v for v in matrices.torch_variants(target.torch) if v.stack == "cuda"]
-    fitting = [v for v in variants if torchpick.fit(v, archs, None, None, matrices)[0]]
+    fitting = [v for v in variants if wheelfit.fit(v, archs, None, None, matrices)[0]]
     if not fitting:
         return  # torch.arch-missing says so
-    verdicts = [(v, torchpick.fit(v, archs, driver, None, matrices)) for v in fitting]
+    verdicts = [(v, wheelfit.fit(v, archs, driver, None, matrices)) for v in fitting]
     if any(ok for _, (ok, _, _) in verdicts):
         return
     yield Finding(
@@ -200,7 +200,7 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         title=f"NVIDIA driver {driver} is too old for every PyTorch {target.torch} CUDA wheel this GPU can use",
         detail="; ".join(f"{v.variant}: {why}" for v, (_, why, _) in verdicts) + ".",
         fix="Upgrade the driver: gpuenv install cuda --dry-run",
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
         refs=(COMPAT_REF,),
     )
 
@@ -228,7 +228,7 @@ def _cuda_version_only(facts: Facts, target: Target):
            if have[0] != need[0] else "before CUDA 11 a driver runs only the CUDA releases up to its own."),
         fix="Upgrade the driver on the host (the container uses the host's), or install a wheel built for CUDA "
         f"{have[0]}.x or older: " + (f"gpuenv torch --version {torch.version.split('+')[0]}" if torch.version else "gpuenv torch"),
-        gpus=inv.slots(facts.gpus_of("nvidia")),
+        gpus=gpuinfo.slots(facts.gpus_of("nvidia")),
         refs=(COMPAT_REF,),
     )
 
@@ -255,13 +255,13 @@ def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | N
     if matrices is None:
         return [], ""
     if build == "cuda" and torch.cuda:
-        tk = inv.toolkit_for(matrices, torch.cuda)
+        tk = toolkitpaths.toolkit_for(matrices, torch.cuda)
         if tk is not None and tk.compute_capabilities:
             ccs = tk.compute_capabilities
             out = [
                 g
                 for g in gpus
-                if (cc := inv.compute_capability(g, matrices)) and not cuda_arch_ok(cc, [inv.sm(c) for c in ccs])
+                if (cc := gpuinfo.compute_capability(g, matrices)) and not cuda_arch_ok(cc, [gpuinfo.sm(c) for c in ccs])
                 and not _ptx_possible(cc, ccs)
             ]
             return out, (
@@ -289,7 +289,7 @@ def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | N
             )
     if build == "rocm" or (build is None and stack == "rocm"):
         ever = {a for ver in matrices.torch_versions() for v in matrices.torch_variants(ver) if v.stack == "rocm" for a in v.archs}
-        out = [g for g in gpus if (gfx := inv.gfx_target(g, matrices)) and gfx.split(":")[0] not in ever]
+        out = [g for g in gpus if (gfx := gpuinfo.gfx_target(g, matrices)) and gfx.split(":")[0] not in ever]
         return out, "no official PyTorch ROCm wheel has ever been built for them"
     return [], ""
 
@@ -328,9 +328,9 @@ def arch_missing(facts: Facts, matrices, target: Target):
     need = ", ".join(
         sorted(
             {
-                inv.sm(inv.compute_capability(g, matrices))
+                gpuinfo.sm(gpuinfo.compute_capability(g, matrices))
                 if g.vendor == "nvidia"
-                else (inv.gfx_target(g, matrices) or "?")
+                else (gpuinfo.gfx_target(g, matrices) or "?")
                 for g in missing
             }
         )
@@ -338,10 +338,10 @@ def arch_missing(facts: Facts, matrices, target: Target):
     yield Finding(
         severity=Severity.ERROR,
         title=f"PyTorch {torch.version or '(installed)'} has no kernels for {need}",
-        detail=f"GPUs: {inv.describe(missing, matrices)} need {need}; {how}. "
+        detail=f"GPUs: {gpuinfo.describe(missing, matrices)} need {need}; {how}. "
         "Kernels fail with 'no kernel image is available' / 'invalid device function'.",
         fix="gpuenv torch  # the newest official wheel that contains this architecture",
-        gpus=inv.slots(missing),
+        gpus=gpuinfo.slots(missing),
         refs=(GET_STARTED,),
     )
 
@@ -351,21 +351,21 @@ def _arch_missing_target(facts: Facts, matrices, version: str):
         gpus = list(facts.gpus_of("nvidia")) if vendor == "nvidia" else list(rocm_gpus(facts, matrices))
         if not gpus:
             continue
-        archs = [g for g in torchpick.gpu_archs(facts, matrices, vendor) if g.arch]
+        archs = [g for g in wheelfit.gpu_archs(facts, matrices, vendor) if g.arch]
         if vendor == "amd" and any(not g.integrated for g in archs):
             archs = [g for g in archs if not g.integrated]  # as `gpuenv torch` does: the iGPU is set aside
         variants = [v for v in matrices.torch_variants(version) if v.stack == stack]
         if not variants or not archs:
             continue
-        if any(torchpick.fit(v, archs, None, None, matrices)[0] for v in variants):
+        if any(wheelfit.fit(v, archs, None, None, matrices)[0] for v in variants):
             continue
         yield Finding(
             severity=Severity.ERROR,
             title=f"No official PyTorch {version} wheel has kernels for {', '.join(sorted({g.arch for g in archs}))}",
-            detail=f"GPUs: {inv.describe(gpus, matrices)}; {version} wheels: "
+            detail=f"GPUs: {gpuinfo.describe(gpus, matrices)}; {version} wheels: "
             + "; ".join(f"{v.variant}: {', '.join(v.archs + tuple(v.ptx or ()))}" for v in variants),
             fix="gpuenv torch  # the newest release that fits",
-            gpus=inv.slots(gpus),
+            gpus=gpuinfo.slots(gpus),
             refs=(GET_STARTED,),
         )
 
@@ -426,7 +426,7 @@ _ROCM_LIB = r"^/opt/rocm(?:-(\d+\.\d+)(?:\.\d+)?)?/(lib64|lib)$"
 @check(code="torch.ld-library-path", area="torch", needs=("python.torch",))
 def ld_library_path(facts: Facts, matrices, target: Target):
     torch = _torch(facts)
-    entries = inv.path_entries(facts, "LD_LIBRARY_PATH") or []
+    entries = toolkitpaths.path_entries(facts, "LD_LIBRARY_PATH") or []
     build = build_of(torch)
     if build == "cpu" or not entries:
         return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
-from gpuenv.resolve import inventory as inv
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
@@ -47,7 +47,7 @@ def virtual_machine(facts: Facts, matrices, target: Target):
     cloud = CLOUDS.get(p.cloud, p.cloud) if p.cloud else None
     gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
     seen = (
-        f"GPUs in the guest: {inv.describe(gpus, matrices)}"
+        f"GPUs in the guest: {gpuinfo.describe(gpus, matrices)}"
         if gpus
         else "no NVIDIA or AMD GPU is on the guest's PCI bus: none is passed through to this VM"
     )
@@ -66,6 +66,6 @@ def virtual_machine(facts: Facts, matrices, target: Target):
             "IOMMU on, the GPU bound to vfio-pci)."
         )
         + " On an NVIDIA vGPU, take the guest driver from the vGPU release that matches the host.",
-        gpus=inv.slots(gpus),
+        gpus=gpuinfo.slots(gpus),
         refs=(VFIO_REF, VGPU_REF),
     )

@@ -1,0 +1,120 @@
+"""What each GPU is: its facts first, the bundled GPU tables (``Matrices``) where the facts are
+silent (pure functions, no I/O).
+
+A check, the target choice and the planner name a GPU, its gfx target or compute capability and
+the NVIDIA module flavour it needs the same way: from here.
+"""
+
+from __future__ import annotations
+
+from gpuenv.facts import Facts, Gpu
+from gpuenv.resolve.inventory import version_tuple
+from gpuenv.resolve.memo import LastAsked
+
+TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from gpuenv.matrices import Matrices
+
+
+def gfx_target(gpu: Gpu, matrices: Matrices | None) -> str | None:
+    if gpu.gfx_target:
+        return gpu.gfx_target
+    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None else None
+    return known.gfx_target if known else None
+
+
+def is_integrated(gpu: Gpu, matrices: Matrices | None) -> bool:
+    if gpu.integrated is not None:
+        return gpu.integrated
+    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None and gpu.vendor == "amd" else None
+    return bool(known and known.integrated)
+
+
+def amd_discrete(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
+    return tuple(g for g in facts.gpus_of("amd") if not is_integrated(g, matrices))
+
+
+def amd_integrated(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
+    return tuple(g for g in facts.gpus_of("amd") if is_integrated(g, matrices))
+
+
+def amd_compute(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
+    """AMD GPUs that GPU computing could use: the discrete ones, and integrated ones that the
+    default ROCm release supports or a bundled ROCm PyTorch wheel is built for (Strix Halo). The
+    Raphael iGPU of a Ryzen desktop is none of these: it makes no machine "two-vendor"."""
+    discrete = amd_discrete(facts, matrices)
+    integrated = amd_integrated(facts, matrices)
+    if not integrated or matrices is None:
+        return discrete
+    memo = _served.answers(matrices)
+    if "gfx" not in memo:
+        known = set(matrices.default_rocm().gpus)
+        for version in matrices.torch_versions():
+            known.update(a for v in matrices.torch_variants(version) if v.stack == "rocm" for a in v.archs)
+        memo["gfx"] = frozenset(known)
+    return discrete + tuple(g for g in integrated if gfx_target(g, matrices) in memo["gfx"])
+
+
+_served = LastAsked()  # per matrices: {"gfx": the gfx targets ROCm or a ROCm wheel serves}
+
+
+def nvidia_architecture(gpu: Gpu, matrices: Matrices | None) -> str | None:
+    if gpu.architecture:
+        return gpu.architecture
+    known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
+    return known.architecture if known else None
+
+
+def compute_capability(gpu: Gpu, matrices: Matrices | None) -> str | None:
+    if gpu.compute_capability:
+        return gpu.compute_capability
+    known = matrices.nvidia_gpu(gpu.pci_id) if matrices is not None else None
+    return known.compute_capability if known else None
+
+
+_LEGACY_CC_MAX = (7, 2)  # Maxwell, Pascal, Volta (and Xavier 7.2): proprietary modules only
+_OPEN_ONLY_CC_MIN = (10, 0)  # Blackwell and newer: open modules only
+
+
+def module_flavour(gpu: Gpu, matrices: Matrices | None) -> str:
+    """The NVIDIA kernel-module flavour a GPU needs: 'open', 'proprietary' or 'either'. The
+    architecture table decides; a GPU it does not know is judged by compute capability (the
+    open modules support Turing and newer; Blackwell and newer have only them)."""
+    arch_name = nvidia_architecture(gpu, matrices)
+    arch = matrices.nvidia_arch(arch_name) if arch_name and matrices is not None else None
+    if arch is not None:
+        return arch.module
+    cc = version_tuple(compute_capability(gpu, matrices))
+    if not cc:
+        return "either"
+    if cc <= _LEGACY_CC_MAX:
+        return "proprietary"
+    if cc >= _OPEN_ONLY_CC_MIN:
+        return "open"
+    return "either"
+
+
+def gpu_name(gpu: Gpu, matrices: Matrices | None) -> str:
+    if gpu.name:
+        return gpu.name
+    known = None
+    if matrices is not None:
+        known = matrices.nvidia_gpu(gpu.pci_id) if gpu.vendor == "nvidia" else matrices.amd_gpu(gpu.pci_id)
+    return known.name if known else f"{gpu.vendor.upper()} GPU {gpu.pci_id}"
+
+
+def describe(gpus: Iterable[Gpu], matrices: Matrices | None) -> str:
+    """'AMD Radeon RX 9070 XT (0000:03:00.0), ...' for a finding's detail."""
+    return ", ".join(f"{gpu_name(g, matrices)} ({g.pci_slot or g.pci_id})" for g in gpus)
+
+
+def slots(gpus: Iterable[Gpu]) -> tuple[str, ...]:
+    return tuple(g.pci_slot or g.pci_id for g in gpus)
+
+
+def sm(cc: str) -> str:
+    """'12.0' -> 'sm_120'."""
+    major, _, minor = cc.partition(".")
+    return f"sm_{major}{minor or '0'}"
