@@ -1,5 +1,7 @@
-"""Each finding code is written once: in its check's @check (the registry stamps it on the
-findings the check yields), and FINDINGS.md catalogs exactly the codes gpuenv can report (#30)."""
+"""Each finding code is written once in src/: in its check's @check (the registry stamps it on the
+findings the check yields) or in verify/codes.py; whatever else names a code (a plan step's
+reason, verify's fixes) cites it through the registry. FINDINGS.md catalogs exactly the codes
+gpuenv can report (#30)."""
 
 from __future__ import annotations
 
@@ -19,17 +21,45 @@ from tests.doctor_cases import base
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "gpuenv"
 CODE = re.compile(r"[a-z0-9]+\.[a-z0-9]+(?:-[a-z0-9]+)*")
-# The plan cites the code a step answers in its `why` prose; a citation, not a definition.
-CITING = {SRC / "plan" / "planner.py"}
+
+
+def _strings(tree: ast.AST) -> list[ast.Constant]:
+    """The string constants of a module but its docstrings (the parts of an f-string included)."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
 
 
 def _literals() -> dict[str, list[str]]:
     """Every string literal in src/ that is exactly a finding code -> where it is."""
     found: dict[str, list[str]] = {}
     for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and CODE.fullmatch(node.value):
+        for node in _strings(ast.parse(path.read_text(), str(path))):
+            if CODE.fullmatch(node.value):
                 found.setdefault(node.value, []).append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def _mentions(codes: set[str], sources: dict[str, str]) -> dict[str, list[str]]:
+    """Each code -> where a string (not a docstring) of ``sources`` (name -> Python source) names
+    it, as the whole string or inside prose ("stack.both-installed: ..."; comments do not count)."""
+    pattern = re.compile(r"(?<![\w.-])(" + "|".join(map(re.escape, sorted(codes, key=len, reverse=True))) + r")(?![\w-])")
+    found: dict[str, list[str]] = {code: [] for code in codes}
+    for name, text in sources.items():
+        for node in _strings(ast.parse(text, name)):
+            found_here = pattern.findall(node.value)
+            for code in found_here:
+                found[code].append(f"{name}:{node.lineno}")
     return found
 
 
@@ -37,21 +67,52 @@ def _catalog() -> list[str]:
     return re.findall(r"^\| ([a-z0-9]+\.[a-z0-9-]+) \|", (ROOT / "FINDINGS.md").read_text(), flags=re.M)
 
 
-def test_every_registered_code_is_written_once_in_src():
+def test_every_finding_code_is_written_once_in_src():
+    """Once: where it is defined (a check's @check, verify/codes.py, the registry's own
+    doctor.check-crashed). Plan steps, verify's fixes and the CLI cite it through the registry."""
+    sources = {str(p.relative_to(ROOT)): p.read_text() for p in sorted(SRC.rglob("*.py"))}
+    mentions = _mentions(set(_catalog()), sources)
+    assert {code: where for code, where in mentions.items() if len(where) != 1} == {}
     literals = _literals()
-    cited = {str(p.relative_to(ROOT)) for p in CITING}
-    written = {
-        code: [w for w in literals.get(code, []) if w.rsplit(":", 1)[0] not in cited] for code in known_codes()
-    }
-    assert {code: where for code, where in written.items() if len(where) != 1} == {}
+    assert {code: where for code, where in mentions.items() if literals.get(code) != where} == {}
 
 
-def test_the_plan_cites_only_registered_codes():
-    literals = _literals()
-    cited = {str(p.relative_to(ROOT)) for p in CITING}
-    citations = {code for code, where in literals.items() for w in where if w.rsplit(":", 1)[0] in cited}
-    assert citations, "planner.py cites no code: update CITING"
-    assert sorted(citations - set(known_codes())) == []
+def test_the_mention_rule_sees_codes_in_prose_and_f_strings():
+    code = {"stack.both-installed", "amd.kfd-missing"}
+    source = (
+        'why = f"stack.both-installed: {a} replaces {b}"\n'
+        'fix = "gpuenv doctor amd.kfd-missing    # the machine"\n'
+        '# stack.both-installed in a comment\n'
+        'def f():\n    """amd.kfd-missing in a docstring."""\n'
+        'other = "amd.kfd-missing-not"\n'
+    )
+    assert _mentions(code, {"m.py": source}) == {"stack.both-installed": ["m.py:1"], "amd.kfd-missing": ["m.py:2"]}
+
+
+def test_a_plan_cites_codes_through_the_registry():
+    from gpuenv.plan import purge
+    from gpuenv.resolve.checks import cuda, stack
+
+    assert registry.code_of(stack.both_installed) == "stack.both-installed"
+    assert registry.cite(cuda.mixed_install, "why") == "cuda.mixed-install: why"
+    assert registry.cite(cuda.mixed_install) == "cuda.mixed-install"
+    with pytest.raises(LookupError):
+        registry.code_of(purge.purge_steps)
+
+
+def test_the_report_order_is_the_check_modules_order_whichever_module_is_imported_first():
+    # The planner and verify import the checks they cite before the registry loads the rest.
+    import subprocess
+    import sys
+
+    code = (
+        "import gpuenv.verify.codes, gpuenv.plan.planner\n"
+        "from gpuenv.resolve import registry\n"
+        "print(' '.join(c.func.__module__.rsplit('.', 1)[1] for c in registry.all_checks()))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    order = list(dict.fromkeys(out))
+    assert order == [m for m in registry.CHECK_MODULES if m in order] and len(order) == len(registry.CHECK_MODULES)
 
 
 def _verify_codes() -> set[str]:

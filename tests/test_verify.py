@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from gpuenv.verify.judge import CODES, judge
+from gpuenv.verify.codes import CODES
+from gpuenv.verify.judge import judge
 from gpuenv.verify.results import TOLERANCE, Outcome
 from gpuenv.verify.script import SCRIPT, SIZE
 from tests.cli_runner import invoke

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 
 def configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("codes", nargs="*", metavar="CODE", help="run only these checks (e.g. nvidia.nouveau-loaded)")
+    p.add_argument("codes", nargs="*", metavar="CODE", help="run only these checks (their codes: gpuenv doctor --list)")
     add_facts(p, many=True)
     add_root(p)
     add_user(p, "judge device access for NAME")

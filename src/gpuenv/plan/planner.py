@@ -23,7 +23,14 @@ from gpuenv.plan.staleness import facts_digest
 from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.blockers import judge
+from gpuenv.resolve.checks import amd as amd_checks
+from gpuenv.resolve.checks import apt as apt_checks
+from gpuenv.resolve.checks import cuda as cuda_checks
+from gpuenv.resolve.checks import kernel as kernel_checks
+from gpuenv.resolve.checks import nvidia as nvidia_checks
+from gpuenv.resolve.checks import stack as stack_checks
 from gpuenv.resolve.finding import Target
+from gpuenv.resolve.registry import cite
 from gpuenv.resolve.target import choose_auto, fitting_rocm, newest_cuda_for
 
 _DEB_NAME = re.compile(r"[a-z0-9][a-z0-9.+-]+")
@@ -48,7 +55,7 @@ def make_plan(facts: Facts, matrices: Matrices, repos: Repos, req: Request) -> P
         # The other stack's purge only where the facts show a trace of it: on a clean box a list of
         # "remove X (already done)" steps is noise. `gpuenv uninstall` still sweeps every known path.
         steps = (
-            purge_steps(facts, repos, other, why=f"stack.both-installed: {req.stack} replaces {other}")
+            purge_steps(facts, repos, other, why=cite(stack_checks.both_installed, f"{req.stack} replaces {other}"))
             if stack_present(facts, repos, other)
             else []
         )
@@ -136,7 +143,7 @@ def _drop_other_sources(facts: Facts, repos: Repos, vendor: str, keep: tuple[str
             remove_file(
                 f"drop-{vendor}-source-{len(steps)}",
                 f"Remove the other {label} source {file}",
-                f"apt.source-mismatch: one {label} repository, with signed-by and this release's suite",
+                cite(apt_checks.source_mismatch, f"one {label} repository, with signed-by and this release's suite"),
                 file,
             )
         )
@@ -151,7 +158,7 @@ def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
         # A self-built or vendor kernel: no distribution package carries its headers, and apt
         # would only say it cannot find linux-headers-RELEASE.
         if facts.kernel.headers_installed is not True:
-            notes.append(f"kernel.headers-missing: {inv.custom_kernel_words(rel)}")
+            notes.append(cite(kernel_checks.headers_missing, inv.custom_kernel_words(rel)))
         return []
     pkgs = [f"linux-headers-{rel}"]
     if facts.os.id == "ubuntu":
@@ -164,7 +171,7 @@ def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
             id="headers",
             kind=Kind.APT_INSTALL,
             title=f"Install kernel headers for the running kernel {rel}",
-            why="kernel.headers-missing: DKMS builds the driver against them",
+            why=cite(kernel_checks.headers_missing, "DKMS builds the driver against them"),
             packages=tuple(pkgs),
             argv=("apt-get", "install", "-y", *pkgs),
             skip_if="installed",
@@ -265,7 +272,7 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             apt_install(
                 "driver",
                 f"Install the amdgpu kernel driver ({pkgs['driver']} from amdgpu {rel['amdgpu']})",
-                "amd.driver-missing: ROCm needs AMD's amdgpu driver",
+                cite(amd_checks.driver_missing, "ROCm needs AMD's amdgpu driver"),
                 [pkgs["driver"]],
                 reboot=True,
             )
@@ -276,7 +283,7 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
                 id="groups",
                 kind=Kind.GROUP_ADD,
                 title=f"Add {req.user} to render and video (effective at next login)",
-                why="amd.no-device-access: /dev/kfd and /dev/dri/renderD* belong to render/video",
+                why=cite(amd_checks.no_device_access, "/dev/kfd and /dev/dri/renderD* belong to render/video"),
                 user=req.user,
                 groups=("render", "video"),
                 argv=("usermod", "-a", "-G", "render,video", req.user),
@@ -391,7 +398,7 @@ def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             write_file(
                 "nouveau-blacklist",
                 f"Blacklist nouveau ({bl['path']})",
-                "nvidia.nouveau-loaded" if nouveau else "keep nouveau from claiming the GPU at boot",
+                cite(nvidia_checks.nouveau_loaded) if nouveau else "keep nouveau from claiming the GPU at boot",
                 bl["path"],
                 bl["content"],
             )
@@ -405,7 +412,7 @@ def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
             apt_install(
                 "driver",
                 f"Install the NVIDIA driver, {driver_label}",
-                "nvidia.driver-missing" + (f": CUDA {series} needs >= {min_driver}" if min_driver else ""),
+                cite(nvidia_checks.driver_missing, f"CUDA {series} needs >= {min_driver}" if min_driver else ""),
                 driver_pkgs,
                 reboot=True,
             )
@@ -419,7 +426,7 @@ def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
         write_file(
             "profile",
             f"Put /usr/local/cuda-{series}/bin on PATH ({prof['path']})",
-            "cuda.not-on-path",
+            cite(cuda_checks.not_on_path),
             prof["path"],
             prof["content"].replace("{series}", series),
         )

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from gpuenv.plan.builders import initramfs, ldconfig, remove_file
 from gpuenv.plan.plan import Kind, Step
+from gpuenv.resolve.checks import cuda as cuda_checks
+from gpuenv.resolve.checks import stack as stack_checks
+from gpuenv.resolve.registry import cite
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -45,7 +48,7 @@ def purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]:
                         id=f"purge-cuda-runfile-{tk.version}",
                         kind=Kind.COMMAND,
                         title=f"Remove the runfile CUDA {tk.version} with its own uninstaller",
-                        why="cuda.mixed-install: a runfile install is removed by its uninstaller, not apt",
+                        why=cite(cuda_checks.mixed_install, "a runfile install is removed by its uninstaller, not apt"),
                         argv=(uninstaller,),
                         only_if_exists=uninstaller,
                     )
@@ -59,7 +62,7 @@ def purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]:
                     id="purge-nvidia-runfile-driver",
                     kind=Kind.COMMAND,
                     title="Remove a runfile NVIDIA driver with nvidia-uninstall (when one is there)",
-                    why="cuda.mixed-install: a runfile driver is removed by its uninstaller, not apt",
+                    why=cite(cuda_checks.mixed_install, "a runfile driver is removed by its uninstaller, not apt"),
                     argv=(driver_uninstaller, "--silent"),
                     only_if_exists=driver_uninstaller,
                 )
@@ -89,7 +92,7 @@ def purge_steps(facts: Facts, repos: Repos, stack: str, why: str) -> list[Step]:
             if not others:  # a file that also lists other repositories is left alone
                 files.append(src.file)
     file_ids = {path: f"purge-{stack}-file-{i}" for i, path in enumerate(dict.fromkeys(files))}
-    leftovers = f"stack.leftovers: {stack} sources, pins, keyrings and gpuenv's own files"
+    leftovers = cite(stack_checks.leftovers, f"{stack} sources, pins, keyrings and gpuenv's own files")
     steps += [remove_file(step_id, f"Remove {path}", leftovers, path) for path, step_id in file_ids.items()]
     changed = tuple(s.id for s in steps if s.kind is Kind.APT_PURGE) + tuple(file_ids.values())
     if stack == "rocm":

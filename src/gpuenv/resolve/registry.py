@@ -113,8 +113,26 @@ def all_checks() -> tuple[Check, ...]:
     if not _loaded:
         for name in CHECK_MODULES:
             import_module(f"gpuenv.resolve.checks.{name}")
+        # In CHECK_MODULES' order whichever module was imported first (the planner imports the
+        # checks it cites): the report lists findings of one severity in this order.
+        rank = {f"gpuenv.resolve.checks.{name}": i for i, name in enumerate(CHECK_MODULES)}
+        _REGISTERED.sort(key=lambda c: rank.get(c.func.__module__, len(rank)))
         _loaded = True
     return tuple(_REGISTERED)
+
+
+def code_of(func: CheckFunc) -> str:
+    """The code the check ``func`` is registered under: how another layer names the finding it
+    answers (a plan step's reason) without writing the code a second time."""
+    for c in _REGISTERED:
+        if c.func is func:
+            return c.code
+    raise LookupError(f"{func.__module__}.{func.__name__} is not a registered check")
+
+
+def cite(func: CheckFunc, text: str = "") -> str:
+    """'code: text', citing the finding of the check ``func`` (the code alone without text)."""
+    return f"{code_of(func)}: {text}" if text else code_of(func)
 
 
 def known_codes() -> tuple[str, ...]:

@@ -4,6 +4,7 @@ the build has no code for, and each GPU's matmul."""
 from __future__ import annotations
 
 from gpuenv.resolve.finding import Finding, Severity
+from gpuenv.verify import codes
 from gpuenv.verify.records import int_or_none, str_or_none
 from gpuenv.verify.results import TOLERANCE
 from gpuenv.verify.script import SIZE
@@ -25,14 +26,14 @@ def device_access(bad: list[Node], no_render: bool, user: str | None) -> Finding
     if no_render:
         seen.append("no /dev/dri/renderD* node exists")
     return Finding(
-        code="verify.device-access",
+        code=codes.DEVICE_ACCESS,
         severity=Severity.ERROR,
         title=f"{who} cannot open the ROCm device nodes read-write",
         detail="; ".join(seen)
         + f" (opened as {who}). ROCm needs /dev/kfd and the GPUs' /dev/dri/renderD* nodes.",
         fix="sudo usermod -aG render,video $USER    # then log out and back in (or: newgrp render)\n"
         "In a container: docker run --device=/dev/kfd --device=/dev/dri --group-add render ...\n"
-        "gpuenv doctor amd.no-device-access amd.kfd-missing    # what the machine shows",
+        f"gpuenv doctor {codes.DOCTOR_NO_DEVICE_ACCESS} {codes.DOCTOR_KFD_MISSING}    # what the machine shows",
     )
 
 
@@ -62,7 +63,7 @@ def no_gpu(
     if build.stack == "rocm":
         detail += _env_note(env, VISIBILITY)
         if access_failed:
-            detail += " The device nodes cannot be opened (verify.device-access): that is the likely cause."
+            detail += f" The device nodes cannot be opened ({codes.DEVICE_ACCESS}): that is the likely cause."
         fix = (
             "gpuenv doctor    # driver bound? /dev/kfd present? user in render?\n"
             "rocminfo | grep -i gfx    # ROCm must list the GPU as an agent\n"
@@ -72,11 +73,11 @@ def no_gpu(
         detail += _env_note(env, ("CUDA_VISIBLE_DEVICES",))
         fix = (
             "nvidia-smi    # must list the GPU; if it fails, the driver is not working\n"
-            "gpuenv doctor    # what is wrong with the driver (e.g. torch.driver-too-old), and the fix\n"
+            f"gpuenv doctor    # what is wrong with the driver (e.g. {codes.DOCTOR_DRIVER_TOO_OLD}), and the fix\n"
             "Unset CUDA_VISIBLE_DEVICES if it is empty or names no GPU."
         )
     return Finding(
-        code="verify.no-gpu-visible",
+        code=codes.NO_GPU_VISIBLE,
         severity=Severity.ERROR,
         title=f"PyTorch sees no GPU ({'ROCm' if build.stack == 'rocm' else 'CUDA'} build)",
         detail=detail,
@@ -93,13 +94,13 @@ def not_all_visible(
     # worth a warning (verify did not check the others), not a failure.
     severity = Severity.WARNING if hidden else Severity.ERROR
     return Finding(
-        code="verify.gpu-not-visible",
+        code=codes.GPU_NOT_VISIBLE,
         severity=severity,
         title=f"PyTorch sees {count} of the machine's {len(expected)} GPUs",
         detail=f"{build.label} in {py} counts {count} GPU(s); the PCI bus has {len(expected)}: "
         f"{_listed(expected)}." + _env_note(env, VISIBILITY),
         fix=(
-            "Unset " + " / ".join(hidden) + " to verify every GPU (gpuenv doctor gpu.hidden-by-env).\n"
+            "Unset " + " / ".join(hidden) + f" to verify every GPU (gpuenv doctor {codes.DOCTOR_HIDDEN_BY_ENV}).\n"
             if hidden
             else ""
         )
@@ -131,7 +132,7 @@ def arch_findings(py: str, build: TorchBuild | None, gpus: list[GpuResult], env:
             detail += _env_note(env, ("HSA_OVERRIDE_GFX_VERSION",))
         out.append(
             Finding(
-                code="verify.arch-missing",
+                code=codes.ARCH_MISSING,
                 severity=Severity.ERROR,
                 title=f"This PyTorch build has no code for {', '.join(archs)}",
                 detail=detail,
@@ -148,14 +149,14 @@ def arch_findings(py: str, build: TorchBuild | None, gpus: list[GpuResult], env:
         )
         out.append(
             Finding(
-                code="verify.arch-unknown",
+                code=codes.ARCH_UNKNOWN,
                 severity=Severity.WARNING,
                 title="Whether the build has code for "
                 + ("these GPUs" if len(unknown) > 1 else f"GPU {unknown[0].index}")
                 + " could not be told",
                 detail=f"{'; '.join(g.label for g in unknown)}: {why}. The matmul result still shows "
                 "whether the GPU works.",
-                fix="gpuenv doctor torch.arch-missing    # judges the installed wheel from its metadata",
+                fix=f"gpuenv doctor {codes.DOCTOR_ARCH_MISSING}    # judges the installed wheel from its metadata",
             )
         )
     return out
@@ -167,13 +168,13 @@ def matmul_findings(gpus: list[GpuResult], stack: str | None, env: dict[str, Any
         if g.matmul is None or g.matmul.error is None:
             continue
         hint = (
-            f" The build has no code for {g.arch} (verify.arch-missing): that is the cause."
+            f" The build has no code for {g.arch} ({codes.ARCH_MISSING}): that is the cause."
             if g.in_build is False
             else ""
         )
         out.append(
             Finding(
-                code="verify.matmul-failed",
+                code=codes.MATMUL_FAILED,
                 severity=Severity.ERROR,
                 title=f"A matmul on {g.label} failed",
                 detail=f"{g.matmul.error}.{hint}",
@@ -196,7 +197,7 @@ def matmul_findings(gpus: list[GpuResult], stack: str | None, env: dict[str, Any
         )
         out.append(
             Finding(
-                code="verify.matmul-wrong",
+                code=codes.MATMUL_WRONG,
                 severity=Severity.ERROR,
                 title=f"{g.label} computes a wrong matmul",
                 detail=f"A {SIZE}x{SIZE} float32 matmul on {g.label} differs from the CPU's with {seen}; "

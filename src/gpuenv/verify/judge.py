@@ -24,6 +24,7 @@ The rules:
 
 from __future__ import annotations
 
+from gpuenv.verify.codes import CODES
 from gpuenv.verify.gpu_findings import arch_findings, device_access, matmul_findings, no_gpu, not_all_visible
 from gpuenv.verify.records import arch_of, in_build, int_or_none, parse_records, str_or_none
 from gpuenv.verify.results import TOLERANCE, GpuResult, Matmul, Node, Outcome, TorchBuild, Verification
@@ -36,23 +37,6 @@ if TYPE_CHECKING:
 
     from gpuenv.verify.machine import Machine
 
-# Every code verify reports, in the order findings are listed within a severity.
-CODES = (
-    "verify.crashed",
-    "verify.timeout",
-    "verify.torch-missing",
-    "verify.torch-import-failed",
-    "verify.cpu-build",
-    "verify.wrong-vendor",
-    "verify.device-access",
-    "verify.no-gpu-visible",
-    "verify.gpu-not-visible",
-    "verify.arch-missing",
-    "verify.matmul-failed",
-    "verify.matmul-wrong",
-    "verify.arch-unknown",
-    "verify.unclean-exit",
-)
 
 
 def judge(

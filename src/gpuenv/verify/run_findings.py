@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 
 from gpuenv.resolve.finding import Finding, Severity
+from gpuenv.verify import codes
 from gpuenv.verify.records import str_or_none
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
@@ -26,7 +27,7 @@ def run_findings(
         where = f"during: {step}" if step else "before the script's first step"
         return [
             Finding(
-                code="verify.timeout",
+                code=codes.TIMEOUT,
                 severity=Severity.ERROR,
                 title=f"The check did not finish within {outcome.timeout:g} s ({step or 'start-up'})",
                 detail=f"{py} was stopped after {outcome.timeout:g} s {where}; a hung GPU or driver "
@@ -60,7 +61,7 @@ def run_findings(
     if outcome.returncode not in (0, None):
         return [
             Finding(
-                code="verify.unclean-exit",
+                code=codes.UNCLEAN_EXIT,
                 severity=Severity.WARNING,
                 title="The interpreter failed on exit after every check had run",
                 detail=f"{py} finished the checks, then exited {_status(outcome.returncode)}."
@@ -91,12 +92,12 @@ def _stderr_tail(stderr: str, lines: int = 3) -> str:
 
 def _crashed(py: str, detail: str, step: str | None) -> Finding:
     return Finding(
-        code="verify.crashed",
+        code=codes.CRASHED,
         severity=Severity.ERROR,
         title="The check did not run to its end" + (f" (it stopped during: {step})" if step else ""),
         detail=detail,
         fix=f"Run the step by hand to see the failure: {py} -c 'import torch; print(torch.cuda.is_available())'\n"
-        "A crash in a matmul on ROCm is often a GPU the build has no kernels for: see verify.arch-missing "
+        f"A crash in a matmul on ROCm is often a GPU the build has no kernels for: see {codes.ARCH_MISSING} "
         "and gpuenv torch.\n"
         "gpuenv doctor    # the machine's driver and stack",
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.resolve.finding import Finding, Severity
+from gpuenv.verify import codes
 from gpuenv.verify.machine import Machine
 from gpuenv.verify.records import str_or_none
 
@@ -18,7 +19,7 @@ def no_torch(py: str, error: str, missing: object, start: dict[str, Any]) -> Fin
     where = f"{py}" + (f" (Python {version})" if version else "")
     if missing is True:
         return Finding(
-            code="verify.torch-missing",
+            code=codes.TORCH_MISSING,
             severity=Severity.ERROR,
             title="PyTorch is not installed in this interpreter",
             detail=f"{where}: {error}.",
@@ -27,11 +28,11 @@ def no_torch(py: str, error: str, missing: object, start: dict[str, Any]) -> Fin
             "Or verify the interpreter that has it: gpuenv verify --python /path/to/venv/bin/python",
         )
     return Finding(
-        code="verify.torch-import-failed",
+        code=codes.TORCH_IMPORT_FAILED,
         severity=Severity.ERROR,
         title="PyTorch is installed but does not import",
         detail=f"{where}: import torch raised {error}.",
-        fix="A library torch loads is missing or shadowed: gpuenv doctor torch.ld-library-path; try again with "
+        fix=f"A library torch loads is missing or shadowed: gpuenv doctor {codes.DOCTOR_LD_LIBRARY_PATH}; try again with "
         "LD_LIBRARY_PATH unset.\n"
         f"Reinstall the build gpuenv torch prints: {py} -m pip install --force-reinstall torch==VERSION "
         "--index-url URL",
@@ -42,7 +43,7 @@ def cpu_build(py: str, build: TorchBuild, machine: Machine | None) -> Finding:
     gpus = [g for g in (machine.gpus if machine else ()) if g.compute]
     seen = f" The machine has {machine.model}." if machine is not None and gpus else ""
     return Finding(
-        code="verify.cpu-build",
+        code=codes.CPU_BUILD,
         severity=Severity.ERROR,
         title=f"PyTorch {build.version or '(unknown version)'} is a CPU-only build: it uses no GPU",
         detail=f"{py} imports torch {build.version} with torch.version.cuda and torch.version.hip both None."
@@ -65,7 +66,7 @@ def wrong_vendor(py: str, build: TorchBuild, machine: Machine | None) -> Finding
     else:
         return None
     return Finding(
-        code="verify.wrong-vendor",
+        code=codes.WRONG_VENDOR,
         severity=Severity.ERROR,
         title=f"This is a {'ROCm' if build.stack == 'rocm' else 'CUDA'} build of PyTorch; the machine's GPUs "
         f"need {want}",
