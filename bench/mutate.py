@@ -55,7 +55,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 # module -> (test arguments for pytest, functions to restrict the mutants to or None for all).
 # Test arguments are files or node ids under tests/, plus pytest options such as -k. Keep them
-# fast: every mutant runs them. The tests/test_mut_*.py files were written to kill survivors.
+# fast: every mutant runs them. The tests/test_mut_*.py files hold the boundary cases the other
+# tests leave to chance.
 MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     "src/gpuenv/rootpath.py": (
         ["tests/test_execute_safety.py", "tests/test_mut_rootpath.py"],

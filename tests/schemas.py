@@ -11,7 +11,6 @@ from gpuenv import bundled
 
 SCHEMAS = Path(bundled.directory("schemas"))
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
-SHARED_CONTRACTS = Path(__file__).resolve().parent.parent.parent / "shared" / "contracts"
 
 
 @cache

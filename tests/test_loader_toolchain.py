@@ -173,8 +173,8 @@ def test_library_names_and_versions_from_file_names():
     assert L.library_of("libcublasLt.so.12") is None and L.library_of("libcudnn_ops.so.9") is None
 
 
-# The names and versions these string tests read were regexes once; the patterns stay here as the
-# oracle the tests compare against, over the characters that names and versions are made of.
+# The string parsers below are held to regular expressions (the oracle, in each test), over the
+# characters that library names and versions are made of.
 _NAME_CHARS = st.text(alphabet="libcudartMIOpenhpgc+-.:0123456789so_x", max_size=24)
 
 

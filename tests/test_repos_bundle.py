@@ -1,7 +1,6 @@
 """Where plans get their vendor repositories and keys: the shipped repos.json, or the one an
 installed matrices bundle carries (an admin's mirror, installed with `gpuenv matrix update`).
-No environment variable changes them: the installed console script ignores the test-only
-switches that once did."""
+No environment variable changes them: the installed console script reads no test-only switch."""
 
 from __future__ import annotations
 

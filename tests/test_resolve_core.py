@@ -546,7 +546,7 @@ def _apu_box(*gpus):
 
 
 def test_an_apu_only_box_whose_gpu_no_rocm_lists_is_told_so(matrices):
-    # Raphael (gfx1036): no release lists it; Phoenix (gfx1103) is listed by 7.14/10.0 since #29
+    # Raphael (gfx1036): no release lists it; Phoenix (gfx1103) is listed by 7.14 and 10.0
     raphael = {**PHOENIX, "pci_id": "1002:164e", "name": "Raphael", "gfx_target": "gfx1036"}
     report = diagnose(_apu_box(raphael), matrices, Target())
     found = [f for f in report.findings if f.code == "amd.gpu-unsupported"]

@@ -1,4 +1,5 @@
-"""Sourced facts that shared/reference/matrices.json does not hold, merged in by build.py.
+"""Sourced facts that the compiled reference (sources/reference/matrices.json) does not hold,
+merged in by build.py.
 
 Every value here was read in the source named beside it (URL, or repository + path + commit);
 a value no source gives is None with a note, never a guess. Kept apart from build.py so that a
@@ -623,7 +624,7 @@ AMD_NOTES = {
     ),
 }
 
-# ROCm releases 6.0.x and 6.1.x are in shared/reference/matrices.json (ROCm/ROCm compatibility-matrix-
+# ROCm releases 6.0.x and 6.1.x are in sources/reference/matrices.json (ROCm/ROCm compatibility-matrix-
 # historical-6.0.csv @ c6bf8d20545e; kernels from rocm-install-on-linux docs/6.0.0 and docs/6.1.x).
 ROCM_MIN = (6, 0)
 

@@ -1,4 +1,4 @@
-"""Regenerate matrices/*.json from the gathered reference (shared/reference/matrices.json).
+"""Regenerate matrices/*.json from the gathered reference (matrices/sources/reference/matrices.json).
 
 Run by hand when the reference changes: ``python3 matrices/tools/build.py [REFERENCE_DIR]``.
 The committed JSON files are the product; this script only spares retyping and records, in
@@ -28,7 +28,7 @@ from build_rocm import build_rocm  # noqa: E402
 from build_torch import build_torch  # noqa: E402
 
 # The compiled reference (and the errata it is corrected by) is pinned in the repository
-# (matrices/sources/reference, copied from the project's shared/reference on 2026-12-05), so that
+# (matrices/sources/reference, copied on 2026-12-05: matrices/sources/README.md), so that
 # the bundle rebuilds from a clone byte for byte (tests/test_matrices_rebuild.py); another copy
 # can still be named on the command line.
 REF = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT / "sources" / "reference"

@@ -1,9 +1,10 @@
 """Plan and Step: what `gpuenv install|uninstall` will do, as data (contract: gpuenv.plan/1).
 
 The plan that is shown is the object that is applied: the executor reads nothing but these
-fields. ``to_dict``/``from_dict`` follow ``shared/contracts/plan.schema.json``; ``from_dict``
-refuses a malformed plan with a ``PlanError`` naming the offending field, so a hand-edited or
-truncated plan file never half-applies.
+fields. ``to_dict``/``from_dict`` follow ``schemas/plan.schema.json`` (the public contract,
+held by ``tests/contracts/plan.schema.json``); ``from_dict`` refuses a malformed plan with a
+``PlanError`` naming the offending field, so a hand-edited or truncated plan file never
+half-applies.
 """
 
 from __future__ import annotations

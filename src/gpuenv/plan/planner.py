@@ -1,6 +1,7 @@
 """The planner: facts + matrices + repository data + a request -> Plan. Pure: no I/O, no clock.
 
-Plans follow shared/reference/installers.md (B1-B6): purge the other stack by exact package names
+Plans follow the vendors' install order (AMD's ROCm and NVIDIA's CUDA installation guides):
+purge the other stack by exact package names
 taken from what is installed (never vendor globs), then key (verified against a pinned
 fingerprint), sources with signed-by and the right suite, pin, one apt-get update, headers,
 driver, groups, toolkit, post-install files. Blockers (container, WSL, unsupported GPU/OS/arch)
