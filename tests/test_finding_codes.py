@@ -98,6 +98,9 @@ def test_a_plan_cites_codes_through_the_registry():
     assert registry.cite(cuda.mixed_install) == "cuda.mixed-install"
     with pytest.raises(LookupError):
         registry.code_of(purge.purge_steps)
+    assert registry.code_named("torch.rocm_mismatch") == "torch.rocm-mismatch"
+    with pytest.raises(LookupError):
+        registry.code_named("torch.no_such_check")
 
 
 def test_the_report_order_is_the_check_modules_order_whichever_module_is_imported_first():

@@ -130,6 +130,15 @@ def code_of(func: CheckFunc) -> str:
     raise LookupError(f"{func.__module__}.{func.__name__} is not a registered check")
 
 
+def code_named(name: str) -> str:
+    """The code of the check named ``name`` (``Check.name``: "torch.rocm_mismatch", its module and
+    function): how a check names another module's finding, which it may not import."""
+    for c in all_checks():
+        if c.name == name:
+            return c.code
+    raise LookupError(f"{name} is not a registered check")
+
+
 def cite(func: CheckFunc, text: str = "") -> str:
     """'code: text', citing the finding of the check ``func`` (the code alone without text)."""
     return f"{code_of(func)}: {text}" if text else code_of(func)

@@ -8,7 +8,7 @@ import re
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
-from gpuenv.resolve.registry import check
+from gpuenv.resolve.registry import check, code_named
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def rocm_bundled(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
             "libamdhip64, libhsa-runtime64, rocBLAS and its kernels, MIOpen, hipBLAS, RCCL, ... in torch/lib, "
             f"found through an RPATH), so the installed ROCm {rocm} is not loaded by it and the difference "
             f"between {wheel} and {system} does not matter to this build. What it needs from the machine is an "
-            "amdgpu kernel driver its ROCm supports (the doctor's torch checks judge that) and access to /dev/kfd. "
+            f"amdgpu kernel driver its ROCm supports ({code_named('torch.rocm_mismatch')} judges that) and access to /dev/kfd. "
             f"It matters only for code built against the machine's ROCm {rocm} (a HIP extension compiled with "
             "its hipcc) and loaded into this torch.",
             fix=f"Nothing for torch itself. To build extensions for it, use ROCm {wheel} (ROCM_PATH), or install "
