@@ -51,7 +51,7 @@ LEVELS = {
 _AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
 
 
-def rocm_gpus(facts: Facts, matrices: Matrices) -> tuple[Gpu, ...]:
+def rocm_gpus(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
     """The AMD GPUs ROCm would run on: the discrete ones, else integrated ones (APU-only boxes)."""
     return inv.amd_discrete(facts, matrices) or inv.amd_integrated(facts, matrices)
 
