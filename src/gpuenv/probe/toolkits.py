@@ -8,6 +8,10 @@ import re
 from gpuenv.facts import Python, Toolkit, Toolkits
 from gpuenv.probe.host import Host
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import ProbeError
+
 _CUDA_TXT = r"CUDA Version\s+([0-9][0-9.]*)"
 
 
@@ -117,7 +121,7 @@ def _cuda_source(host: Host, path: str, version: str, installed: dict[str, str])
     return None
 
 
-def probe(host: Host, installed: dict[str, str], errors: list) -> Toolkits:
+def probe(host: Host, installed: dict[str, str], errors: list[ProbeError]) -> Toolkits:
     from gpuenv.facts import ProbeError
 
     cuda: list[Toolkit] = []
