@@ -51,8 +51,9 @@ def requirement(text: str, line: int, written: str | None = None) -> list[Dep]:
     if name.lower() in _TORCH:
         local = _CUDA_LOCAL.search(rest.split(";", 1)[0])
         index = CUDA_INDEX.search(rest)
-        if local or index:
-            out.append(Dep("index", (index or local).group(), line, written))
+        found = index or local
+        if found:
+            out.append(Dep("index", found.group(), line, written))
     return out
 
 
@@ -87,9 +88,11 @@ def _toml(text: str) -> dict[str, Any]:
     try:
         import tomllib
     except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
+        # no-redef where tomli is installed (a 3.10 venv: pytest needs it), unused where it is not
+        import tomli as tomllib  # type: ignore[no-redef,unused-ignore]
     try:
-        return tomllib.loads(text)
+        doc: dict[str, Any] = tomllib.loads(text)
+        return doc
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise Unparsable(f"not valid TOML: {exc}") from None
 
@@ -98,14 +101,18 @@ def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
+def _table(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _tables(value: Any) -> list[Any]:
     return list(value.values()) if isinstance(value, dict) else []
 
 
 def parse_pyproject(text: str) -> list[Dep]:
     doc = _toml(text)
-    project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
-    tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
+    project = _table(doc.get("project"))
+    tool = _table(doc.get("tool"))
     reqs: list[str] = _strings(project.get("dependencies"))
     for extra in _tables(project.get("optional-dependencies")):
         reqs += _strings(extra)
@@ -114,11 +121,11 @@ def parse_pyproject(text: str) -> list[Dep]:
         reqs += _strings(build.get("requires"))
     for group in _tables(doc.get("dependency-groups")):  # PEP 735
         reqs += _strings(group)
-    uv = tool.get("uv") if isinstance(tool.get("uv"), dict) else {}
+    uv = _table(tool.get("uv"))
     for key in ("dev-dependencies", "constraint-dependencies", "override-dependencies"):
         reqs += _strings(uv.get(key))
     names: list[str] = []
-    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+    poetry = _table(tool.get("poetry"))
     for table in [poetry.get("dependencies"), poetry.get("dev-dependencies")] + [
         g.get("dependencies") for g in _tables(poetry.get("group")) if isinstance(g, dict)
     ]:
@@ -159,9 +166,9 @@ def parse_setup_py(text: str) -> list[Dep]:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise Unparsable(f"not Python 3 source: {exc.__class__.__name__}") from None
     bound: dict[str, ast.AST] = {}
-    for node in tree.body:  # NAME = [...] at module level: the lists setup() is often given
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            bound[node.targets[0].id] = node.value
+    for stmt in tree.body:  # NAME = [...] at module level: the lists setup() is often given
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            bound[stmt.targets[0].id] = stmt.value
     out: list[Dep] = []
 
     def strings(node: ast.AST, depth: int = 0) -> list[ast.Constant]:
@@ -185,7 +192,7 @@ def parse_setup_py(text: str) -> list[Dep]:
         for kw in node.keywords:
             if kw.arg in ("install_requires", "setup_requires", "tests_require", "extras_require"):
                 for const in strings(kw.value):
-                    out.extend(requirement(const.value, const.lineno))
+                    out.extend(requirement(str(const.value), const.lineno))  # strings() keeps str constants only
     return out
 
 

@@ -87,7 +87,7 @@ def parse(doc: Any) -> Table:
     package_patterns: list[tuple[re.Pattern[str], Entry]] = []
     by_package_id: dict[str, Entry] = {}
 
-    def described(row: dict, p: str, rule: str, name: str, *, classed: bool) -> Entry:
+    def described(row: dict[str, Any], p: str, rule: str, name: str, *, classed: bool) -> Entry:
         if rule in rules:
             raise r.fail(f"{p}.id", f"{rule} is listed twice")
         if classed:
@@ -155,7 +155,7 @@ def parse(doc: Any) -> Table:
     return Table(rules, packages, tuple(package_patterns), modules, tuple(images))
 
 
-def _source(r: Reader, row: dict, p: str) -> str:
+def _source(r: Reader, row: dict[str, Any], p: str) -> str:
     source = r.get(row, "source", p, str)
     if len(source) < 8:
         raise r.fail(f"{p}.source", "a source is a URL, or a repository and path")

@@ -24,6 +24,11 @@ from gpuenv.commands.install import (
 from gpuenv.exitcodes import Exit
 from gpuenv.plan.admission import Refusal as _Stop
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import Facts
+    from gpuenv.plan.plan import Plan
+
 
 def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -76,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     return _guard(go)
 
 
-def _load_plan(path: str):
+def _load_plan(path: str) -> Plan:
     from gpuenv.plan import admission
 
     try:
@@ -87,7 +92,7 @@ def _load_plan(path: str):
         raise
 
 
-def _already_applied(root: str, plan) -> bool:
+def _already_applied(root: str, plan: Plan) -> bool:
     from gpuenv.execute.journal import Journal, JournalError
     from gpuenv.plan import admission
 
@@ -98,7 +103,7 @@ def _already_applied(root: str, plan) -> bool:
     return admission.already_applied(plan, state.finished, state.plan_digest)
 
 
-def _admit(plan, root: str):
+def _admit(plan: Plan, root: str) -> Facts:
     """The facts of the machine now, once the saved plan is admitted to it (not stale, not
     edited); a Refusal otherwise."""
     from gpuenv.plan import admission
@@ -108,7 +113,7 @@ def _admit(plan, root: str):
     return facts_now
 
 
-def _probe_now(root: str, user: str | None):
+def _probe_now(root: str, user: str | None) -> Facts:
     try:
         return probe_facts(None if root == "/" else root, user)
     except Usage as exc:
@@ -143,7 +148,7 @@ def _resume(args: argparse.Namespace) -> Exit:
     return _execute(plan, facts_now, args, resume=True)
 
 
-def _show_saved(plan, args: argparse.Namespace) -> Exit:
+def _show_saved(plan: Plan, args: argparse.Namespace) -> Exit:
     """`apply FILE --dry-run`, once the plan is admitted: the plan with apt's simulation of this
     machine now, as install --dry-run shows it. Nothing is changed, nothing is confirmed."""
     from gpuenv.render.plan import console, show_plan

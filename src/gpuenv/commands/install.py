@@ -24,6 +24,17 @@ from gpuenv.commands import Command, Usage, add_facts, add_json, add_root, probe
 from gpuenv.exitcodes import Exit
 from gpuenv.plan.admission import Refusal as _Stop
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from gpuenv.execute.executor import Outcome
+    from gpuenv.facts import Facts
+    from gpuenv.matrices import Matrices
+    from gpuenv.plan.plan import Plan, Request
+    from gpuenv.plan.repos import Repos
+    from gpuenv.render.console import Console
+
 # -- options -----------------------------------------------------------------------------------
 
 
@@ -106,7 +117,7 @@ def configure_apply(p: argparse.ArgumentParser) -> None:
 # -- making plans ------------------------------------------------------------------------------
 
 
-def _matrices():
+def _matrices() -> Matrices:
     from gpuenv.matrices import MatrixError, load
 
     try:
@@ -115,7 +126,7 @@ def _matrices():
         raise _Stop(Exit.USAGE, f"cannot read the matrices: {exc}") from None
 
 
-def _repos():
+def _repos() -> Repos:
     from gpuenv.plan import repos
     from gpuenv.plan.plan import PlanError
 
@@ -125,7 +136,7 @@ def _repos():
         raise _Stop(Exit.USAGE, str(exc)) from exc
 
 
-def _facts_of(facts_file: str | None, root: str, user: str | None):
+def _facts_of(facts_file: str | None, root: str, user: str | None) -> Facts:
     if facts_file:
         return read_facts(facts_file)
     return probe_facts(None if root == "/" else root, user)
@@ -147,7 +158,7 @@ def _default_user(args: argparse.Namespace) -> str | None:
         return None
 
 
-def _planned_facts(args: argparse.Namespace):
+def _planned_facts(args: argparse.Namespace) -> tuple[Facts, str | None]:
     """The facts a plan is made from, probed for the plan's user (as `apply` probes them again).
 
     A --user the machine (or --root) has no account for is refused; the default user missing
@@ -166,7 +177,7 @@ def _planned_facts(args: argparse.Namespace):
     return _facts_of(None, args.root or "/", None), None
 
 
-def _request(action: str, args: argparse.Namespace, facts, user: str | None):
+def _request(action: str, args: argparse.Namespace, facts: Facts, user: str | None) -> Request:
     from gpuenv import __version__
     from gpuenv.plan import planner
     from gpuenv.plan.plan import Action, PlanError, Request
@@ -191,7 +202,7 @@ def _request(action: str, args: argparse.Namespace, facts, user: str | None):
         raise Usage(str(exc)) from None
 
 
-def _make(req, facts):
+def _make(req: Request, facts: Facts) -> Plan:
     from gpuenv.plan import planner
     from gpuenv.plan.plan import PlanError
 
@@ -216,7 +227,7 @@ def _escape(text: str) -> str:
     return escape(text)
 
 
-def _confirm(plan, args: argparse.Namespace, saved: bool) -> None:
+def _confirm(plan: Plan, args: argparse.Namespace, saved: bool) -> None:
     """The user's yes to what the plan was asked to do: at the terminal, or --yes (and, for a
     saved plan, --expect naming its request)."""
     from gpuenv.plan import admission
@@ -243,7 +254,7 @@ def _confirm(plan, args: argparse.Namespace, saved: bool) -> None:
         raise _Stop(Exit.REFUSED, "not confirmed; nothing was changed")
 
 
-def _execute(plan, facts_now, args: argparse.Namespace, resume: bool = False):
+def _execute(plan: Plan, facts_now: Facts | None, args: argparse.Namespace, resume: bool = False) -> Exit:
     from gpuenv.execute import executor
     from gpuenv.render.plan import console, progress, show_outcome
 
@@ -261,7 +272,7 @@ def _execute(plan, facts_now, args: argparse.Namespace, resume: bool = False):
     return outcome.exit
 
 
-def _show_or_apply(plan, facts, args: argparse.Namespace) -> Exit:
+def _show_or_apply(plan: Plan, facts: Facts, args: argparse.Namespace) -> Exit:
     """install/uninstall: print the plan (JSON, or with apt's simulation), then apply unless
     --dry-run. A plan with blockers is shown and exits 3 (refused), --force aside."""
     from gpuenv.render.plan import console, plan_json, show_plan
@@ -304,7 +315,7 @@ def _apt_usable(root: str) -> bool:
     return os.path.exists(os.path.join(root, "usr/bin/apt-get")) and os.geteuid() == 0
 
 
-def _guard(fn) -> int:
+def _guard(fn: Callable[[], Exit]) -> int:
     try:
         return int(fn())
     except _Stop as exc:
@@ -388,7 +399,7 @@ def _show_file(args: argparse.Namespace) -> Exit:
     return blocked
 
 
-def _say_request(con, plan, plan_file: str, root: str | None) -> None:
+def _say_request(con: Console, plan: Plan, plan_file: str, root: str | None) -> None:
     import shlex
 
     line = plan.request.line() if plan.request else ""
@@ -398,7 +409,7 @@ def _say_request(con, plan, plan_file: str, root: str | None) -> None:
     )
 
 
-def _dry(plan, root: str):
+def _dry(plan: Plan, root: str) -> Outcome | None:
     """The executor's dry run of ``plan`` on ``root``; None where apt cannot simulate."""
     if not _apt_usable(root):
         return None

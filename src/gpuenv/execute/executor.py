@@ -225,6 +225,7 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
     # The journal may hold another (finished) plan: its step ids say nothing about this one.
     done_before = set(state.done) if same_plan else set()
     todo = [s for s in plan.steps if s.id not in done_before]
+    step: Step | None  # the step at hand, in the checks below and in the apply after them
     try:
         for step in todo:  # keys, programs and collateral removals are checked before any change
             if step.kind in (Kind.COMMAND, Kind.PIP_INSTALL) and step.user is None:
@@ -248,7 +249,7 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
         journal.begin(pdigest, plan.to_dict())
     log(f"apply {pdigest} ({plan.action.value} {plan.target.stack} {plan.target.version or ''})")
     changed = False
-    step: Step | None = None  # None: the dpkg --configure -a that comes before the steps
+    step = None  # None: the dpkg --configure -a that comes before the steps
     try:
         if resuming:
             preflight.clear_shadow_leftovers(root, log)

@@ -20,8 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from gpuenv import jsonout
-from gpuenv.record import field, record
+from gpuenv.record import field, fields, record
 from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_regular
+
+TYPE_CHECKING = False  # the plan module is imported only where a saved plan is read
+if TYPE_CHECKING:
+    from gpuenv.plan.plan import Plan
 
 DIR = "var/lib/gpuenv"
 LOG_DIR = "var/log/gpuenv"
@@ -131,7 +135,8 @@ class Journal:
             return State()
         if not isinstance(doc, dict):
             raise self._corrupt("not a JSON object")
-        known = {k: v for k, v in doc.items() if k in State.__record_fields__}
+        names = {f.name for f in fields(State)}
+        known = {k: v for k, v in doc.items() if k in names}
         for key in ("done", "changed"):
             value = known.get(key, [])
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -143,7 +148,7 @@ class Journal:
             raise self._corrupt("finished is not true or false")
         return State(**known)
 
-    def saved_plan(self):
+    def saved_plan(self) -> Plan | None:
         """The plan of an unfinished apply (for --resume without a file), or None."""
         from gpuenv.plan.plan import PlanError, from_dict
         from gpuenv.plan.planfile import digest

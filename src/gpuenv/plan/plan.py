@@ -99,9 +99,9 @@ class Step:
                 )
         if self.argv is not None and (not self.argv or not self.argv[0] or any("\0" in a for a in self.argv)):
             raise PlanError(f"{where}: argv must be a non-empty list of strings, without NUL")
-        for name in (self.user, *(self.groups or ())):
-            if name is not None and not _ACCOUNT.fullmatch(name):
-                raise PlanError(f"{where}: {name!r} is not a user or group name")
+        for account in (self.user, *(self.groups or ())):
+            if account is not None and not _ACCOUNT.fullmatch(account):
+                raise PlanError(f"{where}: {account!r} is not a user or group name")
         if self.mode is not None and not _MODE.fullmatch(self.mode):
             raise PlanError(f"{where}: mode {self.mode!r} must be octal like 0644")
         need = {
@@ -205,7 +205,7 @@ class Request:
                 "torch": self.torch, "venv": self.venv, "user": self.user}  # fmt: skip
 
 
-def _request_from_dict(doc: Any, plan_doc: dict) -> Request | None:
+def _request_from_dict(doc: Any, plan_doc: dict[str, Any]) -> Request | None:
     if doc is None:
         return None
     if not isinstance(doc, dict):
@@ -314,7 +314,7 @@ def to_dict(plan: Plan) -> dict[str, Any]:
     }
 
 
-def _typed(doc: dict, key: str, types: type | tuple[type, ...], path: str, default: Any = None) -> Any:
+def _typed(doc: dict[str, Any], key: str, types: type | tuple[type, ...], path: str, default: Any = None) -> Any:
     if key not in doc or doc[key] is None:
         return default
     value = doc[key]
@@ -331,7 +331,7 @@ def _names(types: type | tuple[type, ...]) -> str:
     return " or ".join(t.__name__ for t in _as_tuple(types))
 
 
-def _strings(doc: dict, key: str, path: str) -> tuple[str, ...] | None:
+def _strings(doc: dict[str, Any], key: str, path: str) -> tuple[str, ...] | None:
     value = _typed(doc, key, list, path)
     if value is None:
         return None

@@ -41,7 +41,7 @@ def digest(plan: Plan) -> str:
     return "sha256:" + sha256_hex(canonical.encode())
 
 
-def save(plan: Plan, path: str | os.PathLike) -> None:
+def save(plan: Plan, path: str | os.PathLike[str]) -> None:
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.")
     try:
@@ -53,7 +53,7 @@ def save(plan: Plan, path: str | os.PathLike) -> None:
         raise
 
 
-def load(path: str | os.PathLike) -> Plan:
+def load(path: str | os.PathLike[str]) -> Plan:
     """A saved plan; PlanError (one line) for a file that is not one."""
     from gpuenv.jsoninput import InputError, read_bytes
 

@@ -34,6 +34,10 @@ from gpuenv.resolve.finding import Target
 from gpuenv.resolve.registry import cite
 from gpuenv.resolve.target import choose_auto, fitting_rocm, newest_cuda_for
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.plan.repos import Key
+
 _DEB_NAME = re.compile(r"[a-z0-9][a-z0-9.+-]+")
 
 
@@ -112,7 +116,7 @@ def _kernel_ok(facts: Facts, stack: str, notes: list[str]) -> bool:
     return True
 
 
-def _key_source_steps(key, lists: list[tuple[str, str]], why: str) -> list[Step]:
+def _key_source_steps(key: Key, lists: list[tuple[str, str]], why: str) -> list[Step]:
     steps = [
         Step(
             id="key",
@@ -223,7 +227,9 @@ def _torch_steps(
 # ROCm (B1-B3)
 
 
-def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]):
+def _rocm(
+    facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]
+) -> tuple[PlanTarget, list[Step]]:
     installable = {r["rocm"] for r in repos.section("amd")["releases"]} | repos.therock_installable()
     version = req.version or fitting_rocm(facts, matrices, installable).version
     known = matrices.rocm_release(version)
@@ -327,7 +333,9 @@ def _rocm(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: l
 # CUDA (B4)
 
 
-def _cuda(facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]):
+def _cuda(
+    facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]
+) -> tuple[PlanTarget, list[Step]]:
     kernel_ok = _kernel_ok(facts, "cuda", notes)
     machine = inv.cpu_arch(facts)
     arch = repos.nvidia_arch(machine or "x86_64")

@@ -17,6 +17,10 @@ from typing import Any
 from gpuenv.plan.plan import PlanError
 from gpuenv.record import field, record
 
+TYPE_CHECKING = False  # what only the type checker needs is not imported at run time
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 _FPR = re.compile(r"[0-9A-F]{40}")
 
 
@@ -57,7 +61,8 @@ class Repos:
         return _lookup(self.doc["amd"]["suites"], os_id, version, "suite")
 
     def amd_release(self, rocm: str) -> dict[str, Any] | None:
-        for rel in self.doc["amd"]["releases"]:
+        releases: list[dict[str, Any]] = self.doc["amd"]["releases"]
+        for rel in releases:
             if rel["rocm"] == rocm:
                 return rel
         return None
@@ -80,7 +85,8 @@ class Repos:
     # -- AMD, the new release stream (TheRock) --
     def therock_release(self, rocm: str) -> dict[str, Any] | None:
         """repos.json's entry for a release of the new stream (7.14.0, 10.0.0), or None."""
-        for rel in self.doc.get("amd_therock", {}).get("releases", ()):
+        releases: Sequence[dict[str, Any]] = self.doc.get("amd_therock", {}).get("releases", ())
+        for rel in releases:
             if rel["rocm"] == rocm:
                 return rel
         return None
@@ -99,7 +105,8 @@ class Repos:
         return _lookup(self.doc["nvidia"]["repos"], os_id, version, "distro")
 
     def nvidia_arch(self, machine: str) -> str | None:
-        return self.doc["nvidia"]["arches"].get(machine)
+        arches: dict[str, str] = self.doc["nvidia"]["arches"]
+        return arches.get(machine)
 
     def nvidia_key(self, distro: str, arch: str) -> Key:
         return self._key("nvidia", {"distro": distro, "arch": arch})
@@ -112,7 +119,8 @@ class Repos:
 
     # -- both --
     def section(self, vendor: str) -> dict[str, Any]:
-        return self.doc[vendor]
+        section: dict[str, Any] = self.doc[vendor]
+        return section
 
     def is_vendor_uri(self, vendor: str, uri: str) -> bool:
         return any(h in uri for h in self.doc[vendor]["source_hosts"])
@@ -133,14 +141,15 @@ class Repos:
         )
 
 
-def _lookup(entries: list[dict], os_id: str, version: str | None, key: str) -> str | None:
+def _lookup(entries: list[dict[str, Any]], os_id: str, version: str | None, key: str) -> str | None:
     for e in entries:
         if (
             e["os"] == os_id
             and version is not None
             and (version == e["version"] or version.startswith(e["version"] + "."))
         ):
-            return e[key]
+            found: str = e[key]
+            return found
     return None
 
 
@@ -203,7 +212,7 @@ def _load(path: str) -> Repos:
     return Repos(doc=doc, purge=purge)
 
 
-def _check_therock(rel: dict) -> None:
+def _check_therock(rel: dict[str, Any]) -> None:
     """A new-stream release: an https key whose fingerprint, when given, is a full one, and source
     lines that name the keyring (a line without it would trust whatever key apt holds)."""
     key = rel["key"]
@@ -229,7 +238,7 @@ _NEVER = (
 )  # fmt: skip
 
 
-def _rules(spec: dict, stack: str) -> PurgeRules:
+def _rules(spec: dict[str, Any], stack: str) -> PurgeRules:
     compiled = {}
     for part in ("match", "keep"):
         pats = []

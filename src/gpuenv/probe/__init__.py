@@ -6,8 +6,23 @@ Each source is a small module; ``collect`` runs them all. A failing probe is rec
 
 from __future__ import annotations
 
-from gpuenv.facts import OS, Amd, Facts, Gpu, Kernel, Nvidia, Platform, ProbeError
+from gpuenv.facts import OS, Amd, Facts, Gpu, Kernel, Nvidia, Platform, ProbeError, Toolkits
 from gpuenv.probe.host import Sysroot
+
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol, TypeVar
+
+    from gpuenv.facts import DeviceNode
+
+    _T = TypeVar("_T")
+    _D = TypeVar("_D")
+
+    class Guard(Protocol):
+        """``collect``'s guard: ``fn()``, or ``default`` with the failure recorded."""
+
+        def __call__(self, name: str, fn: Callable[[], _T], default: _D) -> _T | _D: ...
 
 __all__ = ["collect", "Sysroot", "RootError"]
 
@@ -31,7 +46,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     host = Sysroot.at(root)
     errors: list[ProbeError] = []
 
-    def guard(name: str, fn, default):  # fn() or default, with the failure recorded
+    def guard(name: str, fn: Callable[[], _T], default: _D) -> _T | _D:  # fn() or default, with the failure recorded
         try:
             return fn()
         except Exception as exc:  # a probe failure is a result, never an abort
@@ -41,9 +56,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     from gpuenv.probe import (
         apt_sources,
         devices,
-        dkms,
         dpkg,
-        kernel,
         libraries,
         osinfo,
         platform,
@@ -56,7 +69,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
 
     host_facts = osinfo.probe_host(host, errors)
     os_facts = guard("os", lambda: osinfo.probe_os(host), OS(id="unknown", version_id=None))
-    kernel_facts = _kernel(host, guard, kernel, dkms)
+    kernel_facts = _kernel(host, guard)
     platform_facts = guard(
         "platform", lambda: platform.probe(host, kernel_facts.release), Platform(container=None, wsl=False)
     )
@@ -65,7 +78,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     user_facts = guard("users", lambda: users.probe(host, user), None)
     nodes = guard("devices", lambda: devices.probe(host, user_facts, host.live and user is None), None)
     gpus, nvidia, amd = _gpus(host, guard, errors, nodes)
-    toolkit_facts = guard("toolkits", lambda: toolkits.probe(host, installed, errors), toolkits.Toolkits())
+    toolkit_facts = guard("toolkits", lambda: toolkits.probe(host, installed, errors), Toolkits())
     environment = _environment(host)
     python_facts = guard("python", lambda: python_env.probe(host, python, errors, installed), None)
     toolkit_facts = toolkits.with_pip(toolkit_facts, python_facts)
@@ -95,15 +108,17 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     )
 
 
-def _kernel(host: Sysroot, guard, kernel, dkms) -> Kernel:
+def _kernel(host: Sysroot, guard: Guard) -> Kernel:
+    from gpuenv.probe import dkms, kernel
+
     release = guard("kernel.release", lambda: kernel.release(host), "unknown")
     cmdline = guard("kernel.cmdline", lambda: _stripped(host.read_optional("/proc/cmdline")), None)
 
-    def modules():
+    def modules() -> tuple[str, ...] | None:
         text = host.read_optional("/proc/modules")
         return None if text is None else kernel.parse_proc_modules(text)
 
-    def tainted():
+    def tainted() -> int | None:
         text = host.read_optional("/proc/sys/kernel/tainted")
         return None if text is None else kernel.parse_tainted(text)
 
@@ -121,7 +136,9 @@ def _kernel(host: Sysroot, guard, kernel, dkms) -> Kernel:
     )
 
 
-def _gpus(host: Sysroot, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
+def _gpus(
+    host: Sysroot, guard: Guard, errors: list[ProbeError], nodes: dict[str, DeviceNode] | None
+) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
     from gpuenv import record as records
     from gpuenv.probe import amdsmi, kfd, nvidia, nvml, pci
 
@@ -141,7 +158,8 @@ def _gpus(host: Sysroot, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], N
         for d in devs
     ]
 
-    def merge(slot: str | None, pci_id: str | None, vendor: str, source: str, **values) -> None:
+    # values: Gpu fields by keyword (name, memory_mib, gfx_target, ...), each of its own type.
+    def merge(slot: str | None, pci_id: str | None, vendor: str, source: str, **values: Any) -> None:
         values = {k: v for k, v in values.items() if v is not None}
         for i, g in enumerate(gpus):
             if slot is not None and g.pci_slot == slot:

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from gpuenv.record import field, record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
 ROCM_COPY = "/opt/rocm/share/amd_smi"
 
 
@@ -38,7 +42,7 @@ def available() -> bool:
     return found or os.path.isdir(ROCM_COPY)
 
 
-def _import():
+def _import() -> Any:  # the binding module (untyped), or None
     import sys
 
     # The probe writes nothing: no __pycache__ in ROCm's tree (root can write there).
@@ -49,7 +53,7 @@ def _import():
         sys.dont_write_bytecode = saved
 
 
-def _import_binding():
+def _import_binding() -> Any:  # the binding module (untyped), or None
     try:
         import amdsmi
 

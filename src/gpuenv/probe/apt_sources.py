@@ -7,6 +7,10 @@ import re
 from gpuenv.facts import AptSource
 from gpuenv.probe.host import Sysroot
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import ProbeError
+
 SOURCES_LIST = "/etc/apt/sources.list"
 SOURCES_DIR = "/etc/apt/sources.list.d"
 _OPTIONS = r"^\[([^\]]*)\]\s*"
@@ -104,7 +108,7 @@ def _deb822_stanzas(text: str) -> list[dict[str, str]]:
     return stanzas
 
 
-def probe(host: Sysroot, errors: list) -> tuple[AptSource, ...] | None:
+def probe(host: Sysroot, errors: list[ProbeError]) -> tuple[AptSource, ...] | None:
     """None when APT is not there at all."""
     from gpuenv.facts import ProbeError
 

@@ -68,6 +68,7 @@ def probe(host: Sysroot, user: User | None, current_user: bool) -> dict[str, Dev
         if info is None:
             out[path] = DeviceNode(exists=False)
             continue
+        owner_uid: int | None
         mode, owner_uid, group = st.S_IMODE(info.st_mode), info.st_uid, gids.get(info.st_gid)
         if not st.S_ISCHR(info.st_mode) and not host.live:
             try:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.probe.host import Sysroot
+
 VARIABLES = (
     "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
     "HSA_OVERRIDE_GFX_VERSION", "LD_LIBRARY_PATH", "LD_PRELOAD", "CUDA_HOME", "CUDA_PATH",
@@ -31,13 +35,11 @@ def _toolkit_dir(path: str) -> bool:
     return any(part.lower().startswith(_TOOLKIT_MARKERS) for part in path.split("/"))
 
 
-def path_targets(host, environ: dict[str, str] | None) -> dict[str, str | None]:
+def path_targets(host: Sysroot, environ: dict[str, str] | None) -> dict[str, str | None]:
     """Where the toolkit paths lead: the directories HOME_VARIABLES name and the toolkit entries of
     PATH and LD_LIBRARY_PATH (from ``environ``, the selected variables; None under --root), and
     the /usr/local/cuda* and /opt/rocm* links of the machine. The real path as the machine sees
     it, or None for a path that does not exist."""
-    import os
-
     wanted: list[str] = []
     for key in HOME_VARIABLES:
         if environ and environ.get(key):
@@ -55,11 +57,13 @@ def path_targets(host, environ: dict[str, str] | None) -> dict[str, str | None]:
         norm = path.rstrip("/") or "/"
         if norm in out or not norm.startswith("/"):
             continue
-        out[norm] = _real(host, norm, os)
+        out[norm] = _real(host, norm)
     return out
 
 
-def _real(host, path: str, os) -> str | None:
+def _real(host: Sysroot, path: str) -> str | None:
+    import os
+
     try:
         resolved = os.path.realpath(host.path(path))
     except OSError:

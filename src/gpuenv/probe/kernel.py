@@ -69,7 +69,7 @@ def parse_blacklist(text: str) -> list[str]:
 
 
 def cmdline_blacklist(cmdline: str) -> list[str]:
-    out = []
+    out: list[str] = []
     for word in cmdline.split():
         key, _, value = word.partition("=")
         if key in ("modprobe.blacklist", "module_blacklist", "rd.driver.blacklist"):  # dracut: initramfs

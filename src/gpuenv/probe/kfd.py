@@ -8,6 +8,10 @@ import re
 from gpuenv.probe.host import Sysroot
 from gpuenv.record import record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import ProbeError
+
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
 _INT = r"-?[0-9]+"
 
@@ -105,7 +109,7 @@ def _memory(host: Sysroot, node: str) -> tuple[int | None, bool | None]:
     return memory_from_banks(banks)
 
 
-def scan(host: Sysroot, errors: list) -> list[KfdNode] | None:
+def scan(host: Sysroot, errors: list[ProbeError]) -> list[KfdNode] | None:
     """GPU nodes, or None when there is no KFD topology (no amdgpu, or not mapped in)."""
     from gpuenv.facts import ProbeError
 

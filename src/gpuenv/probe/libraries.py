@@ -19,6 +19,15 @@ import sys
 from gpuenv.facts import Library
 from gpuenv.probe.host import Sysroot
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    from gpuenv.facts import ProbeError
+
+    _ByteOrder = Literal["little", "big"]
+    _Listing = dict[str, dict[str, list[tuple[str, str | None]]]]  # directory -> _in_dir's answer
+
 # Library name -> the file-name stem the loader opens (libNAME.so[.VERSION]).
 LIBRARIES = {
     "cudart": "libcudart",
@@ -92,7 +101,7 @@ def _parse_new(data: bytes, base: int, wanted: tuple[bytes, ...] | None) -> list
     if len(data) < base + 48:
         raise ValueError("ld.so.cache: truncated header")
     flags = data[base + 28] & 3
-    order = "big" if flags == 3 else "little"  # cache_file_new_flags_endian_big; 2 (little) or 0 (unset)
+    order: _ByteOrder = "big" if flags == 3 else "little"  # cache_file_new_flags_endian_big; 2 (little) or 0 (unset)
     (nlibs,) = _words(data, base + 20, 1, order)
     table = base + 48
     if table + nlibs * 24 > len(data):
@@ -107,7 +116,7 @@ def _parse_new(data: bytes, base: int, wanted: tuple[bytes, ...] | None) -> list
     ]
 
 
-def _words(data: bytes, at: int, count: int, order: str) -> list[int]:
+def _words(data: bytes, at: int, count: int, order: _ByteOrder) -> list[int]:
     """``count`` unsigned 32-bit words of ``data`` from ``at`` (within bounds: the callers check),
     in byte order ``order``. Not ``struct``: a pyenv or conda Python loads it as a shared
     library, 0.4 ms of every probe on this machine; a cache in the machine's own byte
@@ -145,7 +154,7 @@ def parse_ld_so_conf(text: str) -> tuple[list[str], list[str]]:
 
 
 def conf_dirs(
-    host: Sysroot, path: str = "/etc/ld.so.conf", depth: int = 0, seen: set | None = None
+    host: Sysroot, path: str = "/etc/ld.so.conf", depth: int = 0, seen: set[str] | None = None
 ) -> list[str]:
     """The directories ld.so.conf names, includes followed (globs listed through ``host``)."""
     seen = set() if seen is None else seen
@@ -198,7 +207,7 @@ def toolkit_dirs(host: Sysroot) -> list[str]:
     return out
 
 
-def _in_dir(host: Sysroot, directory: str, cache: dict) -> dict[str, list[tuple[str, str | None]]]:
+def _in_dir(host: Sysroot, directory: str, cache: _Listing) -> dict[str, list[tuple[str, str | None]]]:
     """name -> [(file, version)] of the GPU libraries in one directory (listed once per scan)."""
     found = cache.get(directory)
     if found is None:
@@ -224,7 +233,7 @@ def _best(files: list[tuple[str, str | None]], major: str | None = None) -> tupl
     return soname or next((f for f, v in pool if v == full), pool[0][0]), full
 
 
-def _majors(files: list[tuple[str, str | None]]) -> list[str | None]:
+def _majors(files: list[tuple[str, str | None]]) -> list[str] | list[None]:
     """The major versions among one library's files (libcudart.so.11.0 beside libcudart.so.12:
     two libraries), or [None] when no file names a version."""
     return sorted({v.split(".")[0] for _, v in files if v}, key=int) or [None]
@@ -237,15 +246,17 @@ def _real(host: Sysroot, path: str) -> str:
         return path
 
 
-def scan(host: Sysroot, ld_library_path: list[str] | None, errors: list) -> tuple[Library, ...]:
+def scan(host: Sysroot, ld_library_path: list[str] | None, errors: list[ProbeError]) -> tuple[Library, ...]:
     """The CUDA/ROCm libraries on the loader's path and in the toolkits, loader order first."""
     from gpuenv.facts import ProbeError
 
-    listing: dict = {}
+    listing: _Listing = {}
     out: list[Library] = []
     seen: set[str] = set()
 
-    def add(name: str, directory: str, files, source: str, major: str | None = None) -> None:
+    def add(
+        name: str, directory: str, files: list[tuple[str, str | None]], source: str, major: str | None = None
+    ) -> None:
         file, version = _best(files, major)
         path = f"{directory.rstrip('/')}/{file}"
         real = _real(host, path)

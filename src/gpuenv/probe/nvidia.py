@@ -8,6 +8,10 @@ import re
 
 from gpuenv.probe.host import Sysroot
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 LIB_DIRS = (
     "/usr/lib/x86_64-linux-gnu",
     "/usr/lib/aarch64-linux-gnu",
@@ -49,5 +53,5 @@ def library_version(host: Sysroot) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def library_present(host: Sysroot, extra_dirs: list[str] = ()) -> bool:
+def library_present(host: Sysroot, extra_dirs: Sequence[str] = ()) -> bool:
     return any(host.exists(f"{d}/libnvidia-ml.so.1") for d in (*extra_dirs, *LIB_DIRS))

@@ -7,6 +7,14 @@ from __future__ import annotations
 
 from gpuenv.record import field, record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import ModuleType
+    from typing import TypeVar
+
+    _T = TypeVar("_T")
+
 # NVML return codes (nvml.h), named here so the mapping does not need pynvml imported.
 NVML_ERROR_NO_PERMISSION = 4
 NVML_ERROR_DRIVER_NOT_LOADED = 9
@@ -115,7 +123,9 @@ def query() -> NvmlResult:
             pass
 
 
-def _optional(fn, pynvml):
+# fn is called with no arguments; Callable[..., _T] because mypy infers no type for a lambda that
+# binds its handle as a default argument against Callable[[], _T].
+def _optional(fn: Callable[..., _T], pynvml: ModuleType) -> _T | None:
     try:
         return fn()
     except pynvml.NVMLError:

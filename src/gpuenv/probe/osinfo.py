@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import TypeVar
 
+    from gpuenv.facts import ProbeError
+
     T = TypeVar("T")
 
 # dpkg architecture names to uname -m names, for reading a sysroot's arch from dpkg.
@@ -154,7 +156,7 @@ def probe_arch(host: Sysroot) -> str:
         return os.uname().machine
     # A sysroot: its own kernel's answer if it has a /proc, else what its binaries are built for
     # (the ELF header of its shell), else what dpkg was installed as. Never the reading machine's.
-    arch = (host.read_optional("/proc/sys/kernel/arch") or "").strip()
+    arch: str | None = (host.read_optional("/proc/sys/kernel/arch") or "").strip()
     if arch:
         return arch
     for shell in ("/bin/sh", "/usr/bin/sh", "/bin/bash"):
@@ -197,7 +199,7 @@ def dpkg_native_arch(status: str) -> str | None:
     return None
 
 
-def probe_host(host: Sysroot, errors: list) -> HostFacts:
+def probe_host(host: Sysroot, errors: list[ProbeError]) -> HostFacts:
     from gpuenv.facts import ProbeError
 
     try:

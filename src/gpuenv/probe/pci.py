@@ -9,6 +9,10 @@ from __future__ import annotations
 from gpuenv.probe.host import Sysroot
 from gpuenv.record import record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import ProbeError
+
 SYSFS_PCI = "/sys/bus/pci/devices"
 PCI_IDS = ("/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids")
 VENDORS = {"10de": "nvidia", "1002": "amd", "8086": "intel"}
@@ -65,7 +69,7 @@ def is_gpu(vendor: str, pci_class: str) -> bool:
     return vendor in VENDORS and pci_class in GPU_CLASSES and not (vendor == "8086" and pci_class == "1200")
 
 
-def scan(host: Sysroot, errors: list) -> list[PciDevice]:
+def scan(host: Sysroot, errors: list[ProbeError]) -> list[PciDevice]:
     """GPU functions on the bus; an unreadable device is an error entry, not an abort."""
     from gpuenv.facts import ProbeError
 

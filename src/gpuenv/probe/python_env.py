@@ -15,6 +15,10 @@ import re
 from gpuenv.facts import Python, Torch
 from gpuenv.probe.host import Sysroot
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import ProbeError
+
 EXACT = {
     "torch", "torchvision", "torchaudio", "jax", "jaxlib", "vllm", "flash-attn", "triton",
     "tensorrt", "xformers", "bitsandbytes", "onnxruntime-gpu", "tensorflow", "deepspeed", "amdsmi",
@@ -92,7 +96,7 @@ def torch_from_local_version(version: str) -> Torch:
     return Torch(version=version, cuda_unknown=True, hip_unknown=True)
 
 
-def scan_site(host: Sysroot, dirs: list[str], errors: list) -> tuple[dict[str, str], Torch | None]:
+def scan_site(host: Sysroot, dirs: list[str], errors: list[ProbeError]) -> tuple[dict[str, str], Torch | None]:
     from gpuenv.facts import ProbeError
 
     packages: dict[str, str] = {}
@@ -174,7 +178,7 @@ def _rooted(host: Sysroot, python: str | None) -> tuple[str | None, str | None, 
 
 
 def probe(
-    host: Sysroot, python: str | None, errors: list, installed: dict[str, str] | None = None
+    host: Sysroot, python: str | None, errors: list[ProbeError], installed: dict[str, str] | None = None
 ) -> Python | None:
     """``installed`` (dpkg packages) gives a sysroot's system interpreter its full version."""
     if not host.live:

@@ -89,7 +89,7 @@ def from_packages(installed: dict[str, str]) -> list[Tool]:
     return out
 
 
-def _package_key(name: str) -> tuple:
+def _package_key(name: str) -> tuple[str, int]:
     versioned = _versioned(name)
     return (versioned[0], int(versioned[1])) if versioned else (name, 0)
 

@@ -8,6 +8,10 @@ import re
 from gpuenv.facts import Python, Toolkit, Toolkits
 from gpuenv.probe.host import Sysroot
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import ProbeError
+
 _CUDA_TXT = r"CUDA Version\s+([0-9][0-9.]*)"
 
 
@@ -117,7 +121,7 @@ def _cuda_source(host: Sysroot, path: str, version: str, installed: dict[str, st
     return None
 
 
-def probe(host: Sysroot, installed: dict[str, str], errors: list) -> Toolkits:
+def probe(host: Sysroot, installed: dict[str, str], errors: list[ProbeError]) -> Toolkits:
     from gpuenv.facts import ProbeError
 
     cuda: list[Toolkit] = []

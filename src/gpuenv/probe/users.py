@@ -7,6 +7,10 @@ from gpuenv.facts import User
 from gpuenv.probe.host import Sysroot
 from gpuenv.record import record
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from types import ModuleType
+
 
 @record(frozen=True)
 class PasswdEntry:
@@ -82,18 +86,18 @@ def probe(host: Sysroot, name: str | None) -> User | None:
         import pwd
 
         try:
-            pw = pwd.getpwnam(name)
+            account: pwd.struct_passwd | None = pwd.getpwnam(name)
         except KeyError:
-            pw = None
-        if pw is not None:
-            names = [g.gr_name for g in grp.getgrall() if g.gr_gid == pw.pw_gid or name in g.gr_mem]
-            return User(name=pw.pw_name, uid=pw.pw_uid, groups=tuple(dict.fromkeys(names)))
+            account = None
+        if account is not None:
+            member_of = [g.gr_name for g in grp.getgrall() if g.gr_gid == account.pw_gid or name in g.gr_mem]
+            return User(name=account.pw_name, uid=account.pw_uid, groups=tuple(dict.fromkeys(member_of)))
     if entry is None:
         raise LookupError(f"no user {name!r} in /etc/passwd")
     return User(name=entry.name, uid=entry.uid, groups=groups_of(entry, groups))
 
 
-def _has_gid(grp, gid: int) -> bool:
+def _has_gid(grp: ModuleType, gid: int) -> bool:
     try:
         grp.getgrgid(gid)
     except KeyError:

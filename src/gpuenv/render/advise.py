@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from gpuenv.advise.model import Advice, Finding, Level, Verdict
 
+TYPE_CHECKING = False  # typing's flag without importing typing, nor rich until it renders
+if TYPE_CHECKING:
+    from rich.console import Console
+
 _STYLE = {Verdict.PORTABLE: "bold green", Verdict.WORK: "bold yellow", Verdict.CUDA_ONLY: "bold red",
           Verdict.UNKNOWN: "bold"}  # fmt: skip
 _HEADING = {Level.BLOCKER: ("CUDA-only", "red"), Level.WORK: ("Needs a person", "yellow"),
@@ -79,7 +83,7 @@ def _uses(n: int) -> str:
     return f"{n:,} use" + ("" if n == 1 else "s")
 
 
-def render_advice(advice: Advice, console) -> None:
+def render_advice(advice: Advice, console: Console) -> None:
     from rich.text import Text
 
     for style, text in lines(advice):

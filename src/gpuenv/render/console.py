@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
-    from rich.console import Console, ConsoleOptions, RenderableType
+    # Console re-exported (as Console) for the type hints of commands/, which never import rich.
+    from rich.console import Console as Console
+    from rich.console import ConsoleOptions, RenderableType
     from rich.text import Text
 
 

@@ -52,7 +52,7 @@ LEVELS = {
 _AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
 
 
-def rocm_gpus(facts: Facts, matrices: Matrices) -> tuple[Gpu, ...]:
+def rocm_gpus(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
     """The AMD GPUs ROCm would run on: the discrete ones, else integrated ones (APU-only boxes)."""
     return gpuinfo.amd_discrete(facts, matrices) or gpuinfo.amd_integrated(facts, matrices)
 

@@ -10,6 +10,12 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, rocm_release
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices, RocmRelease
+
 PREREQ_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"
 OVERRIDE_REF = "https://github.com/ROCm/TheRock/issues/1719"
 # The 6.0-6.3 system requirements, where gfx906 is listed as deprecated (matrices/rocm.json notes).
@@ -19,7 +25,7 @@ DEPRECATED_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.
 RADEON_OS = ("ubuntu", "rhel")
 
 
-def _relevant(facts: Facts, matrices, target: Target) -> bool:
+def _relevant(facts: Facts, matrices: Matrices | None, target: Target) -> bool:
     """ROCm matters here: an AMD discrete GPU, or a ROCm target/stack on AMD hardware."""
     return bool(gpuinfo.amd_discrete(facts, matrices)) or (target.stack == "rocm" and bool(facts.gpus_of("amd")))
 
@@ -31,7 +37,7 @@ def _amdgpu_loaded(facts: Facts) -> bool:
 
 
 @check(code="amd.driver-missing", area="amd")
-def driver_missing(facts: Facts, matrices, target: Target):
+def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     # A GPU whose driver the facts leave out is not known to have none: judged only when
     # /proc/modules says amdgpu is not loaded at all.
     bare = [
@@ -72,7 +78,7 @@ def driver_missing(facts: Facts, matrices, target: Target):
 
 
 @check(code="amd.kfd-missing", area="amd")
-def kfd_missing(facts: Facts, matrices, target: Target):
+def kfd_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     # In a container the host's driver is out of sight: an AMD GPU there is reason enough.
     driver = _amdgpu_loaded(facts) or (bool(facts.platform.container) and bool(facts.gpus_of("amd")))
     if facts.platform.wsl or not driver or not _relevant(facts, matrices, target):
@@ -107,7 +113,7 @@ _NODE_GROUPS = ("render", "video")
 
 
 @check(code="amd.no-device-access", area="amd")
-def no_device_access(facts: Facts, matrices, target: Target):
+def no_device_access(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     user = facts.user
     if (user is not None and user.uid == 0) or facts.platform.wsl or not _relevant(facts, matrices, target):
         return
@@ -125,7 +131,7 @@ def no_device_access(facts: Facts, matrices, target: Target):
                 if not n.accessible:
                     denied.append(path)
                 continue
-            world_rw = bool(n.mode) and n.mode[-1] in "67"
+            world_rw = bool(n.mode and n.mode[-1] in "67")
             if world_rw or not n.mode:
                 continue
             group_rw = n.mode[-2] in "67"
@@ -162,7 +168,7 @@ def no_device_access(facts: Facts, matrices, target: Target):
 
 
 @check(code="amd.gpu-unsupported", area="amd", needs=("matrices",), blocking=True)
-def gpu_unsupported(facts: Facts, matrices, target: Target):
+def gpu_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     release = rocm_release(matrices, target)
     if release is None:
         if basis(target) == "none":
@@ -192,7 +198,7 @@ def gpu_unsupported(facts: Facts, matrices, target: Target):
     )
 
 
-def _other_release_fix(matrices, targets: list[str]) -> str:
+def _other_release_fix(matrices: Matrices, targets: list[str]) -> str:
     newest = [r for gfx in targets if (r := matrices.newest_rocm_for(gfx))]
     if len(newest) != len(targets):
         return "Use a GPU a ROCm release lists (`gpuenv matrix show rocm`). "
@@ -200,7 +206,7 @@ def _other_release_fix(matrices, targets: list[str]) -> str:
     return f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} --dry-run. "
 
 
-def _unsupported_by_every_release(facts: Facts, matrices, target: Target):
+def _unsupported_by_every_release(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     """The installed ROCm is one the matrices do not know (rocm.release-unknown says so): a GPU that
     no bundled release lists is still said to be one, as a warning, since whether that release
     served it is not known."""
@@ -228,7 +234,7 @@ def _unsupported_by_every_release(facts: Facts, matrices, target: Target):
     )
 
 
-def _only_gpu_unsupported(facts: Facts, matrices):
+def _only_gpu_unsupported(facts: Facts, matrices: Matrices) -> Iterator[Finding]:
     """A box whose only GPU is an AMD iGPU that no bundled ROCm release lists (a Phoenix 780M,
     gfx1103): nothing is installed to judge, but ROCm applications built for the listed targets
     (ollama, llama.cpp's HIP build) fall back to the CPU here, which is what such reports are
@@ -261,7 +267,7 @@ def _only_gpu_unsupported(facts: Facts, matrices):
 
 
 @check(code="amd.gpu-deprecated", area="amd", needs=("matrices",), noted=True)
-def gpu_deprecated(facts: Facts, matrices, target: Target):
+def gpu_deprecated(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     release = rocm_release(matrices, target)
     if release is None:
         return
@@ -285,7 +291,7 @@ def gpu_deprecated(facts: Facts, matrices, target: Target):
     )
 
 
-def _first_wheel(matrices, gfx: str) -> str | None:
+def _first_wheel(matrices: Matrices, gfx: str) -> str | None:
     """The first bundled PyTorch release with a ROCm wheel built for gfx."""
     for version in matrices.torch_versions():
         if any(v.stack == "rocm" and gfx in v.archs for v in matrices.torch_variants(version)):
@@ -294,7 +300,7 @@ def _first_wheel(matrices, gfx: str) -> str | None:
 
 
 @check(code="amd.gpu-preview", area="amd", needs=("matrices",), noted=True)
-def gpu_preview(facts: Facts, matrices, target: Target):
+def gpu_preview(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     release = rocm_release(matrices, target)
     if release is None:
         return
@@ -319,7 +325,7 @@ def gpu_preview(facts: Facts, matrices, target: Target):
         )
 
 
-def _radeon_terms_apply(release) -> bool:
+def _radeon_terms_apply(release: RocmRelease) -> bool:
     """'Ubuntu and RHEL only' is the Radeon support terms of ROCm 6.0 and later; the 5.x pages
     list each Radeon GPU's distributions in their own tables (judged by os.unsupported)."""
     return inv.version_tuple(release.version) >= (6,)
@@ -337,7 +343,7 @@ def override_target(value: str) -> str | None:
 
 
 @check(code="amd.hsa-override", area="amd")
-def hsa_override(facts: Facts, matrices, target: Target):
+def hsa_override(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     value = (facts.environment or {}).get("HSA_OVERRIDE_GFX_VERSION")
     if not value:
         return
@@ -352,13 +358,13 @@ def hsa_override(facts: Facts, matrices, target: Target):
     # another family's ISA runs the wrong machine code.
     family = [gfx for _, gfx in unsupported if posing and gfx[:-1] == posing[:-1]]
     detail = f"HSA_OVERRIDE_GFX_VERSION={value} makes ROCm treat every GPU as {posing or 'another ISA'}"
-    if supported:
+    if release is not None and supported:
         detail += (
             f"; {gpuinfo.describe(supported, matrices)} is supported natively by ROCm {release.version}: "
             "the override can only break it"
         )
         fix = unset
-    elif unsupported and family and len(family) == len(unsupported):
+    elif release is not None and unsupported and family and len(family) == len(unsupported):
         detail += (
             f"; {', '.join(sorted(set(family)))} is not supported by ROCm {release.version}, and {posing} is the "
             "same family: this is the known unofficial workaround (unsupported, results are yours to verify)"
@@ -367,7 +373,7 @@ def hsa_override(facts: Facts, matrices, target: Target):
             f"Keep it only for experiments with the GPU ROCm {release.version} does not list; "
             "for a supported setup use a GPU the release lists (`gpuenv matrix show rocm`)."
         )
-    elif unsupported:
+    elif release is not None and unsupported:
         detail += (
             f"; {', '.join(sorted({gfx for _, gfx in unsupported}))} is not supported by ROCm {release.version} and "
             f"{posing or value} is not its family: kernels of another ISA crash or compute wrong results"

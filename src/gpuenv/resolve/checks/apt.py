@@ -9,6 +9,12 @@ from gpuenv.resolve.facts_view import vendor_of
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 KEYS_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/install-methods/package-manager/package-manager-ubuntu.html"
 _NVIDIA_DISTRO = r"/repos/([a-z]+)(\d+)/"  # …/compute/cuda/repos/ubuntu2404/x86_64/
 # AMD builds for Ubuntu suites; Debian 12 uses AMD's jammy suite (installers.md row 3,
@@ -29,7 +35,7 @@ def _gpu_sources(facts: Facts) -> list[tuple[str, AptSource]]:
 
 
 @check(code="apt.source-insecure", area="stacks", needs=("apt_sources",))
-def source_insecure(facts: Facts, matrices, target: Target):
+def source_insecure(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     for vendor, src in _gpu_sources(facts):
         problems = []
         if src.uri.startswith("http://"):
@@ -82,7 +88,7 @@ def _stack_key(vendor: str, uri: str) -> str | None:
 
 
 @check(code="apt.source-mismatch", area="stacks", needs=("apt_sources",))
-def source_mismatch(facts: Facts, matrices, target: Target):
+def source_mismatch(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     sources = _gpu_sources(facts)
     for vendor, src in sources:
         seen, expected = _expected_suite(facts, vendor, src)
@@ -117,7 +123,8 @@ def source_mismatch(facts: Facts, matrices, target: Target):
 
 
 @check(code="dpkg.interrupted", area="stacks", needs=("packages",), blocking=True)
-def interrupted(facts: Facts, matrices, target: Target):
+def interrupted(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
+    assert facts.packages is not None  # run_checks skips the check while its needs are unknown
     broken = facts.packages.unconfigured
     if not broken:
         return

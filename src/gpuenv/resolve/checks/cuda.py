@@ -11,6 +11,12 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, cuda_toolkit
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 MIXED_REF = "https://docs.nvidia.com/cuda/cuda-installation-guide-linux/"
 COMPAT_REF = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 
@@ -24,7 +30,7 @@ def _upstream(version: str) -> tuple[int, ...]:
 
 
 @check(code="cuda.mixed-install", area="nvidia", needs=("packages",), blocking=True)
-def mixed_install(facts: Facts, matrices, target: Target):
+def mixed_install(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     """Two owners of one thing. Package names alone do not tell the owner: NVIDIA's CUDA repository
     ships Ubuntu's names (nvidia-driver-570, libnvidia-compute-570) and Debian's (nvidia-driver)
     too, and its cuda-drivers meta-package depends on them, so cuda-drivers beside nvidia-driver-570
@@ -85,7 +91,7 @@ def _consumer(name: str) -> bool:
 
 
 @check(code="cuda.forward-compat-unsupported", area="nvidia")
-def forward_compat(facts: Facts, matrices, target: Target):
+def forward_compat(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     entries = toolkitpaths.path_entries(facts, "LD_LIBRARY_PATH") or []
     compat = [p for p in entries if re.search(r"/cuda[^/]*/compat$", p)]
     if not compat:
@@ -107,7 +113,7 @@ def forward_compat(facts: Facts, matrices, target: Target):
 
 
 @check(code="cuda.not-on-path", area="nvidia")
-def not_on_path(facts: Facts, matrices, target: Target):
+def not_on_path(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     path = toolkitpaths.path_entries(facts, "PATH")
     if path is None or not facts.toolkits.cuda:
         return
@@ -128,7 +134,7 @@ def not_on_path(facts: Facts, matrices, target: Target):
 
 
 @check(code="cuda.release-unknown", area="nvidia", needs=("matrices",), not_judged=True)
-def release_unknown(facts: Facts, matrices, target: Target):
+def release_unknown(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     if target.stack != "cuda" or not target.version or cuda_toolkit(matrices, target) is not None:
         return
     toolkits = matrices.cuda_toolkits()

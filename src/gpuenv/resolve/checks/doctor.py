@@ -10,6 +10,12 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.memo import LastAsked
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from gpuenv.matrices import Matrices
+
 # What each probe's failure leaves unknown (probe name prefix -> consequence).
 _UNKNOWN = {
     "pci": "the GPU list may be incomplete",
@@ -28,7 +34,7 @@ _UNKNOWN = {
 
 
 @check(code="doctor.probe-failed", area="doctor")
-def probe_failed(facts: Facts, matrices, target: Target):
+def probe_failed(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     for err in facts.errors:
         consequence = next(
             (v for k, v in _UNKNOWN.items() if err.probe.startswith(k)), "some checks had less to go on"
@@ -44,24 +50,25 @@ def probe_failed(facts: Facts, matrices, target: Target):
 _newest_bundled = LastAsked()  # per matrices: {kind: the newest version of that kind}
 
 
-def _newest(matrices, kind: str) -> str | None:
+def _newest(matrices: Matrices, kind: str) -> str | None:
     """The newest ROCm release, CUDA toolkit, torch release or driver branch number in the
     bundle, worked out once per matrices object and only when the machine has one to compare
     (a CUDA box never reads rocm.json for it)."""
-    memo = _newest_bundled.answers(matrices)
+    memo: dict[str, str | None] = _newest_bundled.answers(matrices)
     if kind not in memo:
-        versions = {
+        listers: dict[str, Callable[[], list[str]]] = {
             "rocm": lambda: [r.version for r in matrices.rocm_releases()],
             "cuda": matrices.cuda_versions,
             "torch": lambda: list(matrices.torch_versions()),
             "branch": lambda: [b.branch.lstrip("R") for b in matrices.driver_branches()],
-        }[kind]()
+        }
+        versions = listers[kind]()
         memo[kind] = max(versions, key=inv.version_tuple, default=None)
     return memo[kind]
 
 
 @check(code="doctor.matrices-stale", area="doctor", needs=("matrices",))
-def matrices_stale(facts: Facts, matrices, target: Target):
+def matrices_stale(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     newer = []
     rocm = inv.installed_rocm(facts)
     if rocm and (newest := _newest(matrices, "rocm")) and inv.older(newest, rocm):

@@ -16,6 +16,12 @@ from gpuenv.resolve.facts_view import HOME_VARS, wanted_toolkit
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 CPP_EXT_REF = "https://github.com/pytorch/pytorch/blob/main/torch/utils/cpp_extension.py"
 CUDA_ENV_REF = "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#cuda-environment-variables"
 MPS_UUID_REF = "https://docs.nvidia.com/deploy/topics/topic_5_2_1.html"
@@ -25,8 +31,9 @@ def _label(stack: str) -> str:
 
 
 @check(code="cuda.home-mismatch", area="nvidia", needs=("environment",))
-def home_mismatch(facts: Facts, matrices, target: Target):
+def home_mismatch(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     env = facts.environment
+    assert env is not None  # run_checks skips the check while its needs are unknown
     nvcc = toolkitpaths.nvcc_on_path(facts)
     problems, fixes = [], []
     homes = {}
@@ -71,7 +78,7 @@ def home_mismatch(facts: Facts, matrices, target: Target):
     )
 
 
-def _export(var: str, facts: Facts, nvcc) -> str:
+def _export(var: str, facts: Facts, nvcc: tuple[str, str] | None) -> str:
     tree = None
     if nvcc:
         path = toolkitpaths.real_path(facts, nvcc[1])
@@ -90,7 +97,7 @@ def _same(a: str, b: str, parts: int) -> bool:
 
 
 @check(code="path.order", area="stacks", needs=("environment",))
-def path_order(facts: Facts, matrices, target: Target):
+def path_order(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     problems, fixes = [], []
     for variable in ("PATH", "LD_LIBRARY_PATH"):
         entries = toolkitpaths.path_entries(facts, variable) or []
@@ -167,7 +174,7 @@ def _judge_list(value: str, gpus: list[Gpu], uuids_known: bool) -> tuple[list[st
     return visible, None
 
 
-def _vendor_gpus(facts: Facts, matrices, vendor: str) -> list[Gpu]:
+def _vendor_gpus(facts: Facts, matrices: Matrices | None, vendor: str) -> list[Gpu]:
     if vendor == "nvidia":
         return [g for g in facts.gpus_of("nvidia") if g.kernel_driver == "nvidia"]
     amd = [g for g in facts.gpus_of("amd") if g.kernel_driver == "amdgpu"]
@@ -176,8 +183,9 @@ def _vendor_gpus(facts: Facts, matrices, vendor: str) -> list[Gpu]:
 
 
 @check(code="gpu.hidden-by-env", area="gpus", needs=("environment",))
-def hidden_by_env(facts: Facts, matrices, target: Target):
+def hidden_by_env(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     env = facts.environment
+    assert env is not None  # run_checks skips the check while its needs are unknown
     for var, vendors in (
         ("CUDA_VISIBLE_DEVICES", ("nvidia", "amd")),  # HIP honours it on AMD too
         ("HIP_VISIBLE_DEVICES", ("amd",)),
@@ -222,7 +230,9 @@ def hidden_by_env(facts: Facts, matrices, target: Target):
             yield _hidden(var, env[var], gpus, matrices, name, why, fix)
 
 
-def _hidden(var, value, gpus, matrices, name, why, fix) -> Finding:
+def _hidden(
+    var: str, value: str, gpus: list[Gpu], matrices: Matrices | None, name: str, why: str, fix: str
+) -> Finding:
     return Finding(
         severity=Severity.WARNING,
         title=f"{var} hides {name} GPUs from CUDA/HIP programs",

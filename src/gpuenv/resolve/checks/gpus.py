@@ -9,9 +9,16 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, rocm_release
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.facts import Gpu
+    from gpuenv.matrices import Matrices
+
 
 @check(code="gpu.none", area="gpus", blocking=True)
-def none(facts: Facts, matrices, target: Target):
+def none(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     asked = basis(target) == "explicit"
     if asked and target.stack:
         # An explicit target needs its own vendor's GPU: CUDA on an AMD-only box has nothing to run on.
@@ -53,7 +60,7 @@ def none(facts: Facts, matrices, target: Target):
 
 
 @check(code="gpu.unknown", area="gpus", needs=("matrices",), not_judged=True)
-def unknown(facts: Facts, matrices, target: Target):
+def unknown(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     for g in facts.gpus:
         if g.vendor == "nvidia" and matrices.nvidia_gpu(g.pci_id) is None:
             pass
@@ -74,7 +81,7 @@ def unknown(facts: Facts, matrices, target: Target):
 
 
 @check(code="gpu.no-driver", area="gpus")
-def no_driver(facts: Facts, matrices, target: Target):
+def no_driver(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     # The vendor checks say more where they apply (nvidia.driver-missing / -not-loaded,
     # amd.driver-missing); this one covers the rest: an NVIDIA GPU the loaded driver did not take,
     # an AMD integrated GPU, a GPU whose vendor driver state is unknown.
@@ -108,7 +115,7 @@ def no_driver(facts: Facts, matrices, target: Target):
 
 
 @check(code="gpu.mixed-vendors", area="gpus")
-def mixed_vendors(facts: Facts, matrices, target: Target):
+def mixed_vendors(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     # A Ryzen desktop's iGPU beside an RTX card is no second vendor to choose: only AMD GPUs
     # that ROCm or a ROCm PyTorch build could use count.
     nvidia, amd = facts.gpus_of("nvidia"), gpuinfo.amd_compute(facts, matrices)
@@ -124,11 +131,11 @@ def mixed_vendors(facts: Facts, matrices, target: Target):
     )
 
 
-def _has_discrete(facts: Facts, matrices) -> bool:
+def _has_discrete(facts: Facts, matrices: Matrices | None) -> bool:
     return bool(facts.gpus_of("nvidia")) or bool(gpuinfo.amd_discrete(facts, matrices))
 
 
-def _rocm_sees(gpu) -> bool:
+def _rocm_sees(gpu: Gpu) -> bool:
     """Whether ROCm can reach an AMD GPU: bound to amdgpu, or listed by KFD. One bound to another
     driver (vfio-pci for a VM) or to none is invisible to it."""
     return gpu.kernel_driver == "amdgpu" or "kfd" in gpu.sources or (
@@ -137,7 +144,7 @@ def _rocm_sees(gpu) -> bool:
 
 
 @check(code="amd.igpu-present", area="gpus", noted=True)
-def igpu_present(facts: Facts, matrices, target: Target):
+def igpu_present(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     discrete = gpuinfo.amd_discrete(facts, matrices)
     # ROCm sees the iGPU now, or will once the planned install binds amdgpu to it (a fresh box).
     installing = target.stack == "rocm" and basis(target) in ("explicit", "auto")
@@ -160,7 +167,7 @@ def igpu_present(facts: Facts, matrices, target: Target):
         severity=Severity.WARNING,
         title="An AMD integrated GPU sits beside the AMD discrete GPU",
         detail=f"integrated: {gpuinfo.describe(integrated, matrices)}; discrete: {gpuinfo.describe(discrete, matrices)}. "
-        + (f"ROCm {release.version} does not support {', '.join(unsupported)}; " if unsupported else "")
+        + (f"ROCm {release.version} does not support {', '.join(unsupported)}; " if release and unsupported else "")
         + "ROCm may enumerate the iGPU first, pick it, or crash on it"
         + (
             f" (HIP/ROCR_VISIBLE_DEVICES={visible} is set, which does not always prevent the crash)."

@@ -9,6 +9,13 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, rocm_release
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.facts import Gpu
+    from gpuenv.matrices import Matrices, OsSupport
+
 MOK_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/reference/install-faq.html"
 IOMMU_REF = "https://rocm.docs.amd.com/projects/amdgpu-docs/en/latest/conceptual/iommu.html"
 
@@ -29,7 +36,7 @@ def _headers_fix(facts: Facts, release: str) -> str:
     return f"sudo apt-get install {pkgs}"
 
 
-def _kernel_fix(facts: Facts, entry, running: str | None) -> str:
+def _kernel_fix(facts: Facts, entry: OsSupport, running: str | None) -> str:
     """Ubuntu: a kernel older than the listed HWE series moves up with the HWE meta-package (the
     newest kernel boots by default); one newer than every listed series needs the GA kernel back,
     and GRUB keeps booting the newest installed kernel until the newer one is removed."""
@@ -49,7 +56,7 @@ def _kernel_fix(facts: Facts, entry, running: str | None) -> str:
 
 
 @check(code="kernel.unsupported", area="platform", needs=("matrices",), noted=True)
-def unsupported(facts: Facts, matrices, target: Target):
+def unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     release = rocm_release(matrices, target)
     if release is None or inv.hosted(facts):
         return
@@ -73,7 +80,7 @@ def unsupported(facts: Facts, matrices, target: Target):
 
 
 @check(code="kernel.headers-missing", area="platform", needs=("kernel.headers_installed",), noted=True)
-def headers_missing(facts: Facts, matrices, target: Target):
+def headers_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if facts.kernel.headers_installed or inv.hosted(facts):
         return
     installed = inv.gpu_dkms_modules(facts)
@@ -109,7 +116,7 @@ def headers_missing(facts: Facts, matrices, target: Target):
 
 
 @check(code="kernel.next-boot-no-module", area="platform", needs=("packages", "kernel.dkms"))
-def next_boot_no_module(facts: Facts, matrices, target: Target):
+def next_boot_no_module(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if inv.hosted(facts):
         return
     running = inv.kernel_key(facts.kernel.release)
@@ -135,7 +142,7 @@ def next_boot_no_module(facts: Facts, matrices, target: Target):
 
 
 @check(code="kernel.dkms-not-built", area="platform", needs=("kernel.dkms",))
-def dkms_not_built(facts: Facts, matrices, target: Target):
+def dkms_not_built(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if inv.hosted(facts):
         return
     release = facts.kernel.release
@@ -174,7 +181,7 @@ def dkms_not_built(facts: Facts, matrices, target: Target):
 
 
 @check(code="kernel.secure-boot", area="platform", needs=("kernel.secure_boot",), blocking=True, noted=True)
-def secure_boot(facts: Facts, matrices, target: Target):
+def secure_boot(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if not facts.kernel.secure_boot or inv.hosted(facts):
         return
     modules = inv.gpu_dkms_modules(facts)
@@ -239,7 +246,7 @@ def _unbuilt(facts: Facts, module: str) -> bool:
 
 
 @check(code="kernel.reboot-required", area="platform")
-def reboot_required(facts: Facts, matrices, target: Target):
+def reboot_required(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     nv = facts.nvidia
     loaded = nv.module_version if nv else None
     package = inv.nvidia_package_version(facts)
@@ -281,7 +288,7 @@ def reboot_required(facts: Facts, matrices, target: Target):
         )
 
 
-def _instinct(facts: Facts, matrices):
+def _instinct(facts: Facts, matrices: Matrices | None) -> list[Gpu]:
     out = []
     for g in gpuinfo.amd_discrete(facts, matrices):
         gfx = gpuinfo.gfx_target(g, matrices) or ""
@@ -298,7 +305,7 @@ def _instinct(facts: Facts, matrices):
 
 
 @check(code="kernel.iommu", area="platform", needs=("kernel.cmdline",))
-def iommu(facts: Facts, matrices, target: Target):
+def iommu(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = _instinct(facts, matrices)
     if len(gpus) < 2 or "iommu=pt" in (facts.kernel.cmdline or "").split():
         return

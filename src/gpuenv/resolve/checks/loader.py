@@ -17,14 +17,20 @@ from gpuenv.resolve.facts_view import wanted_toolkit
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 LD_REF = "https://man7.org/linux/man-pages/man8/ld.so.8.html"
 CUDA_LIBS = ("cudart", "cublas")  # versioned like the toolkit: cudart 12.8.90 is CUDA 12.8
 ROCM_LIBS = ("miopen", "rocblas", "rccl", "hipblaslt")
 ON_LOADER_PATH = ("ld_library_path", "ldconfig")
-_ORDER = {"ld_library_path": 0, "ldconfig": 1}
+_ORDER: dict[str | None, int] = {"ld_library_path": 0, "ldconfig": 1}
 
 
-def loader_libraries(facts: Facts, names) -> list[Library]:
+def loader_libraries(facts: Facts, names: tuple[str, ...]) -> list[Library]:
     """The libraries a program can load without help, in the loader's order."""
     libs = [lib for lib in facts.libraries or () if lib.name in names and lib.source in ON_LOADER_PATH]
     return sorted(libs, key=lambda lib: _ORDER[lib.source])  # stable: the probe's order within a source
@@ -55,7 +61,7 @@ def _soname_clashes(libs: list[Library]) -> list[tuple[Library, Library]]:
 
 
 @check(code="cuda.library-conflict", area="nvidia", needs=("libraries",))
-def cuda_library_conflict(facts: Facts, matrices, target: Target):
+def cuda_library_conflict(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     libs = loader_libraries(facts, CUDA_LIBS)
     if not libs:
         return
@@ -131,7 +137,7 @@ def _same(a: str, b: str) -> bool:
 
 
 @check(code="rocm.library-conflict", area="amd", needs=("libraries",))
-def rocm_library_conflict(facts: Facts, matrices, target: Target):
+def rocm_library_conflict(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     libs = [(lib, rel) for lib in loader_libraries(facts, ROCM_LIBS) if (rel := _rocm_release_of(facts, lib))]
     releases = list(dict.fromkeys(rel for _, rel in libs))
     in_use = inv.installed_rocm(facts)

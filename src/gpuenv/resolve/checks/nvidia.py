@@ -11,14 +11,21 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, cuda_toolkit
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.facts import Gpu
+    from gpuenv.matrices import CudaToolkit, Matrices
+
 MODULES_REF = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html"
 TABLE3_REF = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html"
 ARCH_REF = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
 
 
-def judged_toolkits(facts: Facts, matrices, target: Target) -> list[tuple[str, object]]:
+def judged_toolkits(facts: Facts, matrices: Matrices, target: Target) -> list[tuple[str, CudaToolkit]]:
     """(why, toolkit) for every installed toolkit and an explicitly targeted one."""
-    out = []
+    out: list[tuple[str, CudaToolkit]] = []
     for version in inv.installed_cuda(facts):
         tk = toolkitpaths.toolkit_for(matrices, version)
         if tk is not None:
@@ -35,7 +42,7 @@ def branch_number(version: str | None) -> int | None:
 
 
 @check(code="nvidia.nouveau-loaded", area="nvidia")
-def nouveau_loaded(facts: Facts, matrices, target: Target):
+def nouveau_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
     bound = [g for g in gpus if g.kernel_driver == "nouveau"]
     loaded = facts.module_loaded("nouveau")
@@ -56,7 +63,7 @@ def nouveau_loaded(facts: Facts, matrices, target: Target):
 
 
 @check(code="nvidia.driver-missing", area="nvidia")
-def driver_missing(facts: Facts, matrices, target: Target):
+def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
     if not gpus or facts.platform.wsl or not nvidia_driver_absent(facts):
         return
@@ -76,7 +83,7 @@ def driver_missing(facts: Facts, matrices, target: Target):
 
 
 @check(code="nvidia.driver-not-loaded", area="nvidia")
-def driver_not_loaded(facts: Facts, matrices, target: Target):
+def driver_not_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     """The user-space driver is there and the kernel module is not: NVML's own driver_not_loaded
     says so on any distribution (akmods, Arch, a custom kernel), and so do installed driver
     packages with nvidia absent from /proc/modules."""
@@ -115,8 +122,9 @@ def driver_not_loaded(facts: Facts, matrices, target: Target):
 
 
 @check(code="nvidia.version-mismatch", area="nvidia", needs=("nvidia",))
-def version_mismatch(facts: Facts, matrices, target: Target):
+def version_mismatch(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     nv = facts.nvidia
+    assert nv is not None  # run_checks skips the check while its needs are unknown
     mismatch = nv.nvml == "version_mismatch"
     seen = "NVML: Driver/library version mismatch"
     if not mismatch and nv.module_version and nv.driver_version:
@@ -138,7 +146,7 @@ def version_mismatch(facts: Facts, matrices, target: Target):
 
 
 @check(code="nvidia.driver-too-old", area="nvidia", needs=("matrices",))
-def driver_too_old(facts: Facts, matrices, target: Target):
+def driver_too_old(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     driver = inv.nvidia_driver_version(facts)
     if not driver:
         yield from _cuda_version_only(facts, matrices, target)
@@ -164,7 +172,7 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         )
 
 
-def _cuda_version_only(facts: Facts, matrices, target: Target):
+def _cuda_version_only(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     """A driver known only by the highest CUDA version it supports (nvidia-smi's "CUDA Version",
     NVML's cuda_driver_version: what a container sees of the host's driver, or what a report
     quotes). A toolkit of a newer CUDA release needs a newer driver than Table 3's minimum this one
@@ -200,7 +208,7 @@ def _cuda_version_only(facts: Facts, matrices, target: Target):
 
 
 @check(code="nvidia.module-flavor", area="nvidia", needs=("matrices",), blocking=True)
-def module_flavor(facts: Facts, matrices, target: Target):
+def module_flavor(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
     need = [(g, gpuinfo.module_flavour(g, matrices)) for g in gpus]
     flavour = facts.nvidia.kernel_module if facts.nvidia else None
@@ -224,7 +232,7 @@ def module_flavor(facts: Facts, matrices, target: Target):
         )
 
 
-def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
+def _wrong_flavour(wrong: list[Gpu], flavour: str, matrices: Matrices) -> Finding:
     need = gpuinfo.module_flavour(wrong[0], matrices)
     archs = ", ".join(sorted({gpuinfo.nvidia_architecture(g, matrices) or "these" for g in wrong}))
     pkg = "nvidia-open" if need == "open" else "cuda-drivers"
@@ -250,7 +258,7 @@ def _wrong_flavour(wrong, flavour: str, matrices) -> Finding:
 
 
 @check(code="nvidia.gpu-dropped", area="nvidia", needs=("matrices",), blocking=True)
-def gpu_dropped(facts: Facts, matrices, target: Target):
+def gpu_dropped(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     if not facts.gpus_of("nvidia"):
         return  # nothing to judge: the toolkits' list (cuda.json) is not read
     branch = inv.nvidia_branch(facts)
@@ -262,7 +270,7 @@ def gpu_dropped(facts: Facts, matrices, target: Target):
         cc = gpuinfo.compute_capability(g, matrices)
         reasons = []
         last = branch_number(arch.last_driver) if arch and arch.last_driver else None
-        if branch and last and branch > last:
+        if arch and branch and last and branch > last:
             reasons.append(
                 f"driver {driver} (branch R{branch}); {arch.architecture} ends with {arch.last_driver}"
             )
@@ -296,8 +304,9 @@ def gpu_dropped(facts: Facts, matrices, target: Target):
 
 
 @check(code="nvidia.persistence-off", area="nvidia", needs=("nvidia.persistence_mode", "packages"))
-def persistence_off(facts: Facts, matrices, target: Target):
+def persistence_off(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
+    assert facts.nvidia is not None  # run_checks skips the check while its needs are unknown
     if facts.nvidia.persistence_mode or not gpus or inv.display_packages(facts) or inv.hosted(facts):
         return
     yield Finding(

@@ -11,6 +11,12 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, rocm_release
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 WSL_REF = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 CONTAINER_REFS = (
     "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/how-to/docker.html",
@@ -77,7 +83,7 @@ def _numbered_nvidia(path: str) -> bool:
 
 
 @check(code="platform.wsl", area="platform", blocking=True)
-def wsl(facts: Facts, matrices, target: Target):
+def wsl(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if not facts.platform.wsl:
         return
     drivers = inv.kernel_driver_packages(facts)
@@ -121,7 +127,7 @@ def _unmapped(missing: list[tuple[str, list[str]]]) -> str:
 
 
 @check(code="platform.container", area="platform", blocking=True)
-def container(facts: Facts, matrices, target: Target):
+def container(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     kind = facts.platform.container
     if not kind:
         return
@@ -169,7 +175,7 @@ def container(facts: Facts, matrices, target: Target):
 
 
 @check(code="platform.arch-unsupported", area="platform", blocking=True)
-def arch_unsupported(facts: Facts, matrices, target: Target):
+def arch_unsupported(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if not target.stack:
         return
     arches = STACK_ARCHES[target.stack]
@@ -200,7 +206,7 @@ def _os_name(facts: Facts) -> str:
 
 
 @check(code="os.unsupported", area="platform", needs=("matrices",), blocking=True, noted=True)
-def os_unsupported(facts: Facts, matrices, target: Target):
+def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     if facts.os.id in ("", "unknown"):
         return  # the facts do not say which distribution: nothing to judge
     version_id = inv.os_version(facts)
@@ -254,7 +260,7 @@ def os_unsupported(facts: Facts, matrices, target: Target):
 
 
 @check(code="os.unknown", area="platform", needs=("matrices",), not_judged=True)
-def os_unknown(facts: Facts, matrices, target: Target):
+def os_unknown(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     """What os.unsupported passes over for want of facts: said, since unknown is not supported."""
     why = _os_not_judged(facts, matrices, target)
     if why is None:
@@ -270,7 +276,7 @@ def os_unknown(facts: Facts, matrices, target: Target):
     )
 
 
-def _os_not_judged(facts: Facts, matrices, target: Target) -> str | None:
+def _os_not_judged(facts: Facts, matrices: Matrices, target: Target) -> str | None:
     """Why the OS could not be judged against the target, or None when it was (or there is no
     target, or its release is unknown: rocm.release-unknown says so)."""
     if target.stack not in ("rocm", "cuda"):
@@ -290,7 +296,7 @@ def _os_not_judged(facts: Facts, matrices, target: Target) -> str | None:
 
 
 @check(code="os.point-release", area="platform", needs=("matrices",), noted=True)
-def os_point_release(facts: Facts, matrices, target: Target):
+def os_point_release(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     release = rocm_release(matrices, target)
     if release is None:
         return

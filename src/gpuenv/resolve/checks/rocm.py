@@ -10,9 +10,15 @@ from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import fitting_rocm, rocm_release
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 
 @check(code="rocm.driver-mismatch", area="amd", needs=("matrices",))
-def driver_mismatch(facts: Facts, matrices, target: Target):
+def driver_mismatch(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     rocm = inv.installed_rocm(facts)
     driver = amdgpu_release(facts)
     if not rocm or not driver or not inv.amd_driver_packages(facts):
@@ -37,7 +43,7 @@ def driver_mismatch(facts: Facts, matrices, target: Target):
 
 
 @check(code="rocm.multiple-versions", area="amd")
-def multiple_versions(facts: Facts, matrices, target: Target):
+def multiple_versions(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     versions = {inv.version_tuple(t.version)[:3]: t for t in facts.toolkits.rocm}
     if len(versions) < 2:
         return
@@ -54,7 +60,7 @@ def multiple_versions(facts: Facts, matrices, target: Target):
 
 
 @check(code="rocm.release-unknown", area="amd", needs=("matrices",), not_judged=True)
-def release_unknown(facts: Facts, matrices, target: Target):
+def release_unknown(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     if target.stack != "rocm" or rocm_release(matrices, target) is not None:
         return
     installed = target.extra.get("installed") or target.version
@@ -122,7 +128,7 @@ def _therock_installs(facts: Facts) -> list[str]:
 
 
 @check(code="rocm.mixed-streams", area="amd")
-def mixed_streams(facts: Facts, matrices, target: Target):
+def mixed_streams(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     """A legacy-stream ROCm (/opt/rocm-X.Y.Z, rocm-* packages) beside a TheRock one: both put
     libamdhip64 and friends on the machine, /opt/rocm's links belong to one of them, and AMD's
     install pages ask for the legacy one to be removed first."""

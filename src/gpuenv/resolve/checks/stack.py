@@ -8,6 +8,12 @@ from gpuenv.resolve.facts_view import vendor_of
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 
 def _cuda_items(facts: Facts) -> list[str]:
     pkgs = {**inv.nvidia_driver_packages(facts), **inv.cuda_toolkit_packages(facts)}
@@ -20,7 +26,7 @@ def _rocm_items(facts: Facts) -> list[str]:
 
 
 @check(code="stack.both-installed", area="stacks", noted=True)
-def both_installed(facts: Facts, matrices, target: Target):
+def both_installed(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if not (inv.has_cuda_stack(facts) and inv.has_rocm_stack(facts)):
         return
     both_gpus = bool(facts.gpus_of("nvidia")) and bool(facts.gpus_of("amd"))
@@ -41,13 +47,13 @@ def both_installed(facts: Facts, matrices, target: Target):
 
 
 @check(code="stack.leftovers", area="stacks")
-def leftovers(facts: Facts, matrices, target: Target):
+def leftovers(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if facts.platform.wsl or facts.platform.container:
         # WSL lists no PCI GPUs, and a container image carries its stack to whatever host runs
         # it (a CUDA image on a CPU-only CI runner): "the GPU is gone" cannot be judged there.
         return
     vendors = {"nvidia": bool(facts.gpus_of("nvidia")), "amd": bool(facts.gpus_of("amd"))}
-    sources = {"nvidia": [], "amd": []}
+    sources: dict[str, list[str]] = {"nvidia": [], "amd": []}
     for src in facts.apt_sources or ():
         vendor = vendor_of(src.uri)
         if vendor and src.enabled:

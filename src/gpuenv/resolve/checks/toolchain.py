@@ -11,6 +11,12 @@ from gpuenv.resolve import toolkitpaths
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 NVCC_REF = "https://docs.nvidia.com/cuda/cuda-compiler-driver-nvcc/index.html#nvcc-environment-variables"
 HIPCC_REF = "https://rocm.docs.amd.com/projects/HIPCC/en/docs-6.4.0/env.html"
 _NAMED = r"^(?:.*/)?(?:[\w.-]+-linux-gnu-)?(gcc|g\+\+|clang|clang\+\+)(?:-(\d+))?$"
@@ -39,7 +45,7 @@ def cuda_in_use(facts: Facts, target: Target) -> tuple[str, str] | None:
 def _tool(facts: Facts, name: str, major: str | None = None) -> Tool | None:
     tools = [t for t in facts.toolchain or () if t.name == name and t.version]
     if major is not None:
-        return next((t for t in tools if t.version.split(".")[0] == major), None)
+        return next((t for t in tools if (t.version or "").split(".")[0] == major), None)
     for source in ("path", "package"):
         hit = next((t for t in tools if t.source == source and t.default), None)
         if hit:
@@ -62,7 +68,7 @@ def host_compiler(facts: Facts) -> tuple[str, str, str] | None:
         return (family, version, f"NVCC_CCBIN={ccbin}") if version else None
     for name in ("g++", "gcc"):
         tool = _tool(facts, name)
-        if tool:
+        if tool and tool.version:
             how = {"path": "PATH", "package": "dpkg"}.get(
                 tool.source or "", tool.source or "?"
             )
@@ -71,7 +77,7 @@ def host_compiler(facts: Facts) -> tuple[str, str, str] | None:
 
 
 @check(code="cuda.host-compiler", area="nvidia", needs=("matrices", "toolchain"))
-def host_compiler_check(facts: Facts, matrices, target: Target):
+def host_compiler_check(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     cuda = cuda_in_use(facts, target)
     compiler = host_compiler(facts)
     if cuda is None or compiler is None:
@@ -128,7 +134,7 @@ def host_compiler_check(facts: Facts, matrices, target: Target):
 
 
 @check(code="rocm.hipcc-clang-missing", area="amd", needs=("toolchain",))
-def hipcc_clang_missing(facts: Facts, matrices, target: Target):
+def hipcc_clang_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if (facts.environment or {}).get("HIP_CLANG_PATH"):
         return  # the user points hipcc at another clang
     tools = facts.toolchain or ()
@@ -136,17 +142,17 @@ def hipcc_clang_missing(facts: Facts, matrices, target: Target):
         t.path.rsplit("/llvm/bin/clang", 1)[0] for t in tools if t.name == "rocm-llvm" and t.path
     }
     bare = [
-        t
+        t.path
         for t in tools
         if t.name == "hipcc" and t.path and t.path.rsplit("/bin/hipcc", 1)[0] not in trees_with_clang
     ]
     if not bare:
         return
-    trees = [t.path.rsplit("/bin/hipcc", 1)[0] for t in bare]
+    trees = [path.rsplit("/bin/hipcc", 1)[0] for path in bare]
     yield Finding(
         severity=Severity.ERROR,
         title="hipcc is installed without ROCm's clang",
-        detail=f"{', '.join(t.path for t in bare)} present, but no {', '.join(f'{p}/llvm/bin/clang' for p in trees)}. "
+        detail=f"{', '.join(bare)} present, but no {', '.join(f'{p}/llvm/bin/clang' for p in trees)}. "
         "hipcc runs the clang in ROCM_PATH/llvm/bin (HIP_CLANG_PATH unset): every HIP compile fails.",
         fix="sudo apt-get install rocm-llvm  # ROCm's clang, /opt/rocm/llvm\n"
         "or point hipcc at another ROCm clang: export HIP_CLANG_PATH=/path/to/llvm/bin",

@@ -16,15 +16,22 @@ from gpuenv.resolve.facts_view import amdgpu_release, rocm_gpus, same_line, shad
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.facts import Torch
+    from gpuenv.matrices import Matrices, TorchVariant
+
 COMPAT_REF = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 
 
-def _torch(facts: Facts):
+def _torch(facts: Facts) -> Torch | None:
     return facts.python.torch if facts.python else None
 
 
-def build_of(torch) -> str | None:
+def build_of(torch: Torch) -> str | None:
     """'cuda', 'rocm', 'cpu', or None when the facts do not tell (inventory.torch_build)."""
     return inv.torch_build(torch)
 
@@ -35,7 +42,7 @@ def cuda_arch_ok(cc: str, archs: tuple[str, ...] | list[str]) -> bool:
     return wheelfit.covers(archs, gpuinfo.sm(cc)) is not None
 
 
-def gpu_fits(gpu: Gpu, matrices, archs) -> bool | None:
+def gpu_fits(gpu: Gpu, matrices: Matrices | None, archs: tuple[str, ...] | list[str]) -> bool | None:
     """None when the GPU's architecture is unknown."""
     if gpu.vendor == "nvidia":
         cc = gpuinfo.compute_capability(gpu, matrices)
@@ -44,7 +51,7 @@ def gpu_fits(gpu: Gpu, matrices, archs) -> bool | None:
     return None if gfx is None else gfx.split(":")[0] in archs
 
 
-def _official_variant(torch, matrices):
+def _official_variant(torch: Torch, matrices: Matrices | None) -> TorchVariant | None:
     """The bundled official variant of an installed '2.9.0+rocm6.4' build, or None."""
     version, _, local = (torch.version or "").partition("+")
     if matrices is None or not local:
@@ -52,7 +59,7 @@ def _official_variant(torch, matrices):
     return next((v for v in matrices.torch_variants(version) if v.variant == local), None)
 
 
-def _hollow(gpus: list[Gpu], matrices, listed_only: tuple[str, ...]) -> list[Gpu]:
+def _hollow(gpus: list[Gpu], matrices: Matrices | None, listed_only: tuple[str, ...]) -> list[Gpu]:
     """The AMD GPUs whose target a wheel lists but ships no rocBLAS kernels for
     (``archs_without_kernels``: the first matmul aborts)."""
     return [
@@ -62,33 +69,36 @@ def _hollow(gpus: list[Gpu], matrices, listed_only: tuple[str, ...]) -> list[Gpu
     ]
 
 
-def installed_archs(facts: Facts, matrices) -> tuple[str, ...] | None:
+def installed_archs(facts: Facts, matrices: Matrices | None) -> tuple[str, ...] | None:
     """The architectures the installed wheel was built for: as torch reported them, else the
     bundled arch list of its official variant ('2.7.0+cu128' -> cu128's list)."""
     torch = _torch(facts)
+    if torch is None:
+        return None
     if torch.arch_list:
         return tuple(torch.arch_list)
     official = _official_variant(torch, matrices)
     return tuple(official.archs) + tuple(official.ptx or ()) if official else None
 
 
-def _rocm_capable(facts: Facts, matrices) -> list[Gpu]:
-    """AMD GPUs a ROCm PyTorch build could use (gpuinfo.amd_compute): an APU no wheel supports is
+def _rocm_capable(facts: Facts, matrices: Matrices | None) -> list[Gpu]:
+    """AMD GPUs a ROCm PyTorch build could use (inventory.amd_compute): an APU no wheel supports is
     no reason to call a CUDA or CPU build of torch wrong."""
     if gpuinfo.amd_discrete(facts, matrices):
         return list(gpuinfo.amd_discrete(facts, matrices))
     return list(gpuinfo.amd_compute(facts, matrices))
 
 
-def _gpu_machine(facts: Facts, matrices) -> list[Gpu]:
+def _gpu_machine(facts: Facts, matrices: Matrices | None) -> list[Gpu]:
     """The GPUs a GPU build of torch would use: every NVIDIA GPU and every ROCm-capable AMD one,
     driver or not (a CPU build is wrong either way: it never uses them)."""
     return list(facts.gpus_of("nvidia")) + _rocm_capable(facts, matrices)
 
 
 @check(code="torch.cpu-build", area="torch", needs=("python.torch",))
-def cpu_build(facts: Facts, matrices, target: Target):
+def cpu_build(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     torch = _torch(facts)
+    assert facts.python is not None and torch is not None  # run_checks skips the check while its needs are unknown
     gpus = _gpu_machine(facts, matrices)
     if build_of(torch) != "cpu" or not gpus:
         return
@@ -103,7 +113,7 @@ def cpu_build(facts: Facts, matrices, target: Target):
     )
 
 
-def _rocm_builds_exist(matrices, release: str | None) -> bool | None:
+def _rocm_builds_exist(matrices: Matrices | None, release: str | None) -> bool | None:
     """Whether PyTorch ``release`` had official ROCm wheels: False before the first release the
     matrices hold a ROCm variant of (1.8.0, the first with ROCm binaries), None when not known."""
     if matrices is None or release is None:
@@ -117,8 +127,9 @@ def _rocm_builds_exist(matrices, release: str | None) -> bool | None:
 
 
 @check(code="torch.wrong-vendor", area="torch", needs=("python.torch",))
-def wrong_vendor(facts: Facts, matrices, target: Target):
+def wrong_vendor(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     torch = _torch(facts)
+    assert torch is not None  # run_checks skips the check while its needs are unknown
     build = build_of(torch)
     nvidia, amd = facts.gpus_of("nvidia"), facts.gpus_of("amd")
     why = ""
@@ -151,13 +162,13 @@ def wrong_vendor(facts: Facts, matrices, target: Target):
     )
 
 
-def _nvidia_archs(facts: Facts, matrices) -> list[wheelfit.GpuArch]:
+def _nvidia_archs(facts: Facts, matrices: Matrices) -> list[wheelfit.GpuArch]:
     """The NVIDIA GPUs as `gpuenv torch` sees them, those of unknown capability left out."""
     return [g for g in wheelfit.gpu_archs(facts, matrices, "nvidia") if g.arch]
 
 
 @check(code="torch.driver-too-old", area="torch", needs=("matrices",))
-def driver_too_old(facts: Facts, matrices, target: Target):
+def driver_too_old(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     driver = inv.nvidia_driver_version(facts)
     gpus = facts.gpus_of("nvidia")
     if not driver:
@@ -169,7 +180,7 @@ def driver_too_old(facts: Facts, matrices, target: Target):
     if torch is not None and torch.cuda and not target.torch:
         archs = installed_archs(facts, matrices) or ()
         via_ptx = [
-            g.arch for g in _nvidia_archs(facts, matrices) if (wheelfit.covers(archs, g.arch) or "").startswith("compute_")
+            g.arch for g in _nvidia_archs(facts, matrices) if g.arch and (wheelfit.covers(archs, g.arch) or "").startswith("compute_")
         ]
         mode, why = wheelfit.driver_fit(matrices, driver, inv.series(torch.cuda) or torch.cuda, via_ptx)
         if mode is None and toolkitpaths.toolkit_for(matrices, torch.cuda) is not None:
@@ -187,12 +198,12 @@ def driver_too_old(facts: Facts, matrices, target: Target):
         return
     if not target.torch:
         return
-    archs = _nvidia_archs(facts, matrices)
+    gpu_archs = _nvidia_archs(facts, matrices)
     variants = [v for v in matrices.torch_variants(target.torch) if v.stack == "cuda"]
-    fitting = [v for v in variants if wheelfit.fit(v, archs, None, None, matrices)[0]]
+    fitting = [v for v in variants if wheelfit.fit(v, gpu_archs, None, None, matrices)[0]]
     if not fitting:
         return  # torch.arch-missing says so
-    verdicts = [(v, wheelfit.fit(v, archs, driver, None, matrices)) for v in fitting]
+    verdicts = [(v, wheelfit.fit(v, gpu_archs, driver, None, matrices)) for v in fitting]
     if any(ok for _, (ok, _, _) in verdicts):
         return
     yield Finding(
@@ -205,7 +216,7 @@ def driver_too_old(facts: Facts, matrices, target: Target):
     )
 
 
-def _cuda_version_only(facts: Facts, target: Target):
+def _cuda_version_only(facts: Facts, target: Target) -> Iterator[Finding]:
     """A driver known only by the CUDA version it supports (inside a container: nvidia-smi's "CUDA
     Version", NVML's cuda_driver_version) still judges the installed CUDA build of torch. From CUDA
     11 on, a driver of a major release runs every build of that major release (minor-version
@@ -233,7 +244,9 @@ def _cuda_version_only(facts: Facts, target: Target):
     )
 
 
-def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | None):
+def _missing_from(
+    facts: Facts, matrices: Matrices | None, torch: Torch, gpus: list[Gpu], build: str | None
+) -> tuple[list[Gpu], str]:
     """(GPUs the installed build has no kernels for, how that is known), judged from the best
     evidence the facts hold: the build's own arch list, its official variant's list, what the
     CUDA it was built with can compile, the official builds of its release (when the build is
@@ -246,7 +259,7 @@ def _missing_from(facts: Facts, matrices, torch, gpus: list[Gpu], build: str | N
         listed_only = official.archs_without_kernels if official else ()
         hollow = [g for g in _hollow(gpus, matrices, listed_only) if g not in missing]
         how = f"{how}: {', '.join(archs)}"
-        if hollow:
+        if official and hollow:
             how += (
                 f"; the official {official.variant} wheel lists {', '.join(official.archs_without_kernels)} but its "
                 "bundled rocBLAS has no kernels for them (the first matmul aborts)"
@@ -304,7 +317,7 @@ def _ptx_possible(cc: str, supported: tuple[str, ...]) -> bool:
 
 
 @check(code="torch.arch-missing", area="torch")
-def arch_missing(facts: Facts, matrices, target: Target):
+def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if target.torch and matrices is not None:
         yield from _arch_missing_target(facts, matrices, target.torch)
         return
@@ -328,8 +341,8 @@ def arch_missing(facts: Facts, matrices, target: Target):
     need = ", ".join(
         sorted(
             {
-                gpuinfo.sm(gpuinfo.compute_capability(g, matrices))
-                if g.vendor == "nvidia"
+                gpuinfo.sm(cc)
+                if g.vendor == "nvidia" and (cc := gpuinfo.compute_capability(g, matrices))
                 else (gpuinfo.gfx_target(g, matrices) or "?")
                 for g in missing
             }
@@ -346,7 +359,7 @@ def arch_missing(facts: Facts, matrices, target: Target):
     )
 
 
-def _arch_missing_target(facts: Facts, matrices, version: str):
+def _arch_missing_target(facts: Facts, matrices: Matrices, version: str) -> Iterator[Finding]:
     for stack, vendor in (("cuda", "nvidia"), ("rocm", "amd")):
         gpus = list(facts.gpus_of("nvidia")) if vendor == "nvidia" else list(rocm_gpus(facts, matrices))
         if not gpus:
@@ -361,7 +374,7 @@ def _arch_missing_target(facts: Facts, matrices, version: str):
             continue
         yield Finding(
             severity=Severity.ERROR,
-            title=f"No official PyTorch {version} wheel has kernels for {', '.join(sorted({g.arch for g in archs}))}",
+            title=f"No official PyTorch {version} wheel has kernels for {', '.join(sorted({g.arch for g in archs if g.arch}))}",
             detail=f"GPUs: {gpuinfo.describe(gpus, matrices)}; {version} wheels: "
             + "; ".join(f"{v.variant}: {', '.join(v.archs + tuple(v.ptx or ()))}" for v in variants),
             fix="gpuenv torch  # the newest release that fits",
@@ -371,19 +384,20 @@ def _arch_missing_target(facts: Facts, matrices, version: str):
 
 
 @check(code="torch.rocm-mismatch", area="torch", needs=("python.torch",))
-def rocm_mismatch(facts: Facts, matrices, target: Target):
+def rocm_mismatch(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     """The wheel bundles its own ROCm user space; what it needs from the machine is an amdgpu
     kernel driver that user space supports. With the driver release known (amdgpu-dkms), the
     matrix's list of drivers the wheel's ROCm release supports decides; otherwise the machine's
     ROCm release stands in for its driver (same major, not older than the wheel's)."""
     torch = _torch(facts)
+    assert torch is not None  # run_checks skips the check while its needs are unknown
     if not torch.hip:
         return
     wheel = inv.version_tuple(torch.hip)[:2]
     wheel_series = ".".join(map(str, wheel))
     driver = amdgpu_release(facts)
     release = matrices.rocm_release(wheel_series) if matrices is not None and len(wheel) == 2 else None
-    if driver and release is not None:
+    if driver and release is not None and matrices is not None:
         supported = release.amdgpu_driver_compat or ((release.amdgpu_driver,) if release.amdgpu_driver else ())
         if not supported or any(same_line(driver, c) for c in supported):
             return
@@ -424,8 +438,9 @@ _ROCM_LIB = r"^/opt/rocm(?:-(\d+\.\d+)(?:\.\d+)?)?/(lib64|lib)$"
 
 
 @check(code="torch.ld-library-path", area="torch", needs=("python.torch",))
-def ld_library_path(facts: Facts, matrices, target: Target):
+def ld_library_path(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     torch = _torch(facts)
+    assert torch is not None  # run_checks skips the check while its needs are unknown
     entries = toolkitpaths.path_entries(facts, "LD_LIBRARY_PATH") or []
     build = build_of(torch)
     if build == "cpu" or not entries:
@@ -456,7 +471,8 @@ def ld_library_path(facts: Facts, matrices, target: Target):
 
 
 @check(code="torch.not-installed", area="torch", needs=("python",))
-def not_installed(facts: Facts, matrices, target: Target):
+def not_installed(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
+    assert facts.python is not None  # run_checks skips the check while its needs are unknown
     if facts.python.torch is not None or "torch" in facts.python.packages:
         return
     gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]

@@ -7,6 +7,12 @@ from gpuenv.resolve import gpuinfo
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from gpuenv.matrices import Matrices
+
 VFIO_REF = "https://docs.kernel.org/driver-api/vfio.html"
 VGPU_REF = "https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html"
 
@@ -40,7 +46,7 @@ def _title(kind: str) -> str:
 
 
 @check(code="platform.virtual-machine", area="platform")
-def virtual_machine(facts: Facts, matrices, target: Target):
+def virtual_machine(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     p = facts.platform
     if not p.virtualization or p.wsl:
         return
