@@ -357,11 +357,14 @@ def vendor_repo(tmp_path_factory) -> Repo:
 
 
 VENDORS = {"https://repo.radeon.com": "amd", "https://developer.download.nvidia.com": "nvidia"}
+# ROCm's new release stream: repo.amd.com (7.14) and stable.repo.amd.com (10.0) under the mirror.
+THEROCK_HOSTS = {"https://stable.repo.amd.com": "amd-stable", "https://repo.amd.com": "amd"}
 
 
 def mirror_bundle(dest: Path, url: str, fingerprint: str) -> Path:
     """The shipped matrices as a newer bundle whose repos.json names the mirror at ``url`` (the
-    vendors' trees under /amd and /nvidia) and pins ``fingerprint`` for both vendors' keys."""
+    vendors' trees under /amd and /nvidia, the new ROCm stream's under /amd and /amd-stable) and
+    pins ``fingerprint`` for every key."""
     import json
 
     from gpuenv.matrices import FILES, bundled_dir
@@ -374,13 +377,15 @@ def mirror_bundle(dest: Path, url: str, fingerprint: str) -> Path:
     bundle["version"] = f"{int(year) + 100}.{rest}"  # newer than the shipped bundle: an update
     (dest / "bundle.json").write_text(json.dumps(bundle))
     text = (Path(bundled_dir()) / "repos.json").read_text()
-    for vendor_url, vendor in VENDORS.items():
+    for vendor_url, vendor in (*VENDORS.items(), *THEROCK_HOSTS.items()):
         text = text.replace(vendor_url, f"{url}/{vendor}")
     repos = json.loads(text)
     host = url.split("://", 1)[1]
     for vendor in VENDORS.values():
         repos[vendor]["key"]["fingerprint"] = fingerprint
         repos[vendor]["source_hosts"].append(f"{host}/{vendor}")
+    for rel in repos["amd_therock"]["releases"]:
+        rel["key"]["fingerprint"] = fingerprint
     (dest / "repos.json").write_text(json.dumps(repos))
     return dest
 
