@@ -70,10 +70,10 @@ def test_the_installed_script_ignores_the_old_test_switches(tmp_path):
 
 def mirror_bundle(dest: Path, key_url: str | None = None) -> Path:
     """A newer bundle whose repos.json names the mirror at MIRROR and pins FPR (tests/chroot_env's,
-    as the install tests use it); ``key_url`` replaces AMD's key URL."""
+    as the new-stream install tests use it); ``key_url`` replaces AMD's key URL."""
     from tests.chroot_env import mirror_bundle as build
 
-    build(dest, MIRROR, FPR)
+    build(dest, MIRROR, FPR, therock=True)
     if key_url is not None:
         doc = json.loads((dest / "repos.json").read_text())
         doc["amd"]["key"]["url"] = key_url
