@@ -238,15 +238,16 @@ class Repo:
     def env(self) -> dict[str, str]:
         return {"GPUENV_STATE_DIR": str(self.state)}
 
-    def install_bundle(self, state: Path, fingerprint: str | None = None) -> Path:
+    def install_bundle(self, state: Path, fingerprint: str | None = None, therock: bool = False) -> Path:
         """Install, through ``gpuenv matrix update``, a bundle pointing at this repository (with
-        ``fingerprint`` pinned instead of its key's) into the state directory ``state``."""
+        ``fingerprint`` pinned instead of its key's) into the state directory ``state``; with
+        ``therock``, the new ROCm stream's repositories are the mirror's too (mirror_bundle)."""
         import tempfile
 
         from gpuenv.matrixbundle import digest
 
         with tempfile.TemporaryDirectory(prefix="gpuenv-mirror-bundle-") as tmp:
-            bundle = mirror_bundle(Path(tmp) / "bundle", self.url, fingerprint or self.fingerprint)
+            bundle = mirror_bundle(Path(tmp) / "bundle", self.url, fingerprint or self.fingerprint, therock)
             env = {"GPUENV_STATE_DIR": str(state)}
             res = gpuenv("matrix", "update", "--from", str(bundle), "--sha256", digest(bundle), env=env)
         assert res.returncode == 0, res.stdout + res.stderr
@@ -341,6 +342,8 @@ def vendor_repo(tmp_path_factory) -> Repo:
     (www / "amd/rocm/rocm.gpg.key").write_text(armored)
     # AMD's new-stream repository: packages-multi-arch/<distro>, suite stable (the 7.14 install page).
     _dist_repo(home, fpr, www / "amd/rocm/packages-multi-arch/debian12", THEROCK_DEBS, work, suite="stable")
+    (www / "amd/rocm/packages-multi-arch/gpg").mkdir()
+    (www / "amd/rocm/packages-multi-arch/gpg/rocm.gpg").write_text(armored)  # where the 7.14 page fetches it
 
     handler = functools.partial(_Quiet, directory=str(www))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -357,11 +360,16 @@ def vendor_repo(tmp_path_factory) -> Repo:
 
 
 VENDORS = {"https://repo.radeon.com": "amd", "https://developer.download.nvidia.com": "nvidia"}
+# ROCm's new release stream: repo.amd.com (7.14) and stable.repo.amd.com (10.0) under the mirror.
+THEROCK_HOSTS = {"https://stable.repo.amd.com": "amd-stable", "https://repo.amd.com": "amd"}
 
 
-def mirror_bundle(dest: Path, url: str, fingerprint: str) -> Path:
+def mirror_bundle(dest: Path, url: str, fingerprint: str, therock: bool = False) -> Path:
     """The shipped matrices as a newer bundle whose repos.json names the mirror at ``url`` (the
-    vendors' trees under /amd and /nvidia) and pins ``fingerprint`` for both vendors' keys."""
+    vendors' trees under /amd and /nvidia, the new ROCm stream's under /amd and /amd-stable) and
+    pins ``fingerprint`` for both vendors' keys. The new stream's keys are pinned with ``therock``
+    only; without it they have no fingerprint, so plans stay on the legacy stream the install
+    tests were written for (the mirror serves 7.14 only, not 10.0)."""
     import json
 
     from gpuenv.matrices import FILES, bundled_dir
@@ -374,13 +382,15 @@ def mirror_bundle(dest: Path, url: str, fingerprint: str) -> Path:
     bundle["version"] = f"{int(year) + 100}.{rest}"  # newer than the shipped bundle: an update
     (dest / "bundle.json").write_text(json.dumps(bundle))
     text = (Path(bundled_dir()) / "repos.json").read_text()
-    for vendor_url, vendor in VENDORS.items():
+    for vendor_url, vendor in (*VENDORS.items(), *THEROCK_HOSTS.items()):
         text = text.replace(vendor_url, f"{url}/{vendor}")
     repos = json.loads(text)
     host = url.split("://", 1)[1]
     for vendor in VENDORS.values():
         repos[vendor]["key"]["fingerprint"] = fingerprint
         repos[vendor]["source_hosts"].append(f"{host}/{vendor}")
+    for rel in repos["amd_therock"]["releases"]:
+        rel["key"]["fingerprint"] = fingerprint if therock else None
     (dest / "repos.json").write_text(json.dumps(repos))
     return dest
 

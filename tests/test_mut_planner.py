@@ -290,7 +290,7 @@ def test_a_rocm_install_drops_an_older_amd_source():
     doc["apt_sources"].append(
         _source("https://repo.radeon.com/rocm/apt/7.2.4", "/etc/apt/sources.list.d/rocm.list", "noble")
     )
-    plan = make(doc, "rocm")
+    plan = make(doc, "rocm", version="7.2.4")  # the legacy stream's sources
     drops = [s for s in plan.steps if s.id.startswith("drop-")]
     assert [(s.id, s.path, s.title) for s in drops] == [
         ("drop-amd-source-0", "/etc/apt/sources.list.d/amdgpu-6.0.list",
@@ -321,7 +321,7 @@ def test_headers_are_installed_unless_known_to_be_there(name, headers, installed
     doc["os"]["id"] = name
     doc["kernel"]["headers_installed"] = headers
     doc["packages"]["installed"].update(installed)  # the headers' own package need not be listed
-    plan = make(doc, "rocm")
+    plan = make(doc, "rocm", version="7.2.4")  # the legacy stream builds a DKMS driver
     step = plan.step("headers") if "headers" in ids(plan) else None
     assert (step.packages if step else None) == expected
     if step:
@@ -334,7 +334,7 @@ def test_headers_are_installed_unless_known_to_be_there(name, headers, installed
 def test_a_self_built_kernel_has_no_headers_package_and_the_plan_says_so():
     doc = amd_box()
     doc["kernel"]["release"] = "6.9.0_Custom"
-    plan = make(doc, "rocm")
+    plan = make(doc, "rocm", version="7.2.4")
     assert "headers" not in ids(plan) and "driver" in ids(plan)
     assert (
         "kernel.headers-missing: the running kernel 6.9.0_Custom is not a distribution kernel (no "
@@ -348,8 +348,8 @@ def test_a_self_built_kernel_has_no_headers_package_and_the_plan_says_so():
 # ROCm
 
 
-def test_a_rocm_plan_on_a_clean_box_is_the_installers_sequence():
-    plan = make(amd_box(), "rocm")
+def test_a_legacy_rocm_plan_on_a_clean_box_is_the_installers_sequence():
+    plan = make(amd_box(), "rocm", version="7.2.4")
     assert ids(plan) == ["key", "source-0", "source-1", "pin", "apt-update", "headers", "driver", "groups",
                          "toolkit", "ld-so-conf", "ldconfig"]  # fmt: skip
     pin = plan.step("pin")
@@ -377,17 +377,18 @@ def test_without_a_gpu_user_the_plan_says_how_to_add_one(user):
 
 def test_an_inferred_rocm_amdgpu_pairing_is_noted_and_a_confirmed_one_is_not(tmp_path):
     note = "ROCm 7.2.4 pairs with amdgpu 30.30.4: inferred, not stated by AMD"
-    assert note in make(amd_box(), "rocm").notes  # the bundled pairing is inferred
+    assert note in make(amd_box(), "rocm", version="7.2.4").notes  # the bundled pairing is inferred
 
     def confirm(doc):
         doc["amd"]["releases"][0]["confirmed"] = True
 
-    assert note not in make(amd_box(), "rocm", repo=with_repos(tmp_path, confirm)).notes
+    assert note not in make(amd_box(), "rocm", repo=with_repos(tmp_path, confirm), version="7.2.4").notes
 
 
 def test_a_rocm_release_without_amd_repository_data_is_a_clear_error(tmp_path):
     def other(doc):
         doc["amd"]["releases"][0]["rocm"] = "7.1.1"
+        doc["amd_therock"]["releases"] = []  # no new-stream release to prefer
 
     with pytest.raises(PlanError, match=r"^no AMD repository data for ROCm 7\.2\.4 \(known: 7\.1\.1, 6\.3\.3\)$"):
         make(amd_box(), "rocm", repo=with_repos(tmp_path, other), version="7.2.4")

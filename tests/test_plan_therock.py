@@ -1,7 +1,7 @@
 """The planner and ROCm's new release stream (#29): AMD's documented apt route for 7.14/10.0 is in
-repos.json, the key that signs it has no fingerprint any source gives, so gpuenv refuses to install
-from it (saying so), `install auto` plans the newest release it can install and names the newer
-one, and 7.2.4 stays installable by --version."""
+repos.json with its key pinned by fingerprint, `install auto` plans the newest release that
+supports the machine whichever stream it is in, a legacy install is purged without the driver,
+7.2.4 stays installable by --version, and a release whose key has no fingerprint is refused."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 from gpuenv import facts as facts_mod
 from gpuenv.matrices import load as load_matrices
 from gpuenv.plan import planner, purge, repos
-from gpuenv.plan.plan import Action, PlanError
+from gpuenv.plan.plan import Action, Kind, PlanError
 from gpuenv.probe import collect
 from gpuenv.resolve.target import fitting_rocm
 from tests.cli_runner import CliRunner, app
@@ -42,15 +42,19 @@ def plan(facts, m, r=None, **kw):
     return planner.make_plan(facts, m, r or repos.load(), req)
 
 
-def test_the_route_is_amds_and_the_key_is_not_pinned():
+AMD_KEY = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
+
+
+def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
     r = repos.load()
     for version, host in (("7.14.0", "https://repo.amd.com/rocm/packages-multi-arch/"), ("10.0.0", "https://stable.repo.amd.com/rocm/core/packages/")):
         rel = r.therock_release(version)
         assert rel is not None and host in "\n".join(rel["list"]["lines"])
         assert "signed-by={keyring}" in rel["list"]["lines"][0] or "Signed-By: {keyring}" in rel["list"]["lines"]
-        assert rel["key"]["fingerprint"] is None and rel["key"]["confirmed"] is False
+        assert rel["key"]["fingerprint"] == AMD_KEY and rel["key"]["confirmed"] is True
+        assert "ROCm/TheRock" in rel["key"]["source"] and rel["key"]["source"].count(" @ ") >= 2
         assert "rocm-docs" in rel["source"]
-    assert r.therock_installable() == set()
+    assert r.therock_installable() == {"7.14.0", "10.0.0"}
 
 
 def test_the_newest_release_for_the_rx9070xt_is_the_new_streams(facts, m):
@@ -58,40 +62,90 @@ def test_the_newest_release_for_the_rx9070xt_is_the_new_streams(facts, m):
     assert fitting_rocm(facts, m).version == "7.2.4"  # the doctor's bare-box default is unchanged
 
 
-def test_install_auto_plans_the_newest_installable_and_names_the_newer(facts, m):
+def _step(p, step_id):
+    [step] = [s for s in p.steps if s.id == step_id]
+    return step
+
+
+def test_install_auto_plans_the_newest_release_through_amds_apt_route(facts, m):
     p = plan(facts, m)
-    assert p.target.version == "7.2.4"
-    assert any("ROCm 10.0.0 (the new release stream)" in n and "fingerprint" in n for n in p.notes)
+    assert p.target.version == "10.0.0" and p.target.driver is None
+    assert [s.id for s in p.steps] == ["key", "source-0", "apt-update", "groups", "toolkit"]
+    key = _step(p, "key")
+    assert (key.url, key.fingerprint, key.path) == (
+        "https://stable.repo.amd.com/rocm/gpg/packages.gpg", AMD_KEY, "/etc/apt/keyrings/amdrocm.gpg"
+    )
+    source = _step(p, "source-0")
+    assert source.path == "/etc/apt/sources.list.d/amdrocm-stable.sources"
+    assert "URIs: https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/\n" in source.content
+    assert "Signed-By: /etc/apt/keyrings/amdrocm.gpg\n" in source.content
+    assert _step(p, "groups").groups == ("render", "video")
+    assert _step(p, "toolkit").packages == ("amdrocm10.0-gfx1201",)  # the RX 9070 XT's; not the Raphael iGPU's
+    assert not any(s.kind is Kind.APT_PURGE or "dkms" in " ".join(s.packages or ()) for s in p.steps)
+    assert any(n.startswith("the amdgpu kernel driver is left as it is") and "docs-31.50.0" in n for n in p.notes)
+    assert not any("also supports this machine" in n for n in p.notes)
 
 
-@pytest.mark.parametrize("asked, release, uri", [
-    ("10.0.0", "10.0.0", "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/"),
-    ("7.14", "7.14.0", "https://repo.amd.com/rocm/packages-multi-arch/ubuntu2404"),
-])  # fmt: skip
-def test_a_new_stream_release_is_refused_with_its_route(facts, m, asked, release, uri):
-    with pytest.raises(PlanError) as err:
-        plan(facts, m, version=asked)
-    text = str(err.value)
-    assert f"ROCm {release}" in text and uri in text and "fingerprint" in text and "--version 7.2.4" in text
+def test_7_14_by_version_writes_its_one_line_source(facts, m):
+    p = plan(facts, m, version="7.14")
+    assert p.target.version == "7.14.0"
+    source = _step(p, "source-0")
+    assert (source.path, source.content) == (
+        "/etc/apt/sources.list.d/rocm.list",
+        "deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] "
+        "https://repo.amd.com/rocm/packages-multi-arch/ubuntu2404 stable main\n",
+    )
+    assert _step(p, "key").url == "https://repo.amd.com/rocm/packages-multi-arch/gpg/rocm.gpg"
+    assert _step(p, "toolkit").packages == ("amdrocm7.14-gfx1201",)
 
 
 def test_7_2_4_stays_installable_by_version(facts, m):
-    assert plan(facts, m, version="7.2.4").target.version == "7.2.4"
+    p = plan(facts, m, version="7.2.4")
+    assert p.target.version == "7.2.4"
+    assert _step(p, "toolkit").packages == ("rocm",) and _step(p, "driver").packages == ("amdgpu-dkms",)
 
 
-def test_a_pinned_key_makes_the_release_the_auto_choice(tmp_path, facts, m):
-    """With a fingerprint pinned (an admin's repos.json), install auto goes for the newest release,
-    whichever stream; gpuenv then says it does not plan that stream's steps rather than guess them."""
+def test_a_gpu_only_the_legacy_stream_supports_gets_a_legacy_release(m):
+    mi50 = facts_mod.loads((Path(__file__).parent / "facts" / "rocm-auto-ubuntu2204-mi50.json").read_text())
+    p = plan(mi50, m)
+    assert m.rocm_release(p.target.version).stream is None
+    assert "gfx906" not in m.rocm_release("10.0.0").gpus and "gfx906" in m.rocm_release(p.target.version).gpus
+
+
+def test_a_switch_from_the_legacy_stream_purges_rocm_and_keeps_the_driver(m):
+    legacy = collect(root=str(ROOTS / "ubuntu2404-rx9070xt-igpu-rocm"), user="alice")
+    assert {"rocm-core", "amdgpu-dkms"} <= set(legacy.packages.installed)
+    p = plan(legacy, m, version="10.0.0")
+    purged = _step(p, "purge-legacy-rocm-packages").packages
+    assert "rocm-core" in purged and not any(n.startswith(("amdgpu-dkms", "amdrocm")) for n in purged)
+    autoremove = _step(p, "purge-legacy-rocm-autoremove")
+    assert "!^amdgpu-dkms(-firmware)?$" in autoremove.allow
+    removed = {s.path for s in p.steps if s.kind is Kind.REMOVE_FILE}
+    assert "/etc/apt/preferences.d/rocm-pin-600" in removed and "/etc/apt/keyrings/rocm.gpg" not in removed
+    assert not any(s.id == "driver" for s in p.steps)
+
+
+def test_an_unpinned_key_is_refused_with_its_route(tmp_path, facts, m):
+    """An admin's repos.json without the fingerprint: gpuenv says so instead of trusting the key."""
     doc = json.loads(Path(repos.default_path()).read_text())
-    pinned = copy.deepcopy(doc)
-    for rel in pinned["amd_therock"]["releases"]:
-        rel["key"]["fingerprint"] = "0" * 40
+    for rel in doc["amd_therock"]["releases"]:
+        rel["key"]["fingerprint"] = None
     path = tmp_path / "repos.json"
-    path.write_text(json.dumps(pinned))
+    path.write_text(json.dumps(doc))
     r = repos.load(path)
-    assert r.therock_installable() == {"7.14.0", "10.0.0"}
-    with pytest.raises(PlanError, match="does not plan the new release stream"):
-        plan(facts, m, r)
+    assert r.therock_installable() == set()
+    assert plan(facts, m, r).target.version == "7.2.4"
+    with pytest.raises(PlanError) as err:
+        plan(facts, m, r, version="10.0.0")
+    text = str(err.value)
+    assert "https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/" in text and "fingerprint" in text
+    assert "--version 7.2.4" in text
+
+
+def test_an_os_amd_publishes_no_apt_directory_for_is_refused(m):
+    fedora = facts_mod.loads((Path(__file__).parent / "facts" / "plan-fedora41-rx7900.json").read_text())
+    with pytest.raises(PlanError, match="no directory for fedora"):
+        plan(fedora, m, version="10.0.0")
 
 
 def test_malformed_new_stream_data_is_refused(tmp_path):
@@ -109,11 +163,10 @@ def test_malformed_new_stream_data_is_refused(tmp_path):
             repos.load(path)
 
 
-def test_the_cli_says_it_in_one_line_with_the_usage_exit(tmp_path):
-    done = runner.invoke(app, ["install", "rocm", "--version", "10.0.0", "--dry-run", "--root", str(RX9070XT)])
-    assert done.exit_code == 2
-    lines = [ln for ln in (done.stdout + done.stderr).splitlines() if ln.strip()]
-    assert len(lines) == 1 and "no fingerprint" in lines[0] and "Traceback" not in done.stdout + done.stderr
+def test_the_cli_dry_run_shows_the_pinned_key_and_the_package(tmp_path):
+    done = runner.invoke(app, ["install", "rocm", "--dry-run", "--user", "alice", "--root", str(RX9070XT)])
+    assert done.exit_code == 0, done.stdout + done.stderr
+    assert "install rocm 10.0.0" in done.stdout and AMD_KEY in done.stdout and "amdrocm10.0-gfx1201" in done.stdout
 
 
 def test_facts_round_trip_keeps_the_choice(facts, m):

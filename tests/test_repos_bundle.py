@@ -56,20 +56,23 @@ def shipped() -> dict:
 def test_the_installed_script_ignores_the_old_test_switches(tmp_path):
     env = {**HOSTILE, "GPUENV_STATE_DIR": str(tmp_path / "state")}
     cuda = plan_json("cuda", "--version", "12.8", "--facts", str(FACTS), env=env)
-    rocm = plan_json("rocm", "--facts", str(AMD_FACTS), env=env)
+    rocm = plan_json("rocm", "--version", "7.2.4", "--facts", str(AMD_FACTS), env=env)
+    therock = plan_json("rocm", "--version", "10.0.0", "--facts", str(AMD_FACTS), env=env)
     nv, amd = shipped()["nvidia"]["key"], shipped()["amd"]["key"]
+    amd_100 = shipped()["amd_therock"]["releases"][1]["key"]
     assert keys(cuda) == [(nv["url"].format(distro="debian12", arch="x86_64"), nv["fingerprint"])]
     assert keys(rocm) == [(amd["url"], amd["fingerprint"])]
-    text = json.dumps([cuda, rocm])
+    assert keys(therock) == [(amd_100["url"], amd_100["fingerprint"])]
+    text = json.dumps([cuda, rocm, therock])
     assert "evil.example" not in text and FPR not in text and "test_overrides" not in text
 
 
 def mirror_bundle(dest: Path, key_url: str | None = None) -> Path:
     """A newer bundle whose repos.json names the mirror at MIRROR and pins FPR (tests/chroot_env's,
-    as the install tests use it); ``key_url`` replaces AMD's key URL."""
+    as the new-stream install tests use it); ``key_url`` replaces AMD's key URL."""
     from tests.chroot_env import mirror_bundle as build
 
-    build(dest, MIRROR, FPR)
+    build(dest, MIRROR, FPR, therock=True)
     if key_url is not None:
         doc = json.loads((dest / "repos.json").read_text())
         doc["amd"]["key"]["url"] = key_url
@@ -86,8 +89,11 @@ def test_an_installed_bundle_with_repos_json_is_what_plans_use(tmp_path, state):
     assert r.loopback_keys
     assert r.is_vendor_uri("amd", "https://repo.radeon.com/rocm/apt/7.2.4")
     # The environment names the state directory, the bundle there decides: as a plan shows it.
-    plan = plan_json("rocm", "--facts", str(AMD_FACTS), env={"GPUENV_STATE_DIR": str(state.parent)})
+    env = {"GPUENV_STATE_DIR": str(state.parent)}
+    plan = plan_json("rocm", "--version", "7.2.4", "--facts", str(AMD_FACTS), env=env)
     assert keys(plan) == [(f"{MIRROR}/amd/rocm/rocm.gpg.key", FPR)]
+    newest = plan_json("rocm", "--facts", str(AMD_FACTS), env=env)  # the new stream's 10.0, from the mirror too
+    assert keys(newest) == [(f"{MIRROR}/amd-stable/rocm/gpg/packages.gpg", FPR)]
 
 
 def test_without_repos_json_an_installed_bundle_keeps_the_shipped_repositories(tmp_path, state):

@@ -1,10 +1,15 @@
-"""The plain steps a plan is made of, shared by both stacks and the purge: apt-get update, an
-apt-get install, a file gpuenv owns or removes, ldconfig, update-initramfs (pure: each returns a
-Step)."""
+"""The plain steps a plan is made of, shared by both stacks, both ROCm streams and the purge:
+apt-get update, an apt-get install, a vendor key and its sources, a file gpuenv owns or removes,
+ldconfig, update-initramfs, the GPU groups (pure: each returns Steps)."""
 
 from __future__ import annotations
 
 from gpuenv.plan.plan import Kind, Step
+
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import Facts
+    from gpuenv.plan.repos import Key
 
 
 def apt_update() -> Step:
@@ -78,3 +83,49 @@ def initramfs(step_id: str, why: str, after: tuple[str, ...], reboot: bool) -> S
         skip_if="update-initramfs is absent, or the blacklist did not change",
     )
 
+
+
+def key_and_sources(key: Key, lists: list[tuple[str, str]], why: str) -> list[Step]:
+    """The vendor key (fetched, held to its pinned fingerprint) and the sources files that trust it."""
+    steps = [
+        Step(
+            id="key",
+            kind=Kind.APT_KEY,
+            title=f"Fetch the signing key, check fingerprint {key.fingerprint}, write {key.keyring}",
+            why=why,
+            url=key.url,
+            fingerprint=key.fingerprint,
+            path=key.keyring,
+            mode="0644",
+            skip_if="the keyring holds exactly that key",
+        )
+    ]
+    for i, (path, content) in enumerate(lists):
+        steps.append(write_file(f"source-{i}", f"Write {path}", why, path, content, kind=Kind.APT_SOURCE))
+    return steps
+
+
+GROUPS_WHY = "/dev/kfd and /dev/dri/renderD* belong to render/video"
+
+
+def gpu_groups(facts: Facts, user: str | None, notes: list[str], why: str) -> list[Step]:
+    """ROCm's device access: the user joins render and video (AMD's prerequisites, both streams).
+    ``why`` cites the finding it fixes (the planner names it through the check)."""
+    if not user or user == "root":
+        notes.append("no --user given (and no SUDO_USER): add the GPU user with usermod -a -G render,video NAME")
+        return []
+    if facts.user is None or facts.user.name != user:
+        # A facts file names the one user it was probed for: another name is not checked.
+        notes.append(f"whether the account {user} exists was not checked (the facts do not describe it)")
+    return [
+        Step(
+            id="groups",
+            kind=Kind.GROUP_ADD,
+            title=f"Add {user} to render and video (effective at next login)",
+            why=why,
+            user=user,
+            groups=("render", "video"),
+            argv=("usermod", "-a", "-G", "render,video", user),
+            skip_if="the user is already in both groups",
+        )
+    ]

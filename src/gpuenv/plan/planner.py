@@ -16,7 +16,17 @@ import re
 from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices
 from gpuenv.plan import therock
-from gpuenv.plan.builders import apt_install, apt_update, initramfs, ldconfig, remove_file, write_file
+from gpuenv.plan.builders import (
+    GROUPS_WHY,
+    apt_install,
+    apt_update,
+    gpu_groups,
+    initramfs,
+    key_and_sources,
+    ldconfig,
+    remove_file,
+    write_file,
+)
 from gpuenv.plan.plan import Action, Kind, Plan, PlanError, PlanTarget, Request, Step, TorchPick
 from gpuenv.plan.purge import purge_steps, stack_present
 from gpuenv.plan.repos import Repos
@@ -36,7 +46,7 @@ from gpuenv.resolve.target import choose_auto, fitting_rocm, newest_cuda_for
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
-    from gpuenv.plan.repos import Key
+    pass
 
 _DEB_NAME = re.compile(r"[a-z0-9][a-z0-9.+-]+")
 
@@ -114,25 +124,6 @@ def _kernel_ok(facts: Facts, stack: str, notes: list[str]) -> bool:
         )
         return False
     return True
-
-
-def _key_source_steps(key: Key, lists: list[tuple[str, str]], why: str) -> list[Step]:
-    steps = [
-        Step(
-            id="key",
-            kind=Kind.APT_KEY,
-            title=f"Fetch the signing key, check fingerprint {key.fingerprint}, write {key.keyring}",
-            why=why,
-            url=key.url,
-            fingerprint=key.fingerprint,
-            path=key.keyring,
-            mode="0644",
-            skip_if="the keyring holds exactly that key",
-        )
-    ]
-    for i, (path, content) in enumerate(lists):
-        steps.append(write_file(f"source-{i}", f"Write {path}", why, path, content, kind=Kind.APT_SOURCE))
-    return steps
 
 
 def _drop_other_sources(facts: Facts, repos: Repos, vendor: str, keep: tuple[str, ...]) -> list[Step]:
@@ -230,15 +221,19 @@ def _torch_steps(
 def _rocm(
     facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]
 ) -> tuple[PlanTarget, list[Step]]:
-    installable = {r["rocm"] for r in repos.section("amd")["releases"]} | repos.therock_installable()
+    installable = {r["rocm"] for r in repos.section("amd")["releases"]}
+    installable |= repos.therock_installable(facts.os.id, facts.os.version_id)
     version = req.version or fitting_rocm(facts, matrices, installable).version
     known = matrices.rocm_release(version)
     if known is None:
         raise PlanError(f"ROCm {version} is not in the bundled matrices (gpuenv matrix show rocm)")
     version = known.version  # "7.2" means its newest bundled patch release
     if known.stream == "therock":
-        therock.refuse(facts, repos, version)
-    elif not req.version:
+        kernel_ok = _kernel_ok(facts, "rocm", notes)
+        steps = therock.install_steps(facts, matrices, repos, version, req.user, notes, kernel_ok)
+        torch, more = _torch_steps(matrices, req, "rocm", version)
+        return PlanTarget(stack="rocm", version=version, driver=None, torch=torch), steps + more
+    if not req.version:
         therock.newer_stream_note(facts, matrices, version, notes)
     rel = repos.amd_release(version)
     if rel is None:
@@ -261,7 +256,7 @@ def _rocm(
     # Other AMD source files (an older release's, one without signed-by or for another suite) go:
     # this plan's two files are the AMD sources afterwards.
     steps = _drop_other_sources(facts, repos, "amd", tuple(path for path, _ in lists))
-    steps += _key_source_steps(key, lists, why_repo)
+    steps += key_and_sources(key, lists, why_repo)
     steps.append(
         write_file(
             "pin",
@@ -284,26 +279,7 @@ def _rocm(
                 reboot=True,
             )
         )
-    if req.user and req.user != "root":
-        steps.append(
-            Step(
-                id="groups",
-                kind=Kind.GROUP_ADD,
-                title=f"Add {req.user} to render and video (effective at next login)",
-                why=cite(amd_checks.no_device_access, "/dev/kfd and /dev/dri/renderD* belong to render/video"),
-                user=req.user,
-                groups=("render", "video"),
-                argv=("usermod", "-a", "-G", "render,video", req.user),
-                skip_if="the user is already in both groups",
-            )
-        )
-        if facts.user is None or facts.user.name != req.user:
-            # A facts file names the one user it was probed for: another name is not checked.
-            notes.append(f"whether the account {req.user} exists was not checked (the facts do not describe it)")
-    else:
-        notes.append(
-            "no --user given (and no SUDO_USER): add the GPU user with usermod -a -G render,video NAME"
-        )
+    steps += gpu_groups(facts, req.user, notes, why=cite(amd_checks.no_device_access, GROUPS_WHY))
     steps.append(
         apt_install(
             "toolkit",
@@ -395,7 +371,7 @@ def _cuda(
     list_path, list_content = repos.nvidia_list(distro, arch)
     # A second CUDA source (cuda-keyring's, a legacy cuda.list) goes: one repository, one signed-by.
     steps = _drop_other_sources(facts, repos, "nvidia", (list_path,))
-    steps += _key_source_steps(
+    steps += key_and_sources(
         key, [(list_path, list_content)], f"NVIDIA's CUDA repository for {distro}/{arch}"
     )
     steps.append(apt_update())

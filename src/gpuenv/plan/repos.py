@@ -91,14 +91,37 @@ class Repos:
                 return rel
         return None
 
-    def therock_installable(self) -> set[str]:
+    def therock_installable(self, os_id: str | None = None, version: str | None = None) -> set[str]:
         """The new stream's releases the planner can install: those whose key has a pinned
-        fingerprint (none yet: AMD's pages give the key's URL only)."""
+        fingerprint and, when an OS is given, whose repository has a directory for it."""
         return {
             rel["rocm"]
             for rel in self.doc.get("amd_therock", {}).get("releases", ())
-            if rel["key"].get("fingerprint")
+            if rel["key"].get("fingerprint") and (os_id is None or self.therock_distro(rel, os_id, version))
         }
+
+    @staticmethod
+    def therock_key(rel: dict[str, Any]) -> Key:
+        """A new-stream release's key; its fingerprint is pinned (therock_installable)."""
+        spec = rel["key"]
+        return Key(
+            url=spec["url"],
+            fingerprint=spec["fingerprint"],
+            keyring=spec["keyring"],
+            source=spec["source"],
+            confirmed=spec["confirmed"],
+        )
+
+    @staticmethod
+    def therock_distro(rel: dict[str, Any], os_id: str, version: str | None) -> str | None:
+        """The repository directory of this OS release (ubuntu2404), when AMD publishes one."""
+        return _lookup(rel["distros"], os_id, version, "distro")
+
+    def therock_list(self, rel: dict[str, Any], distro: str) -> tuple[str, str]:
+        """(path, content) of the release's sources file, as AMD's install page writes it."""
+        keyring = self.therock_key(rel).keyring
+        lines = [ln.format(keyring=keyring, distro=distro) for ln in rel["list"]["lines"]]
+        return rel["list"]["path"], "\n".join(lines) + "\n"
 
     # -- NVIDIA --
     def nvidia_distro(self, os_id: str, version: str | None) -> str | None:
@@ -128,7 +151,8 @@ class Repos:
     @property
     def loopback_keys(self) -> bool:
         """Whether a key comes over plain http from this machine (what the fetch must allow)."""
-        return any(_loopback_http(self.doc[v]["key"]["url"]) for v in ("amd", "nvidia"))
+        therock = [rel["key"]["url"] for rel in self.doc.get("amd_therock", {}).get("releases", ())]
+        return any(_loopback_http(url) for url in [self.doc[v]["key"]["url"] for v in ("amd", "nvidia")] + therock)
 
     def _key(self, vendor: str, fmt: dict[str, str]) -> Key:
         spec = self.doc[vendor]["key"]
@@ -221,7 +245,8 @@ def _check_therock(rel: dict[str, Any]) -> None:
     if not (key["url"].startswith("https://") or _loopback_http(key["url"])):
         raise PlanError(f"repos: amd_therock {rel['rocm']}: key URL must be https")
     text = "\n".join(rel["list"]["lines"])
-    if "{keyring}" not in text or "https://" not in text:
+    uris = [w for w in text.split() if "://" in w]
+    if "{keyring}" not in text or not uris or not all(u.startswith("https://") or _loopback_http(u) for u in uris):
         raise PlanError(f"repos: amd_therock {rel['rocm']}: source lines must be https and name {{keyring}}")
 
 

@@ -1,52 +1,158 @@
 """The planner's part for ROCm's new release stream (TheRock: 7.14, Core SDK 10.0, #29).
 
-AMD documents its apt route (repos.json ``amd_therock``: repository, key URL, package names), but
-not the fingerprint of the key that signs it, and gpuenv installs only from a key it pins. So a
-new-stream release is refused with the route and the reason, and `install auto`, which plans the
-newest release it can install, says which newer new-stream release also fits.
+The steps are AMD's documented apt route (repos.json ``amd_therock``, from the release's install
+page, ROCm/rocm-docs docs/install/include/200-install.rst): the key, fetched and held to the
+fingerprint repos.json pins, as the keyring; the release's sources file; apt-get update; the user in
+render and video; the release's package for each of the machine's gfx targets. A legacy ROCm
+install goes first (AMD's page: "If you have ROCm 7.2.4 or older installed, please uninstall it
+before proceeding"), by the ROCm purge rules less the amdgpu driver, which this plan leaves as it is:
+the page does not give the driver's steps, it links the AMD GPU driver's own documentation.
 """
 
 from __future__ import annotations
 
+import re
+
 from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices
-from gpuenv.plan.plan import PlanError
+from gpuenv.plan.builders import (
+    GROUPS_WHY,
+    apt_install,
+    apt_update,
+    gpu_groups,
+    key_and_sources,
+    ldconfig,
+    remove_file,
+)
+from gpuenv.plan.plan import Kind, PlanError, Step
+from gpuenv.plan.purge import purge_packages
 from gpuenv.plan.repos import Repos
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.checks import amd as amd_checks
+from gpuenv.resolve.checks import stack as stack_checks
+from gpuenv.resolve.registry import cite
 from gpuenv.resolve.target import fitting_rocm
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from typing import Any
 
+# What a switch from the legacy stream keeps: the new stream's own packages (amdrocm-*) and the
+# amdgpu kernel driver, which the new stream runs on and this plan does not replace.
+_KEEP = (re.compile(r"^amdrocm(-[a-z0-9]+)*([0-9]+\.[0-9]+)?(-[a-z0-9]+)*$"), re.compile(r"^amdgpu-dkms(-firmware)?$"))
+# The legacy ROCm repositories on repo.radeon.com (rocm/apt, graphics); amdgpu/ is the driver's.
+_LEGACY_URI = re.compile(r"https?://repo\.radeon\.com/(rocm/apt|graphics)/")
 
-def refuse(facts: Facts, repos: Repos, version: str) -> None:
-    """A release of the new stream (7.14, 10.0): its apt route is AMD's documented one
-    (repos.json amd_therock), but gpuenv installs only from a key whose fingerprint it pins, and
-    AMD's pages give the key's URL, not its fingerprint. Said plainly instead of trusting the key
-    on first download."""
+
+def install_steps(
+    facts: Facts, matrices: Matrices, repos: Repos, version: str, user: str | None, notes: list[str], kernel_ok: bool
+) -> list[Step]:
+    """The install of a new-stream release, or a PlanError saying why gpuenv cannot plan it.
+    ``kernel_ok``: the machine's kernel is its own (not a container's or WSL's, noted already)."""
     rel = repos.therock_release(version)
     if rel is None:
         raise PlanError(f"no repository data for ROCm {version} (the new release stream)")
     if not rel["key"].get("fingerprint"):
         raise PlanError(
             f"ROCm {version} installs from AMD's new-stream repository ({_first_uri(facts, rel)}), signed by the key "
-            f"at {rel['key']['url']}; AMD's documentation gives no fingerprint for it and none could be "
-            "verified, and gpuenv installs only from a key it pins. Install ROCm 7.2.4 instead "
-            "(gpuenv install rocm --version 7.2.4), or follow AMD's page by hand: " + rel["source"]
+            f"at {rel['key']['url']}; gpuenv knows no fingerprint for it, and installs only from a key it pins. "
+            "Install ROCm 7.2.4 instead (gpuenv install rocm --version 7.2.4), or follow AMD's page by hand: "
+            + rel["source"]
         )
-    # Reached only with a pinned key in an admin's repos.json: the new stream's driver route
-    # (amdgpu 31.x) and package set were not read closely enough to plan them.
-    raise PlanError(f"gpuenv does not plan the new release stream's install steps (ROCm {version}) yet: see {rel['source']}")
+    distro = repos.therock_distro(rel, facts.os.id, facts.os.version_id)
+    if distro is None:
+        offered = ", ".join(f"{d['os']} {d['version']}" for d in rel["distros"])
+        raise PlanError(
+            f"AMD's apt repository for ROCm {version} has no directory for {facts.os.id} "
+            f"{facts.os.version_id or '?'} (it has {offered}); gpuenv installs the new release stream through apt only"
+        )
+    key = repos.therock_key(rel)
+    path, content = repos.therock_list(rel, distro)
+    why = f"AMD's repository for ROCm {version} ({distro})"
+    steps = _legacy_purge(facts, repos, version, keep=path)
+    steps += key_and_sources(key, [(path, content)], why)
+    steps.append(apt_update())
+    steps += gpu_groups(facts, user, notes, why=cite(amd_checks.no_device_access, GROUPS_WHY))
+    packages = _packages(facts, matrices, rel, version)
+    steps.append(apt_install("toolkit", f"Install ROCm {version} ({' '.join(packages)})", f"target rocm {version}", packages))
+    if kernel_ok:
+        notes.append(
+            f"the amdgpu kernel driver is left as it is: AMD's install page for ROCm {version} does not give its "
+            f"steps but points to {rel['driver']}"
+        )
+    return steps
+
+
+def _packages(facts: Facts, matrices: Matrices, rel: dict[str, Any], version: str) -> list[str]:
+    """The release's package for each gfx target of the machine's GPUs that it supports (AMD's
+    per-target amdrocmX.Y-gfxNNNN), else the all-targets package amdrocmX.Y."""
+    known = matrices.rocm_release(version)
+    gpus = gpuinfo.amd_discrete(facts, matrices) or gpuinfo.amd_integrated(facts, matrices)
+    targets = sorted({t for g in gpus if (t := gpuinfo.gfx_target(g, matrices)) and known and known.support(t)})
+    names = rel["packages"]
+    if not targets or "toolkit_gfx" not in names:
+        return [names["toolkit"]]
+    return [names["toolkit_gfx"].format(gfx=t) for t in targets]
+
+
+def _legacy_purge(facts: Facts, repos: Repos, version: str, keep: str) -> list[Step]:
+    """A legacy ROCm install's packages (the purge rules, less the new stream's and the driver's)
+    and its repository files, source lists of rocm/apt and graphics only, its pin and loader file."""
+    why = f"AMD's ROCm {version} install page: uninstall ROCm 7.2.4 or older first"
+    packages = [p for p in purge_packages(facts, repos, "rocm") if not any(k.fullmatch(p.split(":")[0]) for k in _KEEP)]
+    sources = [f for f in _legacy_source_files(facts) if f != keep]
+    if not packages and not sources:
+        return []  # no legacy install: a list of "remove X (already absent)" steps is noise
+    steps: list[Step] = []
+    if packages:
+        steps.append(
+            Step(
+                id="purge-legacy-rocm-packages",
+                kind=Kind.APT_PURGE,
+                title=f"Purge the {len(packages)} installed legacy ROCm packages (the amdgpu driver stays)",
+                why=why,
+                packages=tuple(packages),
+                argv=("apt-get", "purge", "-y", *packages),
+                skip_if="none of these packages is installed",
+            )
+        )
+    amd = repos.section("amd")
+    files = [*sources, amd["pin"]["path"], amd["ld_so_conf"]["path"]]
+    steps += [
+        remove_file(f"purge-legacy-rocm-file-{i}", f"Remove {f}", cite(stack_checks.leftovers, "the legacy ROCm stream's files"), f)
+        for i, f in enumerate(dict.fromkeys(files))
+    ]
+    steps.append(ldconfig("purge-legacy-rocm-ldconfig", "drop /etc/ld.so.conf.d/rocm.conf from the loader cache",
+                          tuple(s.id for s in steps)))  # fmt: skip
+    if packages:
+        rules = repos.purge["rocm"]
+        steps.append(
+            Step(
+                id="purge-legacy-rocm-autoremove",
+                kind=Kind.APT_PURGE,
+                title="Autoremove what the legacy ROCm purge orphaned (simulated first; only legacy ROCm packages)",
+                why="apt autoremove is simulated and narrowed: it never takes the driver or the new stream's packages",
+                autoremove=True,
+                allow=rules.patterns + tuple("!" + p.pattern for p in (*rules.keep, *_KEEP)),
+                argv=("apt-get", "autoremove", "--purge", "-y"),
+                skip_if="apt's simulation finds no orphan of the legacy stream",
+            )
+        )
+    return steps
+
+
+def _legacy_source_files(facts: Facts) -> list[str]:
+    """Source files that list only legacy ROCm repositories (a file that lists anything else stays)."""
+    sources = facts.apt_sources or ()
+    files = dict.fromkeys(s.file for s in sources if s.file and _LEGACY_URI.match(s.uri))
+    return [f for f in files if all(_LEGACY_URI.match(s.uri) for s in sources if s.file == f)]
 
 
 def _first_uri(facts: Facts, rel: dict[str, Any]) -> str:
     """The repository URI of the release's source lines, for this machine's distribution when the
     data names it (ubuntu2404), else with the placeholder left in."""
-    distro: str = next(
-        (d["distro"] for d in rel["distros"] if d["os"] == facts.os.id and d["version"] == facts.os.version_id),
-        "{distro}",
-    )
+    distro = Repos.therock_distro(rel, facts.os.id, facts.os.version_id) or "{distro}"
     lines: list[str] = rel["list"]["lines"]
     for line in lines:
         for word in line.split():
@@ -57,7 +163,7 @@ def _first_uri(facts: Facts, rel: dict[str, Any]) -> str:
 
 def newer_stream_note(facts: Facts, matrices: Matrices, version: str, notes: list[str]) -> None:
     """install auto chose a legacy release: say which newer release of the new stream also fits
-    this machine, and why it is not the one planned."""
+    this machine, and why it is not the one planned (its key has no pinned fingerprint)."""
     newest = fitting_rocm(facts, matrices, newest=True)
     if newest.stream == "therock" and inv.version_tuple(newest.version) > inv.version_tuple(version):
         notes.append(
