@@ -1,5 +1,6 @@
 """ROCm's new release stream (TheRock): ROCm 7.14.0 and ROCm Core SDK 10.0.0 (#29), merged into
-rocm.json by build.py (build_rocm.py). Every value names where it was read; what was not read
+rocm.json by build.py (build_rocm.py), and AMD's own PyTorch wheel indexes for them (AMD_WHEELS,
+torch.json amd_wheels, by build_torch.py). Every value names where it was read; what was not read
 is left out and said so in the release's notes.
 
 Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store of public repositories):
@@ -143,11 +144,68 @@ OS_100 = [
 ]  # fmt: skip
 
 
+# -- PyTorch ---------------------------------------------------------------------------------
+# AMD lists for 10.0.0 (its compatibility matrix page, read in a stored copy of the rendered page):
+COMPAT_100 = (
+    "https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html (titled 'ROCm 10.0.0 "
+    "compatibility matrix', dated 2026-08-20; AI ecosystem table: PyTorch 2.13.0, 2.12.0, 2.11.0, Python "
+    "3.14-3.11)"
+)
+TORCH_100 = ["2.13.0", "2.12.0", "2.11.0"]
+# AMD's own wheels: one index per release channel, the GPU picked by a [device-gfxNNNN] extra
+# (TheRock RELEASES.md: "For packages which include device-specific code (such as rocm, torch, and
+# torchvision), select your GPU using a [device-*] install extra"; several targets as
+# torch[device-gfx942,device-gfx950]).
+RELEASES_MD = "ROCm/TheRock RELEASES.md @ 89553ce3746eda74ade42557470d25e37c91b6f0 (the [device-*] install extras)"
+SETUP_VENV = (
+    "ROCm/TheRock build_tools/setup_venv.py @ 89553ce3746eda74ade42557470d25e37c91b6f0 (ROCM_INDEX_URLS_MAP "
+    "stable: https://stable.repo.amd.com/rocm/whl-next/)"
+)
+AMD_WHEELS = [
+    {
+        "rocm": "10.0.0",
+        "index_url": "https://stable.repo.amd.com/rocm/whl-next/",
+        "torch": TORCH_100,
+        "archs": None,  # the release's targets (filled below)
+        "source": f"{INSTALL_100} (pip: --index-url https://stable.repo.amd.com/rocm/whl-next/ "
+        f"\"rocm[libraries,device-gfxNNNN]==10.0.0\"); {SETUP_VENV}; {RELEASES_MD}; torch versions: {COMPAT_100}",
+        "confirmed": False,
+        "notes": [
+            "The index and the device extras are AMD's (the 10.0 install page installs the ROCm wheels from it, "
+            "TheRock's RELEASES.md installs torch with the same extras); the torch versions are those AMD's 10.0 "
+            "compatibility matrix lists. That the index carries each of them for each target was not read: public "
+            "install notes show torch[device-gfx1151]==2.13.0+rocm10.0.0 and torch[device-gfx1201]==2.13.0+rocm10.0.0 "
+            "from it (unconfirmed).",
+        ],
+    },
+    {
+        "rocm": "7.14.0",
+        "index_url": "https://repo.amd.com/rocm/whl-multi-arch/",
+        "torch": ["2.12.0"],
+        "archs": None,
+        "source": "https://rocm.docs.amd.com/projects/ai-ecosystem/en/latest/frameworks/pytorch/install.html (as "
+        "quoted, 2026-08-15, by public install scripts whose repositories were not identified: "
+        "--index-url https://repo.amd.com/rocm/whl-multi-arch/ \"torch[device-gfx942]==2.12.0+rocm7.14.0\"); "
+        "ROCm/TheRock RELEASES.md @ 89553ce3746eda74ade42557470d25e37c91b6f0 (the [device-*] install extras; "
+        "names https://repo.amd.com/rocm/whl-multi-arch/ as a release channel)",
+        "confirmed": False,
+        "notes": [
+            "Not read in AMD's own pages: the index and torch 2.12.0 (+rocm7.14.0) come from public scripts quoting "
+            "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's list of "
+            "PyTorch versions for 7.14.0 was not read.",
+        ],
+    },
+]
+
+
 def _gpus() -> dict[str, str]:
     out = {g: "full" for g in INSTINCT}
     out.update({g: "radeon" for g in (*RADEON, *RYZEN)})
     return out
 
+
+for _w in AMD_WHEELS:
+    _w["archs"] = sorted(_gpus())
 
 RELEASES = [
     {
@@ -175,7 +233,8 @@ RELEASES = [
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
             "30.20.1-30.20.0, 30.10.2-30.10.0 for Radeon, and the same list for Instinct (lines kept here).",
-            "PyTorch versions AMD lists for 7.14.0 were not read.",
+            "PyTorch versions AMD lists for 7.14.0 were not read; AMD's own wheels for it (unconfirmed): "
+            "torch.json amd_wheels.",
         ],
     },
     {
@@ -186,8 +245,9 @@ RELEASES = [
         "gpus": _gpus(),
         "amdgpu_driver": "31.50.x",
         "amdgpu_driver_compat": ["31.50.x"],
-        "torch": [],
-        "source": f"{INSTALL_100}; {OS_YAML}; shared/reference/errata.md section 7 (therock-10.0 tag, 2026-08-26)",
+        "torch": TORCH_100,
+        "source": f"{INSTALL_100}; {OS_YAML}; shared/reference/errata.md section 7 (therock-10.0 tag, 2026-08-26); "
+        f"PyTorch: {COMPAT_100}",
         "kernels_source": OS_YAML,
         "confirmed": False,
         "kernels_confirmed": False,
@@ -199,7 +259,8 @@ RELEASES = [
             "amdgpu: the 10.0 install page links the AMD GPU driver docs-31.50.0; the full compatible-driver "
             "list of 10.0 was not read.",
             "The 10.0 release date is the therock-10.0 tag's; AMD's release notes page was not read for a date.",
-            "PyTorch versions AMD lists for 10.0.0 were not read.",
+            "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
+            "AMD's own wheels for it: torch.json amd_wheels.",
         ],
     },
 ]
