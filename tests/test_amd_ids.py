@@ -73,3 +73,20 @@ def test_each_added_id_says_what_the_pinned_files_say(row, gpus):
     entry = gpus[f"1002:{short}"]
     assert entry.gfx_target == gfx
     assert "pci.ids" in entry.source or "amdgpu.ids" in entry.source
+
+
+def test_every_entry_with_revisions_carries_the_pinned_table(gpus):
+    revs = amdgpu_ids()
+    carrying = {pci: g for pci, g in gpus.items() if g.revisions}
+    assert len(carrying) > 70
+    for pci, g in carrying.items():
+        assert g.revisions == revs[pci[5:]], pci
+
+
+def test_the_revisions_of_the_issue_name_their_cards(gpus):
+    # amdgpu.ids @ 15cdcfe9e1c4 ("From ROCm 7.2"); the older pin named neither revision
+    assert gpus["1002:7551"].product("c8") == "AMD Radeon AI PRO R9600D"
+    assert gpus["1002:7551"].product("c0") == "AMD Radeon AI PRO R9700"
+    assert gpus["1002:7590"].product("c1") == "AMD Radeon RX 9060 XT LP"
+    assert gpus["1002:7590"].product("c7") == "AMD Radeon RX 9060"
+    assert "15cdcfe9e1c4" in gpus["1002:7551"].source and "369990d9660a" not in gpus["1002:7551"].source

@@ -589,3 +589,40 @@ def test_without_a_known_rocm_release_or_gfx_target_support_is_not_judged(matric
 )
 def test_no_override_finding_when_it_is_not_set_or_not_known(matrices, env):
     assert not judged(_box(("environment", env)), matrices, "amd.hsa-override")
+
+
+# -- Strix Point / Strix Halo on the legacy stream (#29)
+
+
+def _installed(version: str, build: str):
+    """The box with another legacy ROCm installed: the toolkit and its rocm-* packages."""
+
+    def apply(doc):
+        doc["toolkits"]["rocm"] = [{"version": f"{version}-{build}", "path": f"/opt/rocm-{version}", "source": "package"}]
+        pk = doc["packages"]["installed"]
+        for name in ("rocm", "rocm-core", "rocm-hip-runtime"):
+            pk[name] = f"{version}.{build}-1~24.04"
+
+    return apply
+
+
+@pytest.mark.parametrize("version,build", [("7.2.4", "70204"), ("7.2.1", "70201"), ("7.1.1", "70101")])
+def test_a_ryzen_ai_max_395_under_a_release_whose_ryzen_pages_list_it(matrices, version, build):
+    """A Ryzen AI MAX+ 395 (Strix Halo, gfx1151) alone with ROCm 7.1.1-7.2.x installed: AMD's Ryzen pages
+    list it (unconfirmed, the release's notes say so), so the doctor judges it against the installed
+    release, which supports it on Radeon terms: no amd.gpu-unsupported, and Ubuntu is within the terms."""
+    rel = matrices.rocm_release(version)
+    assert rel.support("gfx1151") == "radeon" and rel.support("gfx1150") == "radeon"
+    assert any("UNCONFIRMED" in n and "gfx1151" in n for n in rel.notes)
+    box = _box(_installed(version, build), gpus=[STRIX])
+    assert not judged(box, matrices, "amd.gpu-unsupported")
+    assert not judged(box, matrices, "amd.gpu-preview")
+    off_terms = judged_one(_box(_installed(version, build), ("os", DEBIAN), gpus=[STRIX]), matrices, "amd.gpu-preview")
+    assert off_terms.title == f"ROCm {version} supports gfx1151 only on Radeon terms"
+
+
+def test_a_ryzen_ai_max_395_under_710_is_unsupported(matrices):
+    """7.1.0: no source read names a Ryzen APU for it, so the installed release does not list gfx1151."""
+    assert matrices.rocm_release("7.1.0").support("gfx1151") is None
+    f = judged_one(_box(_installed("7.1.0", "70100"), gpus=[STRIX]), matrices, "amd.gpu-unsupported")
+    assert f.title == "ROCm 7.1.0 does not support gfx1151"

@@ -571,13 +571,13 @@ def test_the_apu_rule_stays_silent_beside_another_gpu(matrices, other):
     assert not [f for f in report.findings if f.code == "amd.gpu-unsupported" and "only GPU" in f.title]
 
 
-def test_an_apu_the_new_stream_lists_is_judged_against_it(matrices):
-    """Strix Halo: not in the legacy matrices, listed by AMD's 7.14 / 10.0 Ryzen tables (#29): the
-    bare box is judged against the newest release that lists it, not told that none does."""
+def test_an_apu_the_default_release_lists_is_judged_against_it(matrices):
+    """Strix Halo: listed for 7.1.1-7.2.4 by AMD's Ryzen pages (unconfirmed) and by the 7.14 / 10.0
+    Ryzen tables (#29): the bare box is judged against the default release, which lists it."""
     strix = {**PHOENIX, "pci_id": "1002:1586", "name": "Strix Halo", "gfx_target": "gfx1151"}
     report = diagnose(_apu_box(strix), matrices, Target())
     assert [f for f in report.findings if f.code == "amd.gpu-unsupported"] == []
-    assert (report.target.stack, report.target.version) == ("rocm", "10.0.0")
+    assert (report.target.stack, report.target.version) == ("rocm", "7.2.4")
 
 
 def test_an_apu_a_rocm_release_lists_is_judged_as_install_auto_would(matrices):

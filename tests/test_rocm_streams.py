@@ -40,10 +40,10 @@ def test_the_714_sysroot_is_judged_against_714(m):
     assert (report.target.stack, report.target.version) == ("rocm", "7.14.0")
     found = codes(report)
     assert "rocm.release-unknown" not in found and "doctor.matrices-stale" not in found
-    # AMD's 7.14 Radeon table lists Ubuntu 24.04.4 with HWE 6.17 only, but the Instinct table of 7.14 was
-    # not read: the entry is unconfirmed, so the 6.8 kernel is neither passed nor failed (not judged)
+    # AMD's 7.14 tables list Ubuntu 24.04.4 with GA 6.8 (Instinct) and HWE/OEM 6.17 (Radeon, Ryzen):
+    # the box's 6.8.0-79 kernel is a listed series
     entry = m.rocm_release("7.14.0").os_support("ubuntu", "24.04")
-    assert entry.kernels == ("6.17",) and not entry.confirmed
+    assert entry.kernels == ("6.8", "6.17") and entry.confirmed
     assert "kernel.unsupported" not in found and "os.unsupported" not in found
     # ... while an OS no 7.14 source offers is said to be unsupported
     assert m.rocm_release("7.14.0").os_support("ubuntu", "20.04") is None
@@ -121,3 +121,32 @@ def test_a_release_the_data_has_carries_no_installed_field(tmp_path):
     path.write_text(json.dumps(doc))
     target = json.loads(runner.invoke(app, ["doctor", "--facts", str(path), "--json"]).stdout)["target"]
     assert "installed" not in target and target["version"] == "7.2.4"
+
+
+def _on_714(os_id: str, version: str, kernel: str) -> dict:
+    doc = _with_therock(base("doctor-healthy-rocm"))
+    legacy = inv.rocm_packages(from_dict(doc))
+    doc["packages"]["installed"] = {k: v for k, v in doc["packages"]["installed"].items() if k not in legacy}
+    doc["toolkits"]["rocm"] = doc["toolkits"]["rocm"][1:]
+    doc["os"].update({"id": os_id, "version_id": version, "pretty_name": f"{os_id} {version}"})
+    doc["kernel"]["release"] = kernel
+    return doc
+
+
+def test_the_714_instinct_table_is_judged(m):
+    """ROCm 7.14's Instinct OS/kernel table (legacy-rocm-build system-instinct.rst @ 8eb3b622ad34):
+    its distributions are confirmed, so the doctor judges the kernel and the OS release against them."""
+    rel = m.rocm_release("7.14.0")
+    assert all(o.confirmed for o in rel.os)
+    assert rel.os_support("sles", "16.0").kernels == ("6.12",)
+    assert rel.os_support("rhel", "8.10").kernels == ("4.18",)
+    assert rel.os_support("ol", "10").kernels == ()  # "UEK 8.1" names Oracle's kernel release, no series
+    assert rel.os_support("debian", "11") is None
+    # a 7.14 install on Ubuntu 24.04 running 6.14 (neither GA 6.8 nor HWE/OEM 6.17) is now judged
+    found = codes(diagnose(from_dict(_on_714("ubuntu", "24.04", "6.14.0-37-generic")), m, Target()))
+    assert (found.get("rocm.release-unknown"), found.get("os.unsupported")) == (None, None)
+    [kernel] = found["kernel.unsupported"]
+    assert "ROCm 7.14.0 lists 6.8, 6.17" in kernel.detail
+    # ... and Debian 11, which no 7.14 table lists, is not supported
+    [os_finding] = codes(diagnose(from_dict(_on_714("debian", "11", "5.10.0-30-amd64")), m, Target()))["os.unsupported"]
+    assert "ROCm 7.14.0" in os_finding.title

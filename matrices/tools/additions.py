@@ -628,6 +628,34 @@ AMD_NOTES = {
 # historical-6.0.csv @ c6bf8d20545e; kernels from rocm-install-on-linux docs/6.0.0 and docs/6.1.x).
 ROCM_MIN = (6, 0)
 
+# Strix Point (gfx1150) and Strix Halo (gfx1151) in the legacy stream (#29). The main compatibility
+# matrix of 7.1-7.2.4 lists no Ryzen target and sends Ryzen APUs to the "Use ROCm on Radeon and Ryzen"
+# documentation (ROCm/legacy-rocm-build docs/compatibility/compatibility-matrix.rst @ fff7efbd0c87,
+# the 7.2.4/7.2.3 column: "If you're using ROCm with AMD Radeon GPUs or Ryzen APUs ... see Use ROCm on
+# Radeon and Ryzen"). That documentation's pages were not readable here: the targets are added on
+# what public notes quote from them, so the releases say it in their notes (unconfirmed).
+RYZEN_LEGACY_FROM = (7, 1, 1)
+RYZEN_LEGACY = ("gfx1150", "gfx1151")
+RYZEN_LEGACY_PAGES = (
+    "https://rocm.docs.amd.com/projects/radeon-ryzen/en/docs-7.1.1/docs/advanced/advancedryz/linux/llm/llamacpp.html "
+    "(ROCm 7.1.1 on gfx1150/gfx1151); https://rocm.docs.amd.com/projects/radeon-ryzen/en/docs-7.2/docs/compatibility/"
+    "compatibilityryz/native_linux/native_linux_compatibility.html (ROCm 7.2 Ryzen native Linux matrix)"
+)
+RYZEN_LEGACY_SECONDARY = (
+    "th3cavalry/GZ302-Linux-Setup docs/ai-ml-packages.md @ 49ec2c49f3c4 ('ROCm 7.2 has been released with direct "
+    "support for gfx1151', February 2026, linking AMD's Ryzen native Linux how-to); public notes quoting the two "
+    "AMD pages (7.1.1: gfx1150/gfx1151 supported, PyTorch 2.9 / Python 3.12; 7.2: gfx1151 in the Ryzen matrix, "
+    "Ubuntu 24.04.3); shared/reference/matrices.json products (Strix Halo / Strix Point, 'listed per secondary "
+    "sources')"
+)
+RYZEN_LEGACY_NOTE = (
+    "gfx1150 (Strix Point, Ryzen AI 300) and gfx1151 (Strix Halo, Ryzen AI Max 300) on Radeon terms, UNCONFIRMED: "
+    "AMD lists Ryzen APUs for 7.1.1 and 7.2.x in its 'Use ROCm on Radeon and Ryzen' pages ({pages}), which were "
+    "not read here; the main compatibility matrix lists no Ryzen target and points to those pages. Read from: "
+    "{secondary}. AMD's Ryzen terms are narrower than Radeon's: Ubuntu 24.04 only, with the distribution's inbox "
+    "kernel driver (not amdgpu-dkms). 7.1.0 is left without them: no source read names a Ryzen APU for it."
+)
+
 # ------------------------------------------------------------------------------------ ROCm 5.x
 
 # ROCm 5.0.0 - 5.7.1: every 5.x release has a docs/<version> branch in ROCm/ROCm, rendered at

@@ -2,21 +2,26 @@
 into amd_gpus.json by build.py (build_amd.py).
 
 Names: pci.ids (pciutils/pciids @ c1c12547d626, Version 2026.08.22), vendor 1002, and libdrm's
-data/amdgpu.ids (X11Libre/mirror.fdo.drm @ 369990d9660a, 2025-12-19), both read from the
+data/amdgpu.ids (pinned in matrices/sources/amdgpu.ids: AMDGPU_IDS below), both read from the
 repositories themselves. gfx targets: the codename's target as Mesa's ac_get_llvm_processor_name
 maps it (NAVI10 gfx1010, NAVI12 gfx1011, NAVI14 gfx1012, NAVI21 gfx1030, NAVI23 gfx1032, NAVI24
 gfx1034, NAVI33 gfx1102, RENOIR gfx90c, REMBRANDT gfx1035, RAVEN gfx902: the source the bundle's
 other entries cite); left null where no source read settles it (Picasso/Raven 2 is gfx902 or
 gfx909 by silicon revision; MI308X, as for 1002:74a2).
 
-Not added: the revisions 7551 C8 (Radeon AI PRO R9600D) and 7590 C1 (RX 9060 XT LP) named in #29:
-neither pinned file has them (AMD's 10.0 OS table lists both products, without ids).
+The revisions 7551 C8 (Radeon AI PRO R9600D) and 7590 C1 (RX 9060 XT LP) named in #29 first appear
+in amdgpu.ids @ bd856bed / 15cdcfe9 (2026-02, "From ROCm 7.2"); build_amd.py gives every entry that
+carries revisions the pinned file's full table (``revisions``), so those entries name them.
 """
 
 from __future__ import annotations
 
 PCIIDS = "pci.ids (pciutils/pciids @ c1c12547d626, Version 2026.08.22), vendor 1002"
-AMDGPU_IDS = "libdrm data/amdgpu.ids (X11Libre/mirror.fdo.drm @ 369990d9660a, 2025-12-19)"
+# The newest revision of the file readable here: gitlab.freedesktop.org/mesa/drm, read in its mirror
+# github.com/sailfishos-mirror/drm (main, snapshot of 2026-07-28; no later commit touches the file).
+AMDGPU_IDS = "libdrm data/amdgpu.ids (mesa/drm, mirror sailfishos-mirror/drm @ 15cdcfe9e1c4, 2026-02-25)"
+# How the reference (matrices/sources/reference/matrices.json) cites the revision it was read from.
+AMDGPU_IDS_REFERENCE = "libdrm data/amdgpu.ids (freedesktop drm mirror X11Libre/mirror.fdo.drm, branch main @ 369990d9660a, 2025-12-19)"
 MESA = (
     "Mesa src/amd/common/amd_family.c ac_get_llvm_processor_name (codename -> gfx: NAVI10->gfx1010, "
     "NAVI12->gfx1011, NAVI14->gfx1012, NAVI21->gfx1030, NAVI23->gfx1032, NAVI24->gfx1034, NAVI33->gfx1102, "
@@ -84,10 +89,10 @@ IDS = [
     ("74b6", None, "AMD Instinct MI308X", "Aqua Vanjaram", None, "CDNA3", False,
      {"00": "AMD Instinct MI308X"}, (MI308X_NOTE,)),
     ("75b0", None, "AMD Instinct MI350X VF", "Aqua Vanjaram", "gfx950", "CDNA4", False,
-     {"C0": "AMD Instinct MI350X VF"}, (VF_NOTE,)),
+     {"00": "AMD Instinct MI350X VF"}, (VF_NOTE,)),
     ("75b3", None, "AMD Instinct MI355X VF", "Aqua Vanjaram", "gfx950", "CDNA4", False,
-     {"C0": "AMD Instinct MI355X VF"}, (VF_NOTE,)),
-    # The rest of amdgpu.ids @ 369990d9660a that had no entry; targets only where the codename is named.
+     {"00": "AMD Instinct MI355X VF"}, (VF_NOTE,)),
+    # The rest of amdgpu.ids (then @ 369990d9660a) that had no entry; targets only where the codename is named.
     ("7347", "Navi 14 [Radeon Pro W5500M]", "AMD Radeon Pro W5500M", "Navi 14", "gfx1012", "RDNA1", False,
      {"00": "AMD Radeon Pro W5500M"}, ()),
     ("73e0", "Navi 23", "AMD Radeon RX 6600M", "Navi 23", "gfx1032", "RDNA2", False, {"00": "AMD Radeon RX 6600M"}, ()),
@@ -108,6 +113,16 @@ IDS = [
     ("6902", None, "AMD Radeon Series", None, None, None, False, {"00": "AMD Radeon Series"}, (UNNAMED_NOTE,)),
     ("6997", None, "AMD Radeon Pro WX 2100", None, None, None, False, {"00": "AMD Radeon Pro WX 2100"}, (UNNAMED_NOTE,)),
 ]  # fmt: skip
+
+
+def revisions(path) -> dict[str, dict[str, str]]:
+    """amdgpu.ids as {short id: {revision: marketing name}}, in the file's order ('7551,\tC8,\tName')."""
+    out: dict[str, dict[str, str]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        parts = [p.strip() for p in line.split(",", 2)]
+        if len(parts) == 3 and len(parts[0]) == 4 and len(parts[1]) == 2 and not line.startswith("#"):
+            out.setdefault(parts[0].lower(), {})[parts[1].upper()] = parts[2]
+    return out
 
 
 def entries() -> list[dict]:

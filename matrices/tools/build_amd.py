@@ -7,7 +7,7 @@ import re
 
 import additions as ADD  # the sourced additions (matrices/tools/additions.py)
 import amd_ids as AMD_IDS  # AMD PCI ids the reference lacked (matrices/tools/amd_ids.py)
-from build_common import LEGACY
+from build_common import LEGACY, OUT
 
 
 def build_amd(ref: dict) -> dict:
@@ -43,7 +43,19 @@ def build_amd(ref: dict) -> dict:
     gpus += amd_legacy(gpus)
     known = {g["pci_id"] for g in gpus}
     gpus += [g for g in AMD_IDS.entries() if g["pci_id"] not in known]  # #29's missing ids
+    follow_amdgpu_ids(gpus)
     return {"schema": "gpuenv.matrices.amd_gpus/1", "gpus": gpus}
+
+
+def follow_amdgpu_ids(gpus: list[dict]) -> None:
+    """Revision names come from the pinned amdgpu.ids (matrices/sources/amdgpu.ids): an entry that
+    carries revisions gets the file's whole table for its id (the reference kept a few revisions of
+    an older revision of the file), and the citation names the pinned revision."""
+    table = AMD_IDS.revisions(OUT / "sources" / "amdgpu.ids")
+    for g in gpus:
+        g["source"] = g["source"].replace(AMD_IDS.AMDGPU_IDS_REFERENCE, AMD_IDS.AMDGPU_IDS)
+        if g["revisions"]:
+            g["revisions"] = table[g["pci_id"][5:]]
 
 
 PCIIDS_SOURCE = "pci.ids (pciutils/pciids @ c1c12547d626, Version 2026.08.22), vendor 1002"

@@ -227,6 +227,11 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
             + (" 6.0.0 itself lists Radeon VII and Radeon PRO VII as supported, MI50 as deprecated; one gfx "
                "target takes the weaker level." if v == "6.0.0" else "")
         )
+    if vtuple(v) >= ADD.RYZEN_LEGACY_FROM:
+        out["gpus"].update({gfx: "radeon" for gfx in ADD.RYZEN_LEGACY})
+        out["notes"].append(
+            ADD.RYZEN_LEGACY_NOTE.format(pages=ADD.RYZEN_LEGACY_PAGES, secondary=ADD.RYZEN_LEGACY_SECONDARY)
+        )
     for e in out["os"]:
         e.setdefault("source", rel.get("kernels_source") or rel["source"])
         e.setdefault("confirmed", out["kernels_confirmed"] or not e["kernels"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import additions as ADD  # the sourced additions (matrices/tools/additions.py)
+import therock as THEROCK  # ROCm 7.14 / Core SDK 10.0 and AMD's own wheels (matrices/tools/therock.py)
 from build_common import ERRATA, vtuple
 
 TORCH_PATCHES = {
@@ -230,6 +231,7 @@ def build_torch(ref: dict) -> dict:
         "releases": releases,
         "arch_notes": ADD.ARCH_NOTES,
         "gfx_overrides": ADD.GFX_OVERRIDES,
+        "amd_wheels": THEROCK.AMD_WHEELS,
     }
 
 

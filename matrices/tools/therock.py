@@ -1,11 +1,18 @@
 """ROCm's new release stream (TheRock): ROCm 7.14.0 and ROCm Core SDK 10.0.0 (#29), merged into
-rocm.json by build.py (build_rocm.py). Every value names where it was read; what was not read
+rocm.json by build.py (build_rocm.py), and AMD's own PyTorch wheel indexes for them (AMD_WHEELS,
+torch.json amd_wheels, by build_torch.py). Every value names where it was read; what was not read
 is left out and said so in the release's notes.
 
 Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store of public repositories):
 - RADEON_714 / RYZEN_714: docs/compatibility/include/system-radeon.rst and system-ryzen.rst
   @ bcabec9de623fa62d27c7c5bc86c51f094cb00ce. The revision is tied to 7.14.0 by its contents:
   amdgpu 31.40.1 newest and Adrenalin 26.6.4, the same pair the 7.14.0 install page names.
+- INSTINCT_714: docs/compatibility/include/system-instinct.rst in ROCm/legacy-rocm-build (the
+  repository of the 7.14.0 release notes) @ 8eb3b622ad34bf76fed627993f002750bd632890: the Instinct
+  OS / kernel / amdgpu table. The revision is tied to 7.14.0 by its contents: amdgpu 31.40.1 newest
+  (the 7.14.0 pairing, as in the Radeon and Ryzen tables) and firmware rows that differ from the
+  10.0 page's (MI325X 01.26.01.02 vs 01.26.01.03, MI300A BKC 27 vs PI100D); the same repository's
+  core-sdk-components-linux.rst (@ fab0f8750118) links docs-7.14 and therock-7.14 throughout.
 - INSTALL_714: docs/install/include/200-install.rst, the 7.14.0 revision. The store did not name
   its commit (it is none of 0c31064a09a0 and 50600d8da151 in ROCm/rocm-docs, nor 03f04fe0392c in
   ROCm/legacy-rocm-build); the revision is identified by its text (74,311 characters): runfile
@@ -24,6 +31,9 @@ Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store 
 
 from __future__ import annotations
 
+INSTINCT_714 = (
+    "ROCm/legacy-rocm-build docs/compatibility/include/system-instinct.rst @ 8eb3b622ad34bf76fed627993f002750bd632890"
+)
 RADEON_714 = "ROCm/rocm-docs docs/compatibility/include/system-radeon.rst @ bcabec9de623fa62d27c7c5bc86c51f094cb00ce"
 RYZEN_714 = "ROCm/rocm-docs docs/compatibility/include/system-ryzen.rst @ bcabec9de623fa62d27c7c5bc86c51f094cb00ce"
 INSTALL_714 = (
@@ -46,7 +56,10 @@ def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes
     and the kernel series are those texts' MAJOR.MINOR (a UEK release name carries none)."""
     kernels = []
     for text in printed.values():
-        for word in text.replace(",", " ").split():
+        words = text.replace(",", " ").split()
+        for i, word in enumerate(words):
+            if i and words[i - 1] == "UEK":
+                continue  # "UEK 8.1" names Oracle's kernel release, not a kernel series
             parts = word.split("-")[0].split(".")
             if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit():
                 series = f"{parts[0]}.{parts[1]}"
@@ -66,35 +79,47 @@ def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes
     }
 
 
-_TABLES_714 = f"{RADEON_714}; {RYZEN_714}"
-# Radeon and Ryzen kernels are AMD's 7.14-era tables; the Instinct OS/kernel table of 7.14.0 was
-# not read, and the install page offers more distributions (Debian, RHEL 10.0/9.6/9.4/8.10, Oracle,
-# Rocky, SLES) for some GPUs. So only what both tables agree on is confirmed; the rest is listed
-# (the release installs there) with its kernels unconfirmed, which the doctor does not judge.
-_INSTINCT_UNREAD = "The Instinct OS/kernel table of 7.14.0 was not read; this entry is not judged (confirmed: false)."
-_OFFERED = f"{INSTALL_714} (the distribution and version selectors of the install page; kernels not given there)"
+_TABLES_714 = f"{INSTINCT_714}; {RADEON_714}; {RYZEN_714}"
+# The OS rows of the three 7.14 tables (Instinct, Radeon, Ryzen) merged per distribution release;
+# which GPUs a row is limited to is in the entry's notes (the doctor judges a release's OS list,
+# and Radeon / Ryzen targets on their narrower terms, as for the 7.x releases before).
+_ALL_INSTINCT = "all 7.14 Instinct GPUs (MI355X, MI350X, MI350P, MI325X, MI300X, MI300A, MI250X, MI250, MI210, MI100)"
 OS_714 = [
-    _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, _TABLES_714, True, ga=["7.0"]),
+    _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, _TABLES_714, True, ga=["7.0"],
+        notes=["Listed for " + _ALL_INSTINCT + ", the Radeon GPUs and the Ryzen APUs."]),
     _os(
-        "ubuntu", "24.04", ["24.04.4"], {"Ubuntu 24.04.4": "6.17 [HWE] (Radeon), 6.17 [OEM] (Ryzen)"},
-        _TABLES_714, False, hwe=["6.17"],
-        notes=["The Radeon table lists 24.04.4 with the HWE 6.17 kernel only, the Ryzen table with the OEM 6.17 "
-               "kernel. " + _INSTINCT_UNREAD],
+        "ubuntu", "24.04", ["24.04.4"],
+        {"Ubuntu 24.04.4": "6.8 [GA] (Instinct), 6.17 [HWE] (Radeon), 6.17 [OEM] (Ryzen)"},
+        _TABLES_714, True, ga=["6.8"], hwe=["6.17"],
+        notes=["Instinct GPUs: the GA 6.8 kernel; Radeon GPUs: the HWE 6.17 kernel; Ryzen APUs: the OEM 6.17 kernel."],
     ),
-    _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "6.8 [HWE] (Radeon)"}, RADEON_714, False, hwe=["6.8"],
-        notes=[_INSTINCT_UNREAD]),
-    _os("debian", "13", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
-    _os("debian", "12", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
-    _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211 (Radeon)"}, f"{RADEON_714}; {_OFFERED}", False,
-        notes=["Radeon GPUs: RHEL 10.2 only. " + _INSTINCT_UNREAD]),
-    _os("rhel", "9", ["9.8", "9.6", "9.4"], {"RHEL 9.8": "5.14.0-687 (Radeon)"}, f"{RADEON_714}; {_OFFERED}", False,
-        notes=["Radeon GPUs: RHEL 9.8 only. " + _INSTINCT_UNREAD]),
-    _os("rhel", "8", ["8.10"], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
-    _os("ol", "10", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
-    _os("ol", "9", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
-    _os("ol", "8", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
-    _os("rocky", "9", [], {}, _OFFERED, False, notes=[_INSTINCT_UNREAD]),
-    _os("sles", "15", [], {}, _OFFERED, False, notes=["SLES 15 (the install page's sles15 repository). " + _INSTINCT_UNREAD]),
+    _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "5.15 [GA] (Instinct), 6.8 [HWE] (Radeon)"},
+        f"{INSTINCT_714}; {RADEON_714}", True, ga=["5.15"], hwe=["6.8"],
+        notes=["Instinct GPUs except the MI350P: the GA 5.15 kernel; Radeon GPUs: the HWE 6.8 kernel; "
+               "not listed for Ryzen APUs."]),
+    _os("debian", "13", [], {"Debian 13": "6.12"}, INSTINCT_714, True,
+        notes=["Instinct MI355X, MI350X, MI350P, MI325X and MI300X only."]),
+    _os("debian", "12", [], {"Debian 12": "6.1.0"}, INSTINCT_714, True,
+        notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."]),
+    _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"},
+        f"{INSTINCT_714}; {RADEON_714}", True,
+        notes=["RHEL 10.0 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 10.2 only."]),
+    _os("rhel", "9", ["9.8", "9.6", "9.4"],
+        {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"},
+        f"{INSTINCT_714}; {RADEON_714}", True,
+        notes=["RHEL 9.4 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 9.8 only."]),
+    _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, INSTINCT_714, True,
+        notes=["Instinct GPUs only, except the MI350P and MI325X."]),
+    _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, INSTINCT_714, True,
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only. AMD names the UEK release, not a kernel series."]),
+    _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, INSTINCT_714, True,
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only. AMD names the UEK release, not a kernel series."]),
+    _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, INSTINCT_714, True,
+        notes=["Instinct MI300X only. AMD names the UEK release, not a kernel series."]),
+    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, INSTINCT_714, True, notes=["Instinct MI300X and MI300A only."]),
+    _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, INSTINCT_714, True,
+        notes=["Instinct GPUs only, except the MI100."]),
+    _os("sles", "15", ["15.7"], {"SLES 15.7": "6.4.0-150700.51"}, INSTINCT_714, True, notes=["Instinct GPUs only."]),
 ]  # fmt: skip
 
 OS_100 = [
@@ -119,11 +144,68 @@ OS_100 = [
 ]  # fmt: skip
 
 
+# -- PyTorch ---------------------------------------------------------------------------------
+# AMD lists for 10.0.0 (its compatibility matrix page, read in a stored copy of the rendered page):
+COMPAT_100 = (
+    "https://rocm.docs.amd.com/en/latest/compatibility/compatibility-matrix.html (titled 'ROCm 10.0.0 "
+    "compatibility matrix', dated 2026-08-20; AI ecosystem table: PyTorch 2.13.0, 2.12.0, 2.11.0, Python "
+    "3.14-3.11)"
+)
+TORCH_100 = ["2.13.0", "2.12.0", "2.11.0"]
+# AMD's own wheels: one index per release channel, the GPU picked by a [device-gfxNNNN] extra
+# (TheRock RELEASES.md: "For packages which include device-specific code (such as rocm, torch, and
+# torchvision), select your GPU using a [device-*] install extra"; several targets as
+# torch[device-gfx942,device-gfx950]).
+RELEASES_MD = "ROCm/TheRock RELEASES.md @ 89553ce3746eda74ade42557470d25e37c91b6f0 (the [device-*] install extras)"
+SETUP_VENV = (
+    "ROCm/TheRock build_tools/setup_venv.py @ 89553ce3746eda74ade42557470d25e37c91b6f0 (ROCM_INDEX_URLS_MAP "
+    "stable: https://stable.repo.amd.com/rocm/whl-next/)"
+)
+AMD_WHEELS = [
+    {
+        "rocm": "10.0.0",
+        "index_url": "https://stable.repo.amd.com/rocm/whl-next/",
+        "torch": TORCH_100,
+        "archs": None,  # the release's targets (filled below)
+        "source": f"{INSTALL_100} (pip: --index-url https://stable.repo.amd.com/rocm/whl-next/ "
+        f"\"rocm[libraries,device-gfxNNNN]==10.0.0\"); {SETUP_VENV}; {RELEASES_MD}; torch versions: {COMPAT_100}",
+        "confirmed": False,
+        "notes": [
+            "The index and the device extras are AMD's (the 10.0 install page installs the ROCm wheels from it, "
+            "TheRock's RELEASES.md installs torch with the same extras); the torch versions are those AMD's 10.0 "
+            "compatibility matrix lists. That the index carries each of them for each target was not read: public "
+            "install notes show torch[device-gfx1151]==2.13.0+rocm10.0.0 and torch[device-gfx1201]==2.13.0+rocm10.0.0 "
+            "from it (unconfirmed).",
+        ],
+    },
+    {
+        "rocm": "7.14.0",
+        "index_url": "https://repo.amd.com/rocm/whl-multi-arch/",
+        "torch": ["2.12.0"],
+        "archs": None,
+        "source": "https://rocm.docs.amd.com/projects/ai-ecosystem/en/latest/frameworks/pytorch/install.html (as "
+        "quoted, 2026-08-15, by public install scripts whose repositories were not identified: "
+        "--index-url https://repo.amd.com/rocm/whl-multi-arch/ \"torch[device-gfx942]==2.12.0+rocm7.14.0\"); "
+        "ROCm/TheRock RELEASES.md @ 89553ce3746eda74ade42557470d25e37c91b6f0 (the [device-*] install extras; "
+        "names https://repo.amd.com/rocm/whl-multi-arch/ as a release channel)",
+        "confirmed": False,
+        "notes": [
+            "Not read in AMD's own pages: the index and torch 2.12.0 (+rocm7.14.0) come from public scripts quoting "
+            "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's list of "
+            "PyTorch versions for 7.14.0 was not read.",
+        ],
+    },
+]
+
+
 def _gpus() -> dict[str, str]:
     out = {g: "full" for g in INSTINCT}
     out.update({g: "radeon" for g in (*RADEON, *RYZEN)})
     return out
 
+
+for _w in AMD_WHEELS:
+    _w["archs"] = sorted(_gpus())
 
 RELEASES = [
     {
@@ -135,23 +217,24 @@ RELEASES = [
         "amdgpu_driver": "31.40.x",
         "amdgpu_driver_compat": ["31.40.x", "31.30.x", "31.20.x", "31.10.x", "30.30.x", "30.20.x", "30.10.x"],
         "torch": [],
-        "source": f"{RELEASE_714}; {TRANSITION}; {RADEON_714}; {RYZEN_714}; {INSTALL_714}",
+        "source": f"{RELEASE_714}; {TRANSITION}; {INSTINCT_714}; {RADEON_714}; {RYZEN_714}; {INSTALL_714}",
         "kernels_source": _TABLES_714,
         "confirmed": False,
-        "kernels_confirmed": False,
+        "kernels_confirmed": True,
         "notes": [
             "First production release of the new stream, built with TheRock: installs into /opt/rocm/core-7.14 "
             "(alternatives /opt/rocm/core), packages amdrocm-*7.14; its numbering breaks from 7.2 (the 7.9.0 "
             "preview started the break).",
             "Radeon (gfx1201/1200/1100/1101/1102/1030) and Ryzen APU (gfx1151/1150/1152/1153/1103) targets from "
-            "AMD's 7.14-era compatibility tables; the Instinct targets (gfx950/942/90a/908) from the per-target "
-            "packages of the 7.14.0 install page. The Instinct OS/kernel table of 7.14.0 was not read: the OS "
-            "entries beyond Ubuntu 26.04 are unconfirmed (not judged by the doctor).",
+            "AMD's 7.14-era compatibility tables; the Instinct targets (gfx950/942/90a/908) from the 7.14 Instinct "
+            "table and the per-target packages of the 7.14.0 install page. OS and kernels: the Instinct, Radeon and "
+            "Ryzen tables of 7.14 merged per distribution release (per-GPU limits in each OS entry's notes).",
             "Ryzen APUs (gfx115x, gfx1103) use the inbox kernel driver of the Ubuntu release, not amdgpu-dkms; "
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
-            "30.20.1-30.20.0, 30.10.2-30.10.0 for Radeon (lines kept here).",
-            "PyTorch versions AMD lists for 7.14.0 were not read.",
+            "30.20.1-30.20.0, 30.10.2-30.10.0 for Radeon, and the same list for Instinct (lines kept here).",
+            "PyTorch versions AMD lists for 7.14.0 were not read; AMD's own wheels for it (unconfirmed): "
+            "torch.json amd_wheels.",
         ],
     },
     {
@@ -162,8 +245,9 @@ RELEASES = [
         "gpus": _gpus(),
         "amdgpu_driver": "31.50.x",
         "amdgpu_driver_compat": ["31.50.x"],
-        "torch": [],
-        "source": f"{INSTALL_100}; {OS_YAML}; shared/reference/errata.md section 7 (therock-10.0 tag, 2026-08-26)",
+        "torch": TORCH_100,
+        "source": f"{INSTALL_100}; {OS_YAML}; shared/reference/errata.md section 7 (therock-10.0 tag, 2026-08-26); "
+        f"PyTorch: {COMPAT_100}",
         "kernels_source": OS_YAML,
         "confirmed": False,
         "kernels_confirmed": False,
@@ -175,7 +259,8 @@ RELEASES = [
             "amdgpu: the 10.0 install page links the AMD GPU driver docs-31.50.0; the full compatible-driver "
             "list of 10.0 was not read.",
             "The 10.0 release date is the therock-10.0 tag's; AMD's release notes page was not read for a date.",
-            "PyTorch versions AMD lists for 10.0.0 were not read.",
+            "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
+            "AMD's own wheels for it: torch.json amd_wheels.",
         ],
     },
 ]

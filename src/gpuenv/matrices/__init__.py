@@ -37,6 +37,7 @@ from gpuenv.matrices.query import Matrices
 from gpuenv.matrices.reader import MAX_FILE, Reader
 from gpuenv.matrices.records import (
     AmdGpu,
+    AmdWheels,
     BundleInfo,
     CudaToolkit,
     DriverBranch,
@@ -53,7 +54,7 @@ from gpuenv.matrices.records import (
 )
 
 __all__ = [
-    "FILES", "MAX_FILE", "OPTIONAL_FILES", "SUBJECTS", "AmdGpu", "BundleInfo", "CudaToolkit", "DriverBranch",
+    "FILES", "MAX_FILE", "OPTIONAL_FILES", "SUBJECTS", "AmdGpu", "AmdWheels", "BundleInfo", "CudaToolkit", "DriverBranch",
     "GfxOverride", "HostCompilers", "MatrixError", "Matrices", "NvidiaArch", "NvidiaGpu", "OsSupport", "Reader",
     "RocmRelease", "TorchArchNote", "TorchVariant", "bundled_dir", "clear_cache", "load", "parse_dir", "state_dir",
     "vkey",

@@ -4,6 +4,7 @@ of each entry when it is first asked for) that builds the records."""
 from __future__ import annotations
 
 from gpuenv.matrices.reader import (
+    _AMD_INDEX,
     _BRANCH,
     _CC,
     _CHIP,
@@ -28,6 +29,7 @@ from gpuenv.matrices.reader import (
 )
 from gpuenv.matrices.records import (
     AmdGpu,
+    AmdWheels,
     CudaToolkit,
     DriverBranch,
     GfxOverride,
@@ -283,8 +285,10 @@ class _Unread(tuple):  # type: ignore[type-arg]  # its items differ by subject (
 
 def _parse_torch(
     doc: object, whole: bool = True
-) -> tuple[dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride]]:
-    """torch.json's releases, notes and overrides. With ``whole`` false (the shipped data, which
+) -> tuple[
+    dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride], dict[str, AmdWheels]
+]:
+    """torch.json's releases, notes, overrides and AMD's own wheel indexes (by ROCm release). With ``whole`` false (the shipped data, which
     the tests validate whole), a release's variants are parsed when it is first asked for:
     `gpuenv torch` reads the newest release and stops there, a doctor run the installed one."""
     r = Reader("torch.json")
@@ -324,7 +328,24 @@ def _parse_torch(
             source=r.get(o, "source", p, str),
             confirmed=r.get(o, "confirmed", p, bool),
         )
-    return out, notes, overrides
+    wheels: dict[str, AmdWheels] = {}
+    for p, w in r.items(doc, "amd_wheels", "$", optional=True):
+        index_url = r.get(w, "index_url", p, str)
+        if not _fullmatch(_AMD_INDEX)(index_url):
+            raise r.fail(f"{p}.index_url", f"{_show(index_url)} is not an https://repo.amd.com/rocm/ index")
+        rocm = r.text(w, "rocm", p, _VERSION)
+        wheels[rocm] = AmdWheels(
+            rocm=rocm,
+            index_url=index_url,
+            torch=r.strs(w, "torch", p, pattern=_TORCH_VERSION),
+            archs=r.strs(w, "archs", p, pattern=_GFX),
+            source=r.get(w, "source", p, str),
+            confirmed=r.get(w, "confirmed", p, bool),
+            notes=r.strs(w, "notes", p, optional=True),
+        )
+        if not wheels[rocm].torch:
+            raise r.fail(f"{p}.torch", "no torch release")
+    return out, notes, overrides, wheels
 
 
 def _read_release(out: dict[str, list[TorchVariant] | _Unread], unread: _Unread) -> None:
@@ -353,7 +374,7 @@ def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None
     elif subject == "cuda":
         m._cuda, m._minor_compat, m._branches, m._archs = _parse_cuda(_read(directory, "cuda.json"))
     elif subject == "torch":
-        m._torch, m._torch_notes, m._gfx_overrides = _parse_torch(_read(directory, "torch.json"), whole)
+        m._torch, m._torch_notes, m._gfx_overrides, m._amd_wheels = _parse_torch(_read(directory, "torch.json"), whole)
     else:  # pragma: no cover - a typo in this module
         raise ValueError(subject)
 

@@ -7,6 +7,7 @@ from gpuenv.matrices.parsers import _amd_gpu, _fill, _read_release, _Unread
 from gpuenv.matrices.reader import _VERSION, Reader, _read
 from gpuenv.matrices.records import (
     AmdGpu,
+    AmdWheels,
     BundleInfo,
     CudaToolkit,
     DriverBranch,
@@ -44,6 +45,7 @@ class Matrices:
     _torch: dict[str, list[TorchVariant] | _Unread] = field(default_factory=dict)
     _torch_notes: dict[str, TorchArchNote] = field(default_factory=dict)
     _gfx_overrides: dict[str, GfxOverride] = field(default_factory=dict)
+    _amd_wheels: dict[str, AmdWheels] = field(default_factory=dict)  # ROCm release -> AMD's wheels
     # Subjects still to be read from _dir: a doctor run on an NVIDIA box never pays for rocm.json.
     _dir: str | None = None
     _pending: set[str] = field(default_factory=set)
@@ -241,6 +243,14 @@ class Matrices:
         """The unofficial HSA_OVERRIDE_GFX_VERSION route for a gfx target, where one is recorded."""
         self._need("torch")
         return self._gfx_overrides.get(gfx)
+
+    def amd_wheels(self, rocm: str) -> AmdWheels | None:
+        """AMD's own PyTorch wheels for a release of ROCm's new stream ("10.0.0"; "10.0" also
+        matches), where torch.json records them."""
+        self._need("torch")
+        if rocm in self._amd_wheels:
+            return self._amd_wheels[rocm]
+        return next((w for v, w in self._amd_wheels.items() if v.startswith(rocm + ".")), None)
 
     def host_compilers(self, cuda_series: str) -> HostCompilers | None:
         """The GCC and Clang majors nvcc of a CUDA release ("12.8", or "12.8.1") accepts; None for

@@ -5,7 +5,8 @@ The parser is the run-time check of a bundle, with or without jsonschema install
 (the JSON schemas in gpuenv/schemas validate the shipped data in the tests): every field it
 reads must be there with the right type, versions and targets must be well formed, and torch
 index URLs must be https://download.pytorch.org/whl/... exactly, since root later pip-installs
-from them. Any slip is one MatrixError line naming the file and the path. Patterns are kept as
+from them (AMD's own wheel indexes, which gpuenv only names, https://repo.amd.com/rocm/... or
+https://stable.repo.amd.com/rocm/...). Any slip is one MatrixError line naming the file and the path. Patterns are kept as
 text: _fullmatch compiles each when first used and keeps it, so a run pays only for the files it
 reads.
 """
@@ -45,6 +46,9 @@ _KFD = ("supported", "experimental", "unsupported")
 # query, fragment, whitespace or "." / ".." path segments. Compiled when torch.json is first
 # read (re keeps them): most doctor runs never read it.
 _INDEX = r"https://download\.pytorch\.org/whl/[A-Za-z0-9_-][A-Za-z0-9._-]*(?:/[A-Za-z0-9_-][A-Za-z0-9._-]*)*/?"
+# AMD's wheel indexes for ROCm's new stream, held to the same rules: shown to the user, never
+# handed to pip by gpuenv.
+_AMD_INDEX = r"https://(?:stable\.)?repo\.amd\.com/rocm/[A-Za-z0-9_-][A-Za-z0-9._-]*/?"
 _FIND_LINKS = r"https://download\.pytorch\.org/whl/(?:[A-Za-z0-9_-][A-Za-z0-9._-]*/)*[A-Za-z0-9_-]+\.html"
 _STACKS = ("cuda", "rocm", "cpu")
 

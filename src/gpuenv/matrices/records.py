@@ -216,6 +216,26 @@ class TorchArchNote:
 
 
 @record(frozen=True)
+class AmdWheels:
+    """AMD's own PyTorch wheels for one release of ROCm's new stream (TheRock): one index for every
+    GPU, the GPU picked by a pip extra (``torch[device-gfx1151]``). PyTorch publishes no index for
+    these releases; its own rocm7.x wheels bundle an older ROCm user space."""
+
+    rocm: str  # "10.0.0"
+    index_url: str  # "https://stable.repo.amd.com/rocm/whl-next/"
+    torch: tuple[str, ...]  # torch releases AMD lists for it, newest first: ("2.13.0", ...)
+    archs: tuple[str, ...]  # gfx targets with a device extra
+    source: str
+    confirmed: bool = True
+    notes: tuple[str, ...] = ()
+
+    def requirement(self, archs: tuple[str, ...]) -> str:
+        """The pip requirement of its newest torch for these targets: 'torch[device-gfx1151]==2.13.0'."""
+        extras = ",".join(f"device-{a}" for a in dict.fromkeys(archs))
+        return f"torch[{extras}]=={self.torch[0]}"
+
+
+@record(frozen=True)
 class GfxOverride:
     """The community HSA_OVERRIDE_GFX_VERSION route for a target no official wheel is built for.
     Unofficial: AMD does not support it."""

@@ -24,6 +24,21 @@ def lines(choice: Choice) -> list[tuple[str, str]]:
         out.append(("green", f"  {choice.uv}"))
         if choice.alternatives:
             out.append(("dim", f"  also fits: {', '.join(choice.alternatives)}"))
+    if choice.amd is not None:
+        a = choice.amd
+        out.append(("", ""))
+        out.append(
+            (
+                "bold",
+                f"AMD's own wheels for the installed ROCm {a.rocm} (no PyTorch index is built for it)"
+                + ("" if a.confirmed else ", unconfirmed")
+                + ":",
+            )
+        )
+        out.append(("green", f"  {a.pip}"))
+        if a.also:
+            out.append(("dim", f"  AMD also lists torch {', '.join(a.also)}"))
+        out.append(("dim", f"  source: {a.source}"))
     if choice.unofficial is not None:
         u = choice.unofficial
         out.append(("", ""))

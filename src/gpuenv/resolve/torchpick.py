@@ -6,13 +6,18 @@ beats a newer one that needs minor-version compatibility; then the newest. Integ
 are set aside when a discrete one is present (PyTorch should run on the discrete card; the
 doctor reports the iGPU separately). For an AMD GPU no official wheel fits, the community
 HSA_OVERRIDE_GFX_VERSION route, where the data records it, is shown apart (``Unofficial``).
+On a machine with a release of ROCm's new stream installed (TheRock: 7.14, 10.0), for which PyTorch
+publishes no index, AMD's own wheels for that release are shown beside the choice (``amd``), from
+torch.json ``amd_wheels``: named, never installed by gpuenv.
 """
 
 from __future__ import annotations
 
+import re
+
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
-from gpuenv.matrices import GfxOverride, Matrices, TorchVariant, vkey
+from gpuenv.matrices import AmdWheels, GfxOverride, Matrices, TorchVariant, vkey
 from gpuenv.record import field, record
 from gpuenv.resolve.wheelfit import GpuArch, cuda_covers, fit, gpu_archs
 
@@ -59,6 +64,34 @@ class Unofficial:
 
 
 @record(frozen=True)
+class AmdRoute:
+    """AMD's own wheels for the installed release of ROCm's new stream, where PyTorch publishes no
+    index: one index, the GPU chosen by a device extra. Shown apart from the choice."""
+
+    rocm: str  # "10.0.0"
+    index_url: str
+    requirement: str  # 'torch[device-gfx1151]==2.13.0'
+    also: tuple[str, ...]  # the other torch releases AMD lists for it
+    source: str
+    confirmed: bool
+
+    @property
+    def pip(self) -> str:
+        return f'pip install "{self.requirement}" --index-url {self.index_url}'
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "rocm": self.rocm,
+            "index_url": self.index_url,
+            "requirement": self.requirement,
+            "pip": self.pip,
+            "also": list(self.also),
+            "source": self.source,
+            "confirmed": self.confirmed,
+        }
+
+
+@record(frozen=True)
 class Choice:
     torch: str | None
     variant: str | None
@@ -70,6 +103,7 @@ class Choice:
     confirmed: bool = True  # False when the chosen wheel's arch list is not from a primary source
     alternatives: tuple[str, ...] = field(default=())  # other variants of the same release that fit
     unofficial: Unofficial | None = None  # the HSA_OVERRIDE route, when no official wheel fits an AMD GPU
+    amd: AmdRoute | None = None  # AMD's own wheels for an installed release of ROCm's new stream
 
     @property
     def pip(self) -> str | None:
@@ -95,6 +129,7 @@ class Choice:
             "confirmed": self.confirmed,
             "alternatives": list(self.alternatives),
             "unofficial": self.unofficial.to_dict() if self.unofficial else None,
+            "amd_wheels": self.amd.to_dict() if self.amd else None,
             "gpus": [
                 {"vendor": g.vendor, "pci_id": g.pci_id, "name": g.name, "arch": g.arch, "via": g.via}
                 for g in self.gpus
@@ -197,6 +232,16 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
             f"{name} ({g.pci_id}): {g.arch} (from {'the driver' if g.via == 'facts' else 'its PCI id'})"
         )
 
+    amd, why_not = _amd_route(facts, gpus, matrices) if vendor == "amd" else (None, None)
+    if amd is not None:
+        reasons.append(
+            f"ROCm {amd.rocm} (the new release stream) is installed: PyTorch publishes no index built for it; "
+            f"AMD's own wheels for it are shown apart"
+            + ("" if amd.confirmed else " (unconfirmed)")
+        )
+    elif why_not:
+        reasons.append(why_not)
+
     driver = facts.nvidia.driver_version if (vendor == "nvidia" and facts.nvidia) else None
     python = _python_minor(facts)
     if vendor == "nvidia":
@@ -235,6 +280,7 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
             tuple(gpus),
             best.confirmed,
             tuple(v.variant for v, _ in fitting[1:]),
+            amd=amd,
         )
     scope = f"torch {wanted[0]}" if version is not None else f"torch {wanted[-1]} .. {wanted[0]}"
     reasons.append(f"no official {'CUDA' if stack == 'cuda' else 'ROCm'} wheel of {scope} fits")
@@ -252,7 +298,34 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
             )
             + f"; risk: {unofficial.risk}"
         )
-    return Choice(None, None, None, tuple(reasons), Exit.PROBLEMS, vendor, tuple(gpus), unofficial=unofficial)
+    return Choice(
+        None, None, None, tuple(reasons), Exit.PROBLEMS, vendor, tuple(gpus), unofficial=unofficial, amd=amd
+    )
+
+
+def _amd_route(facts: Facts, gpus: list[GpuArch], m: Matrices) -> tuple[AmdRoute | None, str | None]:
+    """AMD's wheels for the newest installed release of ROCm's new stream, when the data records
+    them and every GPU has a device extra there; else why not (None when no such release is installed)."""
+    therock = [t for t in facts.toolkits.rocm if t.stream == "therock"]
+    if not therock:
+        return None, None
+    newest = max(therock, key=lambda t: vkey(t.version))
+    found = re.match(r"\d+\.\d+(?:\.\d+)?", newest.version)
+    release = found.group(0) if found else newest.version
+    wheels: AmdWheels | None = m.amd_wheels(release) or m.amd_wheels(".".join(release.split(".")[:2]))
+    if wheels is None:
+        return None, f"ROCm {release} (the new release stream) is installed: no AMD wheel index is recorded for it"
+    archs = tuple(g.arch for g in gpus if g.arch)
+    missing = [a for a in dict.fromkeys(archs) if a not in wheels.archs]
+    if not archs or missing:
+        return None, (
+            f"ROCm {wheels.rocm} (the new release stream) is installed: AMD's wheels for it have no device extra "
+            f"for {', '.join(missing) or 'these GPUs'}"
+        )
+    route = AmdRoute(
+        wheels.rocm, wheels.index_url, wheels.requirement(archs), wheels.torch[1:], wheels.source, wheels.confirmed
+    )
+    return route, None
 
 
 def _arch_notes(gpus: list[GpuArch], m: Matrices) -> list[str]:
