@@ -157,6 +157,9 @@ def _cfg_list(value: str) -> list[str]:
     return [p.strip() for part in value.splitlines() for p in part.split(";;") if p.strip() and not p.startswith("#")]
 
 
+_SETUP_KEYWORDS = ("install_requires", "setup_requires", "tests_require", "extras_require")
+
+
 def parse_setup_py(text: str) -> list[Dep]:
     """Requirements setup() is given as literals: install_requires, extras_require, ... (never run)."""
     import ast
@@ -165,6 +168,8 @@ def parse_setup_py(text: str) -> list[Dep]:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise Unparsable(f"not Python 3 source: {exc.__class__.__name__}") from None
+    if not any(key in text for key in _SETUP_KEYWORDS):
+        return []  # parsed (a setup.py that does not parse is counted), but no walk: nothing to find
     bound: dict[str, ast.AST] = {}
     for stmt in tree.body:  # NAME = [...] at module level: the lists setup() is often given
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
@@ -190,10 +195,13 @@ def parse_setup_py(text: str) -> list[Dep]:
         if not isinstance(node, ast.Call):
             continue
         for kw in node.keywords:
-            if kw.arg in ("install_requires", "setup_requires", "tests_require", "extras_require"):
+            if kw.arg in _SETUP_KEYWORDS:
                 for const in strings(kw.value):
                     out.extend(requirement(str(const.value), const.lineno))  # strings() keeps str constants only
     return out
+
+
+_CONDA_NAME_END = re.compile(r"[=<>!~ \[]")
 
 
 def parse_environment(text: str) -> list[Dep]:
@@ -220,7 +228,7 @@ def parse_environment(text: str) -> list[Dep]:
             pip_indent = indent
             continue
         spec = spec.split("::", 1)[-1]
-        name = re.split(r"[=<>!~ \[]", spec, maxsplit=1)[0]
+        name = _CONDA_NAME_END.split(spec, maxsplit=1)[0]
         if name:
             out.append(Dep("package", name, number, item))
             if name.lower() in _TORCH and _CUDA_LOCAL.search(spec):
@@ -288,7 +296,10 @@ def _located(text: str, reqs: list[str], names: list[str], urls: list[str]) -> l
     return out
 
 
-_TOKEN = re.compile(r"(?<![\w.-])[A-Za-z0-9][\w.-]*")
+# A word: a run of [\w.-] that starts with an ASCII letter or digit (a run that starts otherwise,
+# _private or -flag, holds none).
+_RUN = re.compile(r"[\w.-]+")
+_WORD_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 
 
 class _LineFinder:
@@ -315,10 +326,17 @@ class _LineFinder:
     def _index(self) -> dict[str, int]:
         """Normalized word (and each dotted prefix of it: torch of torch.cuda) -> its first line."""
         out: dict[str, int] = {}
+        seen: set[str] = set()  # a word seen again is on a later line: nothing to add
         line, last = 1, 0
         text = self.text
-        for m in _TOKEN.finditer(text):
-            word = m.group().rstrip(".-")
+        for m in _RUN.finditer(text):
+            word = m.group()
+            if word in seen:
+                continue
+            seen.add(word)
+            if word[0] not in _WORD_START:
+                continue
+            word = word.rstrip(".-")
             if len(word) > 100:
                 continue  # a hash, not a name
             start = m.start()

@@ -25,6 +25,7 @@ _VALUED = frozenset({
     "--platform", "--python-version", "--implementation", "--abi", "--cache-dir", "--src",
 })  # fmt: skip
 _INDEX = frozenset({"-i", "--index-url", "--extra-index-url", "-f", "--find-links"})
+_CONDA_PIN = re.compile(r"^([A-Za-z0-9._-]+)=(?!=)")
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,6 @@ def _installs(command: str, line: int) -> list[Dep]:
             spec = w.split("::", 1)[-1]
             if "/" in spec or spec.startswith((".", "$")):
                 continue  # a path, URL or variable, not a name
-            spec = re.sub(r"^([A-Za-z0-9._-]+)=(?!=)", r"\1==", spec)  # conda's name=version
+            spec = _CONDA_PIN.sub(r"\1==", spec)  # conda's name=version
             out.extend(requirement(spec, line))
     return out

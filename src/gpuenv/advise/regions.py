@@ -61,9 +61,12 @@ def _term_side(term: str) -> str | None:
     m = _AMD_NAME.search(term)
     if m is None:
         return None
-    if negated or re.search(r"==\s*0\b", term):
+    if negated or _EQUALS_ZERO.search(term):
         return CUDA
     return HIP
+
+
+_EQUALS_ZERO = re.compile(r"==\s*0\b")
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,9 @@ def python_side(lines: list[str], index: int, limit: int = 400) -> str | None:
     floor = max(-1, index - limit)
     while i > floor and indent > 0:
         text = lines[i]
+        if _deeper(text, indent):
+            i -= 1
+            continue
         stripped = text.strip()
         if not stripped or stripped.startswith("#"):
             i -= 1
@@ -196,6 +202,13 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
+def _deeper(line: str, indent: int) -> bool:
+    """Whether ``line`` is indented at least ``indent`` deep and holds more: never the header
+    of a block around a line at ``indent``. (Most lines of a function body; answered from its
+    first ``indent`` characters, without stripping the whole line.)"""
+    return len(line) > indent and not line[:indent].strip(" \t")
+
+
 def guarded(lines: list[str], index: int, limit: int = 2000) -> str | None:
     """What makes the import on line ``index`` optional: the ``try``/``if`` around it ("inside
     try:" / "inside if ...:"), or None when it runs unconditionally (module level, or only in a
@@ -204,6 +217,9 @@ def guarded(lines: list[str], index: int, limit: int = 2000) -> str | None:
     i = index - 1
     floor = max(-1, index - limit)
     while i > floor and indent > 0:
+        if _deeper(lines[i], indent):
+            i -= 1
+            continue
         stripped = lines[i].strip()
         if stripped and not stripped.startswith("#"):
             here = _indent(lines[i])
@@ -245,10 +261,14 @@ def cmake_sides(lines: list[str]) -> list[str | None]:
     return out
 
 
+_CMAKE_AMD = re.compile(r"HIP|ROCM|ROCm|AMD")
+_CMAKE_NOT = re.compile(r"\s*NOT\b", re.IGNORECASE)
+
+
 def _cmake_side(cond: str) -> str | None:
-    if not re.search(r"HIP|ROCM|ROCm|AMD", cond):
+    if not _CMAKE_AMD.search(cond):
         return None
-    return CUDA if re.match(r"\s*NOT\b", cond, re.IGNORECASE) else HIP
+    return CUDA if _CMAKE_NOT.match(cond) else HIP
 
 
 # -- paths ------------------------------------------------------------------------------------------
@@ -284,7 +304,7 @@ def is_auxiliary_file(path: str) -> bool:
 def twin_key(path: str) -> str:
     """A file's name with CUDA/ROCm words dropped, to pair attn.cu with rocm/attn.hip."""
     directory, _, name = path.rpartition("/")
-    words = [p for p in re.split(r"[_.-]", name.lower()) if p]
+    words = [p for p in _NAME_PARTS.split(name.lower()) if p]
     if len(words) > 1 and words[-1] not in _PORT_WORDS:
         words = words[:-1]  # the extension (.cu, .txt), but not Dockerfile.rocm's .rocm
     parts = [p for p in words if p not in _PORT_WORDS]
@@ -295,4 +315,5 @@ def twin_key(path: str) -> str:
     return "/".join(p for p in directory.lower().split("/") if p not in _PORT_WORDS) + "/"
 
 
+_NAME_PARTS = re.compile(r"[_.-]")
 _PORT_WORDS = frozenset({"cuda", "hip", "rocm", "cu", "amd", "nv", "nvidia"})

@@ -179,6 +179,7 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
     # A line with many uses of one namespace (cute::, cutlass::, thrust::) is one use: CUTLASS
     # itself has 170,000 of them, and a person reads the line once. (The speed of big trees.)
     ns_until, ns_word = -1, ""
+    count, rfind, append, spans = text.count, text.rfind, hits.append, regions.spans
     for m in _C.finditer(text):
         pos = m.start()
         word = m.group()
@@ -186,10 +187,26 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
             continue
         if pos and word[0] not in _PUNCT and text[pos - 1] in _WORD:
             continue  # inside a longer name: hipcub::, my_cudaMalloc
-        start = text.rfind("\n", 0, pos) + 1
+        start = rfind("\n", 0, pos) + 1
         before = text[start:pos]
         if before and ("//" in before or before.lstrip()[:1] in ("*", "/") or (hash_comments and "#" in before)):
             continue  # a comment
+        if word[-1] == ":":
+            # cutlass::, cute::, cub::, thrust::: most hits of a big tree, so taken without
+            # _classify (a library use, judged as host code is).
+            if not host:
+                continue
+            line += count("\n", last, pos)
+            last = pos
+            ns_word = word
+            ns_until = text.find("\n", pos)
+            if ns_until == -1:
+                ns_until = len(text)
+            side = regions.side(line) if spans else None
+            if side != HIP:
+                append(_new_hit(Hit, (_NAMESPACE_RULE[word], word + _ident(text, m.end()), path, line, "library", True,
+                                      1, "", side == CUDA)))  # fmt: skip
+            continue
         rule, kind, what = _classify(word, text, m.end(), before, start)
         if rule is None:
             continue
@@ -212,21 +229,21 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
             continue
         else:
             span = 1
-        line += text.count("\n", last, pos)
+        line += count("\n", last, pos)
         last = pos
-        if word[-1] == ":":
-            ns_word = word
-            ns_until = text.find("\n", pos)
-            if ns_until == -1:
-                ns_until = len(text)
-        side = regions.side(line) if regions.spans else None
+        side = regions.side(line) if spans else None
         if side == HIP:
             continue  # the project's own ROCm branch: the port, not work
         if kind == "construct" and rule != "construct:inline-ptx":
             what = _line_text(text, start)
-        hits.append(Hit(rule, what, path, line, kind, True, span, "", side == CUDA))
+        append(_new_hit(Hit, (rule, what, path, line, kind, True, span, "", side == CUDA)))
 
 
+# A Hit from a tuple of all its fields, without NamedTuple's Python-level __new__ (a big tree
+# makes 180,000 of them).
+_new_hit = tuple.__new__
+# The namespaces _C matches ("cutlass::", ...) and their rule.
+_NAMESPACE_RULE = {f"{name}::": f"library:{rule}" for name, rule in _HEADER_DIRS.items()}
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -351,24 +368,28 @@ def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
     found += [(m.start(), 1, m) for m in _PY_IMPORT.finditer(text)]
     if "CUDAExtension" in text:
         found += [(m.start(), 2, m) for m in _PY_EXTENSION.finditer(text)]
-    found.sort(key=lambda f: f[0])
+    found.sort()  # by place (no two start at one): the tuples' later items are never compared
     line, last = 1, 0
+    count, rfind, append = text.count, text.rfind, hits.append
     for pos, kind, m in found:
         if pos and (text[pos - 1].isalnum() or text[pos - 1] == "_"):
             continue
-        line += text.count("\n", last, pos)
-        last = pos
-        start = text.rfind("\n", 0, pos) + 1
+        start = rfind("\n", 0, pos) + 1
         before = text[start:pos]
         if "#" in before:
             continue
         if kind == 2 or (kind == 0 and "CUDAExtension" in m.group(2)):
             if kind == 2 and before.lstrip().startswith("from "):
                 continue  # the import line itself: counted once, by its "from"
-            hits.append(Hit("construct:cuda-extension", "CUDAExtension", path, line, "extension", source_line=True))
+            line += count("\n", last, pos)
+            last = pos
+            append(_new_hit(Hit, ("construct:cuda-extension", "CUDAExtension", path, line, "extension", True, 1, "",
+                                  False)))  # fmt: skip
             continue
         if before.strip():
-            continue  # "import" in the middle of a line: not an import statement
+            continue  # "import" in the middle of a line (the import of a from line): not a statement
+        line += count("\n", last, pos)  # counted from the last hit's place: lines passed over add up
+        last = pos
         if kind == 0:  # from MOD import a, b: MOD, and MOD.a for packages of modules
             module = m.group(1)
             names = [n.strip().split()[0] for n in m.group(2).split(",") if n.strip()]
@@ -376,7 +397,7 @@ def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
         else:
             candidates = [part.split()[0] for part in m.group(1).split(",") if part.strip()]
         for module in candidates:
-            hits.append(Hit("import", module, path, line, "import", source_line=True))
+            append(_new_hit(Hit, ("import", module, path, line, "import", True, 1, "", False)))
 
 
 _TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[()]')

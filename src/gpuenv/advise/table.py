@@ -72,9 +72,12 @@ class Table:
         return None
 
 
+_SEPARATORS = re.compile(r"[-_.]+")
+
+
 def normalize(name: str) -> str:
     """PEP 503 name normalization (Flash_Attn, flash.attn -> flash-attn)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return _SEPARATORS.sub("-", name).lower()
 
 
 def parse(doc: Any) -> Table:

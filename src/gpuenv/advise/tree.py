@@ -13,7 +13,6 @@ install .`` leaves is a second copy of every source), each counted as ignored.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 from collections.abc import Iterator
@@ -62,7 +61,9 @@ def manifest_kind(name: str, parent: str) -> str | None:
     kind = _MANIFESTS.get(low)
     if kind is not None:
         return kind
-    if fnmatch.fnmatch(low, "requirements*.txt") or (parent.lower() == "requirements" and low.endswith(".txt")):
+    if (low.startswith("requirements") and low.endswith(".txt") and len(low) >= 16) or (  # requirements*.txt
+        parent.lower() == "requirements" and low.endswith(".txt")
+    ):
         return "requirements"
     if low.startswith(("dockerfile.", "containerfile.")) or low.endswith((".dockerfile", ".containerfile")):
         return "dockerfile"
@@ -159,9 +160,10 @@ def _read_gitignore(path: str) -> str:
 @dataclass(frozen=True)
 class Rule:
     base: str  # the directory of the .gitignore it comes from, relative to the tree ("": the top)
-    regex: re.Pattern[str]  # matched against the path relative to base
+    regex: re.Pattern[str]  # matched against the path relative to base (name_only: its last component)
     negate: bool  # "!pattern": re-includes
     dir_only: bool  # "pattern/": directories only
+    name_only: bool = False  # a pattern without a slash: it matches a name at any depth
 
 
 @dataclass(frozen=True)
@@ -174,48 +176,68 @@ class Ignore:
     re-include it either)."""
 
     rules: tuple[Rule, ...] = ()
-    # The rules with each run of neighbours that decide alike (same file, negation and dir-only)
-    # merged into one pattern, last run first: the same answers, one regex call per run (a
-    # .gitignore of 100 lines cost 100 calls per file).
-    runs: tuple[Rule, ...] = ()
+    # Each .gitignore's rules as one pattern per kind of path, deepest file first: one regex
+    # call per file and path, not one per rule (a .gitignore of 250 lines with negations).
+    files: tuple[_Compiled, ...] = ()
 
     def below(self, rel_dir: str, text: str) -> Ignore:
         """These rules and those of ``rel_dir``'s .gitignore (its text)."""
         more = tuple(rule for line in text.splitlines() if (rule := parse_rule(rel_dir, line)) is not None)
         if not more:
             return self
-        rules = self.rules + more
-        return Ignore(rules, _runs(rules))
+        return Ignore(self.rules + more, (_compile(rel_dir, more),) + self.files)
 
     def ignores(self, rel: str, is_dir: bool) -> bool:
-        for rule in self.runs:
-            if rule.dir_only and not is_dir:
-                continue
-            if rule.base and not rel.startswith(rule.base + "/"):
-                continue
-            if rule.regex.fullmatch(rel[len(rule.base) + 1 :] if rule.base else rel):
-                return not rule.negate
+        for rules in self.files:
+            if rules.prefix:
+                if not rel.startswith(rules.prefix):
+                    continue
+                rel_here = rel[len(rules.prefix) :]
+            else:
+                rel_here = rel
+            (paths, path_rules), (names, name_rules) = rules.dirs if is_dir else rules.others
+            last = _NO_RULE
+            if paths is not None and (m := paths.fullmatch(rel_here)) is not None:
+                last = path_rules[m.lastindex or 0]
+            if names is not None and (m := names.fullmatch(rel_here[rel_here.rfind("/") + 1 :])) is not None:
+                last = max(last, name_rules[m.lastindex or 0])
+            if last is not _NO_RULE:
+                return not last[1]
         return False
 
 
-def _runs(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
-    out: list[Rule] = []
-    group: list[Rule] = []
-    for rule in rules:
-        if group and (rule.base, rule.negate, rule.dir_only) != (group[0].base, group[0].negate, group[0].dir_only):
-            out.append(_merge(group))
-            group = []
-        group.append(rule)
-    if group:
-        out.append(_merge(group))
-    return tuple(reversed(out))
+# Some of one .gitignore's rules as one alternation with a group per rule, the last rule first:
+# the group that matches is the last of them that does; and by group number, (the rule's place
+# in its file, whether it re-includes). None: no rule.
+_Alternation = tuple["re.Pattern[str] | None", tuple[tuple[int, bool], ...]]
+_NO_RULE = (-1, False)
 
 
-def _merge(group: list[Rule]) -> Rule:
-    if len(group) == 1:
-        return group[0]
-    pattern = "|".join(f"(?:{r.regex.pattern})" for r in group)
-    return Rule(group[0].base, re.compile(pattern, re.DOTALL), group[0].negate, group[0].dir_only)
+@dataclass(frozen=True)
+class _Compiled:
+    """One .gitignore's rules, for directories and for files (the rules without a trailing "/"),
+    each split in those matched against the path and those matched against its name: two regex
+    calls per file and path, whatever its length (one per rule was most of the walk)."""
+
+    prefix: str  # the .gitignore's directory and "/" ("": the top of the tree)
+    dirs: tuple[_Alternation, _Alternation]
+    others: tuple[_Alternation, _Alternation]
+
+
+def _compile(base: str, rules: tuple[Rule, ...]) -> _Compiled:
+    def split(keep: list[tuple[int, Rule]]) -> tuple[_Alternation, _Alternation]:
+        return _alternation([(n, r) for n, r in keep if not r.name_only]), _alternation([(n, r) for n, r in keep if r.name_only])
+
+    numbered = list(enumerate(rules))
+    return _Compiled(f"{base}/" if base else "", split(numbered), split([(n, r) for n, r in numbered if not r.dir_only]))
+
+
+def _alternation(rules: list[tuple[int, Rule]]) -> _Alternation:
+    if not rules:
+        return None, ()
+    last_first = rules[::-1]
+    pattern = "|".join(f"({r.regex.pattern})" for _, r in last_first)  # a rule's own pattern holds no group
+    return re.compile(pattern, re.DOTALL), (_NO_RULE,) + tuple((n, r.negate) for n, r in last_first)
 
 
 def parse_rule(base: str, line: str) -> Rule | None:
@@ -233,6 +255,10 @@ def parse_rule(base: str, line: str) -> Rule | None:
         return None
     anchored = "/" in line
     body = _glob_regex(line.lstrip("/"))
+    if not anchored and line != "**" and "[" not in line:
+        # One segment that never matches a slash (a class could, through a range): matching the
+        # last component is matching the whole path with any directories before it.
+        return Rule(base, re.compile(body, re.DOTALL), negate, dir_only, name_only=True)
     return Rule(base, re.compile(body if anchored else f"(?:.*/)?{body}", re.DOTALL), negate, dir_only)
 
 
