@@ -124,7 +124,7 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         None,
     ),
     # Every value at gpuenv's seams (facts, plans, findings) is a record.
-    "src/gpuenv/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
+    "src/gpuenv/standins/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
     # How every command, apply as root among them, gets its argparse (its words untranslated).
     "src/gpuenv/startup.py": (["tests/test_cli.py", "tests/test_startup_imports.py"], ["_ngettext"]),
     # Who could have changed what root runs: programs found on the system path, links in
@@ -134,7 +134,7 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     # How root starts an interpreter a user named: isolated, from /, as its owner.
     "src/gpuenv/interpreter.py": (["tests/test_interpreter_isolation.py", "tests/test_trust.py"], None),
     # Which driver and kernel packages are newer (the purge and the next-boot checks).
-    "src/gpuenv/debversion.py": (["tests/test_oracle_versions.py", "tests/test_kernel_names.py"], None),
+    "src/gpuenv/standins/debversion.py": (["tests/test_oracle_versions.py", "tests/test_kernel_names.py"], None),
     # The newest bundled CUDA, read without building cuda.json's tables.
     "src/gpuenv/matrices/query.py": (["tests/test_matrices.py", "tests/test_doctor_stale.py"], ["cuda_versions"]),
     # nvidia_gpus.json's fast pass, held to the checked parser it stands in for.

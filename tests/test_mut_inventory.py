@@ -9,8 +9,8 @@ import pytest
 
 from gpuenv.facts import Gpu, Tool, Torch, from_dict
 from gpuenv.matrices import load
-from gpuenv.record import replace
 from gpuenv.resolve import inventory as inv
+from gpuenv.standins.record import replace
 from tests.doctor_cases import base, setp
 
 NVIDIA_4090 = "10de:2684"  # in nvidia_gpus.json: Ada, 8.9

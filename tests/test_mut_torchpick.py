@@ -11,8 +11,8 @@ import pytest
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import loads
 from gpuenv.matrices import load
-from gpuenv.record import FrozenError, replace
 from gpuenv.resolve.torchpick import covers, driver_fit, fit, gpu_archs, pick
+from gpuenv.standins.record import FrozenError, replace
 
 RTX4090 = "10de:2684"  # sm_89 by its PCI id
 RTX5090 = "10de:2b85"  # sm_120

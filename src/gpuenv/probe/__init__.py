@@ -122,8 +122,8 @@ def _kernel(host: Host, guard, kernel, dkms) -> Kernel:
 
 
 def _gpus(host: Host, guard, errors: list, nodes) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
-    from gpuenv import record as records
     from gpuenv.probe import amdsmi, kfd, nvidia, nvml, pci
+    from gpuenv.standins import record as records
 
     devs = guard("pci", lambda: pci.scan(host, errors), [])
     names = guard("pci.ids", lambda: pci.pci_names(host, devs), {})

@@ -6,7 +6,7 @@ copy under /opt/rocm/share/amd_smi is tried.
 
 from __future__ import annotations
 
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 ROCM_COPY = "/opt/rocm/share/amd_smi"
 

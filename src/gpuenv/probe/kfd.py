@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.probe.host import Host
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 TOPOLOGY = "/sys/class/kfd/kfd/topology/nodes"
 _INT = r"-?[0-9]+"

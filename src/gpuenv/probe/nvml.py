@@ -5,7 +5,7 @@ NVML failures are facts, not crashes: each maps to one ``nvidia.nvml`` state.
 
 from __future__ import annotations
 
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 # NVML return codes (nvml.h), named here so the mapping does not need pynvml imported.
 NVML_ERROR_NO_PERMISSION = 4

@@ -7,7 +7,7 @@ fresh machine has no driver yet, and that is exactly when gpuenv is needed.
 from __future__ import annotations
 
 from gpuenv.probe.host import Host
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 SYSFS_PCI = "/sys/bus/pci/devices"
 PCI_IDS = ("/usr/share/misc/pci.ids", "/usr/share/hwdata/pci.ids", "/usr/share/pci.ids")

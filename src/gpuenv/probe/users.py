@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpuenv.facts import User
 from gpuenv.probe.host import Host
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 
 @record(frozen=True)

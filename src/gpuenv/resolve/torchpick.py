@@ -29,7 +29,7 @@ import re
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.matrices import GfxOverride, Matrices, TorchVariant, vkey
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 VENDORS = ("nvidia", "amd")
 LABEL = {"nvidia": "NVIDIA", "amd": "AMD"}

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from gpuenv import pep440
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
+from gpuenv.standins import pep440
 
 # What each probe's failure leaves unknown (probe name prefix -> consequence).
 _UNKNOWN = {
