@@ -1,6 +1,6 @@
-"""What `gpuenv torch` chooses and the reasons it gives, at each rule's boundary (written against
-the survivors of bench/mutate.py on resolve/torchpick.py): the compiled-code rule, the driver rule, the
-ranking, the GPU-arch fallbacks, and the words of the reasons a user reads."""
+"""What `gpuenv torch` chooses (gpuenv/resolve/torchpick.py) and the reasons it gives, at each
+rule's boundary: the compiled-code rule, the driver rule, the ranking, the GPU-arch fallbacks, and
+the words of the reasons a user reads."""
 
 from __future__ import annotations
 
