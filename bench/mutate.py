@@ -134,7 +134,10 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     "src/gpuenv/trust.py": (["tests/test_trust.py", "tests/test_apply_refusals.py"],
                             ["untrusted_program", "unprivileged", "_on", "_present", "_walk", "_others_write"]),
     # How root starts an interpreter a user named: isolated, from /, as its owner.
-    "src/gpuenv/interpreter.py": (["tests/test_interpreter_isolation.py", "tests/test_trust.py"], None),
+    "src/gpuenv/interpreter.py": (
+        ["tests/test_interpreter_isolation.py", "tests/test_interpreter_account.py", "tests/test_trust.py"],
+        None,
+    ),
     # Which driver and kernel packages are newer (the purge and the next-boot checks).
     "src/gpuenv/standins/debversion.py": (["tests/test_oracle_versions.py", "tests/test_kernel_names.py"], None),
     # The newest bundled CUDA, read without building cuda.json's tables.
