@@ -299,3 +299,21 @@ def test_the_matrices_rooms_stay_small():
     assert len(rooms) >= 5
     big = {p.name: n for p in rooms if (n := len(p.read_text().splitlines())) > 500}
     assert big == {}
+
+
+# -- the stand-ins (src/gpuenv/standins/; what each saves: README.md there) ------------------------
+
+
+def test_the_standins_import_no_layer():
+    """Every layer may use a stand-in, so a stand-in uses none: only one another and rootpath (the
+    one safe file reader, under jsoninput)."""
+    bad = [
+        f"{path.relative_to(PKG)} imports {name}"
+        for path, tree in _modules()
+        if _layer(path) == "standins"
+        for name in _imports(tree)
+        if name.startswith("gpuenv.") and not name.startswith("gpuenv.standins") and name != "gpuenv.rootpath"
+    ]
+    assert bad == []
+    names = {p.stem for p in (PKG / "standins").glob("*.py")}
+    assert {"record", "jsonout", "jsoninput", "checksum", "bundled", "debversion", "pep440"} <= names

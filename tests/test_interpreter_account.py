@@ -103,6 +103,16 @@ def test_a_venv_adds_its_site_packages_and_what_their_pth_files_add(tmp_path):
     assert interpreter._account(python)[0][1:] == as_account(1000, 1002)
 
 
+@AS_ROOT
+def test_an_interpreter_another_account_owns_runs_as_that_account_unrun(tmp_path):
+    ran = tmp_path / "ran"
+    python = script(tmp_path / "fake/bin/python", f"touch {ran}\necho '{{}}'\n")
+    os.chown(python, 1000, 1004)
+    prefix, flags = interpreter._account(python)
+    assert prefix[1:] == as_account(1000, 1004) and flags == []
+    assert not ran.exists()  # nothing else is asked of it as root
+
+
 # -- the standard library, judged before the interpreter runs ---------------------------------------
 
 
