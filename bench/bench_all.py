@@ -48,7 +48,7 @@ ROWS = [
 # interpreter, and gpuenv.cli with one parser built: argparse, re and gettext (argparse imports
 # them), without gettext's lookups; no help option, whose default formatter
 # imports shutil, which gpuenv's does not. json is not on it: a probe writes its JSON with
-# gpuenv.jsonout.
+# gpuenv.standins.jsonout.
 FLOOR = ("(floor: gpuenv.cli, argparse, re)", [
     sys.executable, "-c", "from gpuenv.cli import argparse; argparse.ArgumentParser(add_help=False)",
 ], None)  # fmt: skip

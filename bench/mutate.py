@@ -2,8 +2,10 @@
 
 Usage (from the repository root, with the test extra installed; see README "Mutation testing")::
 
-    python bench/mutate.py                          # every module in MODULES
+    python bench/mutate.py                          # every module in MODULES, each with its tests
     python bench/mutate.py rootpath journal         # modules by short name (or path)
+    python bench/mutate.py journal --tests tests/test_execute_safety.py   # these test files instead
+    python bench/mutate.py src/gpuenv/redact.py --tests tests/test_report.py   # a module not in MODULES
     python bench/mutate.py journal --list           # the mutants only, nothing run
     python bench/mutate.py planner --max 120        # an evenly spaced sample of the mutants
     python bench/mutate.py journal --jobs 2 --survivors bench/journal-survivors.txt
@@ -12,8 +14,8 @@ Each module is mutated one small bug at a time (a comparison flipped or moved ac
 boundary, a condition negated, ``and``/``or`` swapped, an integer constant moved by one, a
 ``True``/``False`` flipped, a ``return``/``raise``/``continue``/``break`` or a bare call such as
 ``fh.flush()``/``os.fsync(fd)`` deleted, a flag such as ``os.O_EXCL``/``os.O_NOFOLLOW`` or
-``fcntl.LOCK_NB`` dropped from a bitwise or) and the module's own fast test files (MODULES below)
-run against every mutant. A mutant is *caught* when the tests fail, or when they hang past the
+``fcntl.LOCK_NB`` dropped from a bitwise or) and the module's own fast test files run against
+every mutant: the ones ``MODULES`` below maps it to, or the files given with ``--tests``. A mutant is *caught* when the tests fail, or when they hang past the
 per-mutant timeout (killed: the suite's pytest-timeout makes a hang fail, a timeout here is the
 backstop). The score is caught / mutants.
 
@@ -53,69 +55,68 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-# module -> (test arguments for pytest, functions to restrict the mutants to or None for all).
-# Test arguments are files or node ids under tests/, plus pytest options such as -k. Keep them
-# fast: every mutant runs them. The tests/test_mut_*.py files hold the boundary cases the other
-# tests leave to chance.
+# The defaults, one row per module: module -> (test arguments for pytest, functions to restrict
+# the mutants to or None for all). Test arguments are files or node ids under tests/, plus pytest
+# options such as -k. Keep them fast: every mutant runs them. --tests replaces them for one run.
 MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     "src/gpuenv/rootpath.py": (
-        ["tests/test_execute_safety.py", "tests/test_mut_rootpath.py"],
+        ["tests/test_execute_safety.py", "tests/test_rootpath.py"],
         None,
     ),
     "src/gpuenv/execute/journal.py": (
-        ["tests/test_execute_safety.py", "tests/test_mut_journal.py"],
+        ["tests/test_execute_safety.py", "tests/test_journal.py"],
         None,
     ),
     # The executor's refusal paths: what is refused before any change, and how.
-    "src/gpuenv/execute/executor.py": (["tests/test_execute_safety.py", "tests/test_mut_executor.py"], ["apply"]),
+    "src/gpuenv/execute/executor.py": (["tests/test_execute_safety.py", "tests/test_apply_refusals.py"], ["apply"]),
     "src/gpuenv/execute/keys.py": (
-        ["tests/test_execute_safety.py", "tests/test_mut_executor.py"],
+        ["tests/test_execute_safety.py", "tests/test_apply_refusals.py"],
         ["_check_scheme", "_loopback", "fetch_key", "binary_keyring", "redirect_request"],
     ),
     "src/gpuenv/execute/preflight.py": (
-        ["tests/test_execute_safety.py", "tests/test_mut_executor.py"],
+        ["tests/test_execute_safety.py", "tests/test_apply_refusals.py"],
         ["check_program", "dpkg_locked", "dpkg_interrupted", "clear_shadow_leftovers", "_lock_left", "_alive"],
     ),
-    "src/gpuenv/execute/files.py": (["tests/test_execute_safety.py", "tests/test_mut_executor.py"], ["write", "remove"]),
-    "src/gpuenv/execute/steps/apt.py": (["tests/test_execute_safety.py", "tests/test_mut_executor.py"], ["allowed_by"]),
+    "src/gpuenv/execute/files.py": (["tests/test_execute_safety.py", "tests/test_apply_refusals.py"], ["write", "remove"]),
+    "src/gpuenv/execute/steps/apt.py": (["tests/test_execute_safety.py", "tests/test_apply_refusals.py"], ["allowed_by"]),
     "src/gpuenv/plan/planner.py": (
-        ["tests/test_plan.py", "-k", "not test_cli", "tests/test_mut_planner.py"],
+        ["tests/test_plan.py", "-k", "not test_cli", "tests/test_planner_edges.py"],
         None,
     ),
     # What the planner purges: the other stack's packages, uninstallers, files and autoremove.
     "src/gpuenv/plan/purge.py": (
-        ["tests/test_plan.py", "-k", "not test_cli", "tests/test_mut_planner.py", "tests/test_plan_therock.py"],
+        ["tests/test_plan.py", "-k", "not test_cli", "tests/test_planner_edges.py", "tests/test_plan_therock.py"],
         None,
     ),
     "src/gpuenv/resolve/torchpick.py": (
-        ["tests/test_torch.py", "-k", "not cli", "tests/test_resolve_core.py", "tests/test_mut_torchpick.py"],
+        ["tests/test_torch.py", "-k", "not cli", "tests/test_resolve_core.py", "tests/test_torchpick.py"],
         None,
     ),
     # The compiled-code and driver rules the choice and the doctor's torch checks share.
     "src/gpuenv/resolve/wheelfit.py": (
-        ["tests/test_torch.py", "-k", "not cli", "tests/test_resolve_core.py", "tests/test_mut_torchpick.py"],
+        ["tests/test_torch.py", "-k", "not cli", "tests/test_resolve_core.py", "tests/test_torchpick.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/nvidia.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_nvidia.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_checks_driver_not_loaded.py", "tests/test_checks_nvidia.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/amd.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_amd.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_checks_driver_not_loaded.py", "tests/test_checks_amd.py"],
         None,
     ),
     # The helpers the check modules share (which GPUs ROCm serves, the driver's state, ...).
     "src/gpuenv/resolve/facts_view.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_amd.py",
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_checks_driver_not_loaded.py", "tests/test_checks_amd.py",
          "tests/test_unjudged.py", "tests/test_rock_driver.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/kernel.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_kernel.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_checks_driver_not_loaded.py", "tests/test_checks_kernel.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/torch.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_mut_checks.py", "tests/test_mut_torch_checks.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_checks_driver_not_loaded.py", "tests/test_checks_torch.py"],
         None,
     ),
     # What the planner purges and installs is judged from the packages dpkg lists.
@@ -126,33 +127,36 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     # Which installed packages are a driver, a toolkit or ROCm: what the planner purges.
     "src/gpuenv/resolve/inventory.py": (
         ["tests/test_resolve_core.py", "tests/test_plan.py", "-k", "not test_cli", "tests/test_cases.py",
-         "tests/test_mut_inventory.py"],
+         "tests/test_inventory.py"],
         None,
     ),
     # What each GPU is (gfx target, module flavour) and where toolkit paths lead: what the
     # planner and the checks judge GPUs and loader paths by.
     "src/gpuenv/resolve/gpuinfo.py": (
         ["tests/test_resolve_core.py", "tests/test_plan.py", "-k", "not test_cli", "tests/test_cases.py",
-         "tests/test_mut_inventory.py"],
+         "tests/test_inventory.py"],
         None,
     ),
     "src/gpuenv/resolve/toolkitpaths.py": (
         ["tests/test_resolve_core.py", "tests/test_plan.py", "-k", "not test_cli", "tests/test_cases.py",
-         "tests/test_mut_inventory.py", "tests/test_envpaths_virt.py"],
+         "tests/test_inventory.py", "tests/test_envpaths_virt.py"],
         None,
     ),
     # Every value at gpuenv's seams (facts, plans, findings) is a record.
-    "src/gpuenv/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
+    "src/gpuenv/standins/record.py": (["tests/test_record.py", "tests/test_facts.py"], None),
     # How every command, apply as root among them, gets its argparse (its words untranslated).
     "src/gpuenv/startup.py": (["tests/test_cli.py", "tests/test_startup_imports.py"], ["_ngettext"]),
     # Who could have changed what root runs: programs found on the system path, links in
     # sticky directories, and a user's interpreter run as its owner.
-    "src/gpuenv/trust.py": (["tests/test_trust.py", "tests/test_mut_executor.py"],
+    "src/gpuenv/trust.py": (["tests/test_trust.py", "tests/test_apply_refusals.py"],
                             ["untrusted_program", "unprivileged", "_on", "_present", "_walk", "_others_write"]),
     # How root starts an interpreter a user named: isolated, from /, as its owner.
-    "src/gpuenv/interpreter.py": (["tests/test_interpreter_isolation.py", "tests/test_trust.py"], None),
+    "src/gpuenv/interpreter.py": (
+        ["tests/test_interpreter_isolation.py", "tests/test_interpreter_account.py", "tests/test_trust.py"],
+        None,
+    ),
     # Which driver and kernel packages are newer (the purge and the next-boot checks).
-    "src/gpuenv/debversion.py": (["tests/test_oracle_versions.py", "tests/test_kernel_names.py"], None),
+    "src/gpuenv/standins/debversion.py": (["tests/test_oracle_versions.py", "tests/test_kernel_names.py"], None),
     # The newest bundled CUDA, read without building cuda.json's tables.
     "src/gpuenv/matrices/query.py": (["tests/test_matrices.py", "tests/test_doctor_stale.py"], ["cuda_versions"]),
     # nvidia_gpus.json's fast pass, held to the checked parser it stands in for.
@@ -338,20 +342,24 @@ def _run(cmd: list[str], env: dict[str, str], timeout: float) -> tuple[str, floa
     return status, time.monotonic() - start
 
 
-def _existing(tests: list[str]) -> list[str]:
-    """The test arguments less the files not written yet (an option's value is kept)."""
-    out: list[str] = []
-    for i, arg in enumerate(tests):
-        if arg.startswith("-") or (i and tests[i - 1] in ("-k", "-m")) or (REPO / arg.split("::")[0]).exists():
-            out.append(arg)
-    return out
+def _tests(module: str, args: argparse.Namespace) -> list[str]:
+    """The test arguments for ``module``: ``--tests``, else its row in MODULES."""
+    return args.tests or MODULES[module][0]
+
+
+def _missing(tests: list[str]) -> list[str]:
+    """The test files ``tests`` names that do not exist (options and their values aside): pytest
+    would stop on them, or, given no file at all, run the whole suite."""
+    return [
+        arg
+        for i, arg in enumerate(tests)
+        if not arg.startswith("-") and not (i and tests[i - 1] in ("-k", "-m")) and not (REPO / arg.split("::")[0]).exists()
+    ]
 
 
 def run_module(module: str, args: argparse.Namespace) -> dict:
-    tests, only = MODULES[module]
-    tests = _existing(tests)
-    if args.before:
-        tests = [t for t in tests if not Path(t).name.startswith("test_mut_")]
+    tests = _tests(module, args)
+    only = MODULES[module][1] if module in MODULES else None
     source = (REPO / module).read_text()
     found = mutants(source, only)
     if args.max and len(found) > args.max:
@@ -412,32 +420,42 @@ def run_module(module: str, args: argparse.Namespace) -> dict:
             shutil.rmtree(d, ignore_errors=True)
 
 
-def _pick(names: list[str]) -> list[str]:
+def _pick(names: list[str], tests: list[str] | None) -> list[str]:
+    """The modules to mutate: MODULES' rows by short name or path, or, with ``--tests``, any
+    module of the package by its path."""
     if not names:
         return list(MODULES)
     out = []
     for name in names:
         hits = [m for m in MODULES if m == name or Path(m).stem == name or m.endswith("/" + name)]
+        if not hits and tests and name.startswith("src/gpuenv/") and (REPO / name).is_file():
+            hits = [name]
         if not hits:
-            sys.exit(f"unknown module {name!r}: one of {', '.join(Path(m).stem for m in MODULES)}")
+            sys.exit(f"unknown module {name!r}: one of {', '.join(Path(m).stem for m in MODULES)}, "
+                     "or a path under src/gpuenv/ with --tests")  # fmt: skip
         out.extend(hits)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("modules", nargs="*", help="short names (rootpath, journal, nvidia ...) or paths; default all")
+    ap.add_argument("modules", nargs="*", help="short names (rootpath, journal, nvidia ...) or paths; default all of MODULES")
     ap.add_argument("--max", type=int, default=0, help="an evenly spaced sample of at most this many mutants")
     ap.add_argument("--jobs", "-j", type=int, default=1, help="mutants run at once (default 1)")
     ap.add_argument("--timeout", type=float, default=0, help="seconds per mutant (default 3x the clean run + 5)")
     ap.add_argument("--baseline-timeout", type=float, default=600)
-    ap.add_argument("--before", action="store_true", help="without the tests/test_mut_*.py files (the before score)")
+    ap.add_argument("--tests", nargs="+", metavar="FILE",
+                    help="test files or node ids to run against every mutant, instead of MODULES' defaults")  # fmt: skip
     ap.add_argument("--list", action="store_true", help="list the mutants, run nothing")
     ap.add_argument("--verbose", "-v", action="store_true", help="print each survivor as it is found")
     ap.add_argument("--survivors", type=Path, help="write the survivors to this file")
     args = ap.parse_args(argv)
 
-    results = [run_module(m, args) for m in _pick(args.modules)]
+    picked = _pick(args.modules, args.tests)
+    missing = sorted({t for m in picked for t in _missing(_tests(m, args))})
+    if missing:
+        sys.exit(f"no such test file: {', '.join(missing)}")
+    results = [run_module(m, args) for m in picked]
     if args.list:
         return 0
     lines = []

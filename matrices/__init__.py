@@ -2,5 +2,5 @@
 
 A real package (not a bare data directory) so that ``importlib.resources`` hands back a real
 directory in a wheel, an editable install and a checkout alike. Read it through
-``gpuenv.bundled``, never by a path relative to a source file.
+``gpuenv.standins.bundled``, never by a path relative to a source file.
 """

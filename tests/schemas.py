@@ -1,5 +1,5 @@
 """Loads the JSON schemas that gpuenv's outputs claim: the copies shipped in the installed
-gpuenv (``gpuenv.bundled``), and the public contracts the tests keep (tests/contracts/)."""
+gpuenv (``gpuenv.standins.bundled``), and the public contracts the tests keep (tests/contracts/)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-from gpuenv import bundled
+from gpuenv.standins import bundled
 
 SCHEMAS = Path(bundled.directory("schemas"))
 CONTRACTS = Path(__file__).resolve().parent / "contracts"

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from gpuenv import bundled
 from gpuenv.advise import advise
 from gpuenv.advise import deps as D
 from gpuenv.advise.images import parse_dockerfile
@@ -20,6 +19,7 @@ from gpuenv.advise.sources import RULES, scan
 from gpuenv.advise.table import load, parse
 from gpuenv.advise.tree import MAX_BYTES
 from gpuenv.matrices import MatrixError
+from gpuenv.standins import bundled
 from tests.cli_runner import invoke
 from tests.schemas import validate
 

@@ -393,3 +393,21 @@ def test_nothing_names_a_file_outside_the_repository():
 def test_the_pointer_rule_sees_a_pointer(tmp_path):
     (tmp_path / "README.md").write_text("see " + OUTSIDE[0] + "/findings.md")
     assert _pointers_outside(tmp_path) == [f"README.md: {OUTSIDE[0]}"]
+
+
+# -- the stand-ins (src/gpuenv/standins/; what each saves: README.md there) ------------------------
+
+
+def test_the_standins_import_no_layer():
+    """Every layer may use a stand-in, so a stand-in uses none: only one another and rootpath (the
+    one safe file reader, under jsoninput)."""
+    bad = [
+        f"{path.relative_to(PKG)} imports {name}"
+        for path, tree in _modules()
+        if _layer(path) == "standins"
+        for name in _imports(tree)
+        if name.startswith("gpuenv.") and not name.startswith("gpuenv.standins") and name != "gpuenv.rootpath"
+    ]
+    assert bad == []
+    names = {p.stem for p in (PKG / "standins").glob("*.py")}
+    assert {"record", "jsonout", "jsoninput", "checksum", "bundled", "debversion", "pep440"} <= names

@@ -1,4 +1,4 @@
-"""gpuenv.checksum: the built-in sha256 and its hashlib fallback give sha256sum's digests."""
+"""gpuenv.standins.checksum: the built-in sha256 and its hashlib fallback give sha256sum's digests."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from gpuenv.checksum import sha256_hex
+from gpuenv.standins.checksum import sha256_hex
 
 VECTORS = [
     (b"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
@@ -42,7 +42,7 @@ def test_the_fallbacks_give_the_same_digest(blocked, via_hashlib):
     code = (
         "import sys\n"
         + "".join(f"sys.modules[{name!r}] = None\n" for name in blocked)
-        + "from gpuenv import checksum\n"
+        + "from gpuenv.standins import checksum\n"
         "print('hashlib' in sys.modules, checksum.sha256_hex(b'abc'))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -50,6 +50,6 @@ def test_the_fallbacks_give_the_same_digest(blocked, via_hashlib):
 
 
 def test_the_doctor_path_does_not_load_openssl():
-    code = "import sys; from gpuenv import checksum; checksum.sha256_hex(b''); print('_hashlib' in sys.modules)"
+    code = "import sys; from gpuenv.standins import checksum; checksum.sha256_hex(b''); print('_hashlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

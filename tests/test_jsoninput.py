@@ -1,11 +1,11 @@
-"""gpuenv.jsoninput, the one JSON reader: the depth limit at its boundary, and the readers that
+"""gpuenv.standins.jsoninput, the one JSON reader: the depth limit at its boundary, and the readers that
 leave the depth to their own walk (the matrices)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gpuenv.jsoninput import MAX_DEPTH, InputError, parse
+from gpuenv.standins.jsoninput import MAX_DEPTH, InputError, parse
 
 
 def _nested(levels: int) -> bytes:

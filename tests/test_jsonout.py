@@ -1,4 +1,4 @@
-"""gpuenv.jsonout writes what json.dumps(obj, indent=2) writes, byte for byte: every document
+"""gpuenv.standins.jsonout writes what json.dumps(obj, indent=2) writes, byte for byte: every document
 gpuenv prints or saves goes through it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuenv import jsonout
+from gpuenv.standins import jsonout
 
 SCALARS = (
     st.none()

@@ -319,7 +319,7 @@ def test_loader_fixture_toolchain_is_packages_then_files():
 def test_host_compiler_table_fits_its_schema_and_cites_every_row():
     import jsonschema
 
-    from gpuenv import bundled
+    from gpuenv.standins import bundled
 
     with open(bundled.path("matrices", "host_compilers.json")) as fh:
         doc = json.load(fh)

@@ -1,4 +1,4 @@
-"""gpuenv.record against what it stands in for, dataclasses: the same class declared both ways
+"""gpuenv.standins.record against what it stands in for, dataclasses: the same class declared both ways
 behaves the same wherever gpuenv relies on it (construction, defaults, repr, equality, hashing,
 frozenness, replace, field order, inheritance, __post_init__, match), on every supported Python."""
 
@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import pytest
 
-from gpuenv import record as R
+from gpuenv.standins import record as R
 
 
 def _pair(frozen: bool):

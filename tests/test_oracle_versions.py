@@ -1,5 +1,5 @@
 """Version ordering against the tools that define it: Debian package versions against
-``dpkg --compare-versions`` (gpuenv.debversion, and where the checks order installed packages),
+``dpkg --compare-versions`` (gpuenv.standins.debversion, and where the checks order installed packages),
 PEP 440 torch versions against ``packaging.version`` (where gpuenv orders torch releases)."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from gpuenv import debversion, pep440
 from gpuenv.facts import from_dict
 from gpuenv.probe import dpkg
 from gpuenv.resolve import inventory as inv
+from gpuenv.standins import debversion, pep440
 from tests.doctor_cases import base, judged, setp
 
 needs_dpkg = pytest.mark.skipif(shutil.which("dpkg") is None, reason="no dpkg on this machine")

@@ -24,7 +24,7 @@ from gpuenv.probe import (
 )
 from gpuenv.probe import platform as plat
 from gpuenv.probe.host import Sysroot
-from gpuenv.record import FrozenError
+from gpuenv.standins.record import FrozenError
 
 NOBLE = """PRETTY_NAME="Ubuntu 24.04.3 LTS"
 NAME="Ubuntu"

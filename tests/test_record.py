@@ -1,4 +1,4 @@
-"""gpuenv.record: the value classes' behaviour that the rest of gpuenv relies on."""
+"""gpuenv.standins.record: the value classes' behaviour that the rest of gpuenv relies on."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from gpuenv.record import FrozenError, field, fields, is_record, record, replace
+from gpuenv.standins.record import FrozenError, field, fields, is_record, record, replace
 
 
 @record(frozen=True)
@@ -158,6 +158,6 @@ def test_field_refuses_a_default_and_a_factory_and_shows_its_name():
     with pytest.raises(ValueError, match="a default or a default_factory, not both"):
         field(default=1, default_factory=list)
     assert repr(fields(Point)[0]) == "Field('x')"
-    from gpuenv.record import MISSING
+    from gpuenv.standins.record import MISSING
 
     assert repr(MISSING) == "MISSING"

@@ -21,7 +21,7 @@ PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 
 # rich: ~40 ms; pathlib pulls urllib.parse and ipaddress; shutil pulls zlib, bz2 and lzma;
 # typing, dataclasses, importlib.util: kept off since the first speed pass; hashlib loads
-# OpenSSL (gpuenv.checksum uses the built-in sha256); fnmatch compiles a regex per pattern;
+# OpenSSL (gpuenv.standins.checksum uses the built-in sha256); fnmatch compiles a regex per pattern;
 # importlib (gpuenv.import_module does its one job) and collections.abc (annotations only) cost
 # half a millisecond each; struct is a shared library to load on a pyenv or conda Python (the
 # ld.so.cache reader casts a memoryview instead); locale, a millisecond of alias tables, is what
@@ -134,9 +134,9 @@ def test_the_rich_free_doctor_says_what_the_json_says():
 
 
 def test_probe_writes_its_json_without_importing_json(tmp_path):
-    """gpuenv.jsonout writes the document; json (whose import compiles the decoder's and the
+    """gpuenv.standins.jsonout writes the document; json (whose import compiles the decoder's and the
     scanner's regexes) is for reading, which a probe does only of a CUDA tree's version.json or
     for --python (an empty root has neither)."""
     loaded = _loaded("probe", "--json", "--root", str(tmp_path))
-    assert "gpuenv.jsonout" in loaded
+    assert "gpuenv.standins.jsonout" in loaded
     assert not {"json", "json.decoder", "json.scanner"} & loaded

@@ -1,6 +1,6 @@
 """Facts: what the probes read from one machine (contract: gpuenv.facts/1).
 
-Frozen records (gpuenv.record) mirror the public facts schema (tests/contracts/facts.schema.json). Facts
+Frozen records (gpuenv.standins.record) mirror the public facts schema (tests/contracts/facts.schema.json). Facts
 come from this probe, from older gpuenv versions, fleet inventories and users' bug reports, so
 every document valid against that schema is read, never refused: a field left out means "not
 known", as does ``None`` unless the schema gives null another meaning; ``False`` or an empty
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from gpuenv import record as records
-from gpuenv.record import field, record
+from gpuenv.standins import record as records
+from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -274,7 +274,7 @@ class Facts:
         return doc
 
     def to_json(self) -> str:
-        from gpuenv.jsonout import dumps
+        from gpuenv.standins.jsonout import dumps
 
         return dumps(self.to_dict())
 
@@ -331,7 +331,7 @@ def digest(facts: Facts) -> str:
         doc.pop(key, None)
     import json
 
-    from gpuenv.checksum import sha256_hex
+    from gpuenv.standins.checksum import sha256_hex
 
     canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"))
 
@@ -348,7 +348,7 @@ def from_dict(doc: object) -> Facts:
 
 def loads(text: str | bytes) -> Facts:
     """Facts from JSON text, through the one JSON input reader (UTF-8, depth limit)."""
-    from gpuenv.jsoninput import InputError, parse
+    from gpuenv.standins.jsoninput import InputError, parse
 
     try:
         doc = parse(text.encode() if isinstance(text, str) else text, "facts")
@@ -359,7 +359,7 @@ def loads(text: str | bytes) -> Facts:
 
 def read(path: str) -> Facts:
     """Facts from a file ("-": standard input); FactsError with one line when it cannot be read."""
-    from gpuenv.jsoninput import InputError, read_bytes
+    from gpuenv.standins.jsoninput import InputError, read_bytes
 
     try:
         data = read_bytes(path, "facts")
@@ -404,7 +404,7 @@ def _build(cls: type[_R], doc: object, path: str) -> _R:
     return cls(**kwargs)
 
 
-# Per-type answers of typing and gpuenv.record, worked out once: `gpuenv doctor --facts DIR` converts
+# Per-type answers of typing and gpuenv.standins.record, worked out once: `gpuenv doctor --facts DIR` converts
 # thousands of documents per process.
 _TYPES: dict[object, tuple[object, tuple[Any, ...], bool, bool]] = {}
 _FIELDS: dict[type, tuple[records.Field, ...]] = {}

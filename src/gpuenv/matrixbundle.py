@@ -19,7 +19,6 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from gpuenv.checksum import sha256_hex
 from gpuenv.exitcodes import Exit
 from gpuenv.matrices import (
     FILES,
@@ -31,7 +30,8 @@ from gpuenv.matrices import (
     state_dir,
     vkey,
 )
-from gpuenv.record import record
+from gpuenv.standins.checksum import sha256_hex
+from gpuenv.standins.record import record
 
 MAX_BYTES = 32 * 1024 * 1024  # a bundle is ~0.5 MB; anything this large is not one
 # The JSON schema of each file (gpuenv/schemas); the tests validate bundles against them.

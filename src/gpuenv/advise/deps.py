@@ -3,7 +3,7 @@
 Pure functions of a file's text returning ``Dep`` records (a distribution name, or a CUDA wheel
 index of PyTorch), each with the line it is written on. Nothing is executed: setup.py is read
 with ``ast`` (only literal lists, dicts and names bound to them), TOML with tomllib (tomli
-before 3.11), JSON lock files with ``gpuenv.jsoninput``; requirements files, environment.yml
+before 3.11), JSON lock files with ``gpuenv.standins.jsoninput``; requirements files, environment.yml
 and conda-lock files line by line (no YAML parser is needed for their shapes). A manifest that
 does not parse raises ``Unparsable``; the caller counts it and goes on.
 """
@@ -248,7 +248,7 @@ def parse_pipfile(text: str) -> list[Dep]:
 
 
 def parse_pipfile_lock(text: str) -> list[Dep]:
-    from gpuenv.jsoninput import InputError, parse
+    from gpuenv.standins.jsoninput import InputError, parse
 
     try:
         doc = parse(text.encode(), "Pipfile.lock")

@@ -1,6 +1,6 @@
 """The classification table of `gpuenv advise` (matrices/advise.json): loaded once, validated.
 
-Read through ``gpuenv.bundled`` like every bundled file, and checked with the matrices loader's
+Read through ``gpuenv.standins.bundled`` like every bundled file, and checked with the matrices loader's
 own field reader (``gpuenv.matrices.Reader``), so a malformed entry is one ``MatrixError`` line
 naming the file and the JSON path, with or without jsonschema installed. The table holds the
 judgements and their sources; the patterns that find things in code live in ``sources`` and
@@ -175,8 +175,8 @@ def _regex(r: Reader, text: str, p: str) -> re.Pattern[str]:
 @cache
 def load() -> Table:
     """The bundled table (once per process); MatrixError when it is missing or malformed."""
-    from gpuenv import bundled
-    from gpuenv.jsoninput import InputError, read
+    from gpuenv.standins import bundled
+    from gpuenv.standins.jsoninput import InputError, read
 
     try:
         doc = read(bundled.path("matrices", "advise.json"), "advise table")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:

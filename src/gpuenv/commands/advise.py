@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     except MatrixError as exc:
         raise Usage(f"matrices: {exc}") from None
     if args.json_out:
-        from gpuenv import jsonout
+        from gpuenv.standins import jsonout
 
         sys.stdout.write(jsonout.dumps(advice.to_dict()) + "\n")
     else:

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from gpuenv.commands import Command
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 SHELLS = ("bash", "zsh", "fish")
 # What a value is, by its metavar: completed as file names, as directory names, or not at all.

@@ -13,7 +13,6 @@ import json
 import os
 import sys
 
-from gpuenv import jsonout
 from gpuenv.commands import (
     Command,
     Usage,
@@ -27,6 +26,7 @@ from gpuenv.commands import (
 )
 from gpuenv.commands.output import add_output, output_format, wants_redaction
 from gpuenv.exitcodes import Exit
+from gpuenv.standins import jsonout
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ def _redacted_facts(facts: Facts, redactor: Redactor | None) -> Facts:
 
 
 def _redacted(report: Report, redactor: Redactor) -> Report:
-    from gpuenv import record as records
+    from gpuenv.standins import record as records
 
     findings = tuple(
         records.replace(

@@ -147,7 +147,8 @@ def packed(text: str, limit: int = USER_DATA_LIMIT) -> tuple[bytes, bool]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpuenv import __version__, bundled
+    from gpuenv import __version__
+    from gpuenv.standins import bundled
 
     argv = bootstrap_argv(args)
     with open(bundled.path("install-scripts", "bootstrap.sh"), encoding="utf-8") as f:

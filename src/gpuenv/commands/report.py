@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gpuenv import jsonout
 from gpuenv.commands import Command, Usage, add_json
+from gpuenv.standins import jsonout
 
 DESCRIPTION = """\
 PATH is a file or a directory, walked for *.json: the files the Ansible role fetches

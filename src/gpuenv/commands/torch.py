@@ -21,9 +21,9 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from gpuenv import jsonout
     from gpuenv.matrices import MatrixError, load
     from gpuenv.resolve.torchpick import PickError, pick
+    from gpuenv.standins import jsonout
 
     if args.facts_file is not None and args.root is not None:
         raise Usage("--facts and --root cannot be used together")

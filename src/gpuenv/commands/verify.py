@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gpuenv import jsonout
 from gpuenv.commands import Command, Usage, add_json
+from gpuenv.standins import jsonout
 
 DESCRIPTION = """\
 In a subprocess of the interpreter (--python PATH; default: the python3 found on PATH, as a user

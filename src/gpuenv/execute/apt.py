@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 _LINE = re.compile(r"^(Inst|Remv|Purg|Conf) (\S+)(?: \[([^\]]*)\])?(?: \(([^ )]*))?")
 _MISSING = re.compile(

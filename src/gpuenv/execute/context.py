@@ -14,7 +14,7 @@ from gpuenv.execute.files import Files
 from gpuenv.execute.runner import Result, Runner
 from gpuenv.exitcodes import Exit
 from gpuenv.plan.plan import Step
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 Event = Callable[[str, Step | None, str], None]  # (event, step, detail)
 

@@ -29,8 +29,8 @@ from gpuenv.facts import Facts
 from gpuenv.plan.plan import Kind, Plan, Step
 from gpuenv.plan.planfile import digest as plan_digest
 from gpuenv.plan.staleness import facts_digest
-from gpuenv.record import record
 from gpuenv.rootpath import PathEscape
+from gpuenv.standins.record import record
 
 __all__ = ["Files", "Options", "Outcome", "ReadOnlyFiles", "Refused", "StepReport", "apply", "dry_run"]
 

@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from gpuenv import jsonout
-from gpuenv.record import field, fields, record
 from gpuenv.rootpath import PathEscape, in_root, make_dirs, read_regular
+from gpuenv.standins import jsonout
+from gpuenv.standins.record import field, fields, record
 
 TYPE_CHECKING = False  # the plan module is imported only where a saved plan is read
 if TYPE_CHECKING:
@@ -169,7 +169,7 @@ class Journal:
         return plan
 
     def _read_json(self, path: Path, what: str) -> Any:
-        from gpuenv.jsoninput import InputError, parse
+        from gpuenv.standins.jsoninput import InputError, parse
 
         try:
             data = read_regular(path, MAX_BYTES, nofollow=True)

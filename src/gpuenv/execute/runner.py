@@ -15,7 +15,7 @@ import subprocess
 import threading
 from collections.abc import Callable, Sequence
 
-from gpuenv.record import record
+from gpuenv.standins.record import record
 from gpuenv.trust import SYSTEM_PATH, untrusted_program
 
 # Locale and frontend fixed so that apt's output parses the same everywhere and nothing prompts;

@@ -19,7 +19,7 @@ import datetime
 import re
 
 from gpuenv.exitcodes import Exit
-from gpuenv.record import record
+from gpuenv.standins.record import record
 from gpuenv.verify.machine import Machine
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)

@@ -2,7 +2,7 @@
 
 ``find(paths)`` lists the *.json files of the paths given (directories walked, hidden names and
 symbolic links to directories left alone) with the directory each was found under; ``read(file)``
-reads one through the one JSON reader with limits (``gpuenv.jsoninput``) and distils it into
+reads one through the one JSON reader with limits (``gpuenv.standins.jsoninput``) and distils it into
 ``model.Entry`` objects, or one ``model.Unreadable``: a broken host never stops the report.
 ``entries_of`` (pure) is the distillation, shared by every kind.
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 
 from gpuenv.fleet.model import Entry, Seen, Unreadable
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -90,8 +90,8 @@ def host_of(f: File, named: str | None = None) -> str:
 
 
 def read(f: File, matrices: Matrices | None) -> list[Entry] | Unreadable:
-    from gpuenv.jsoninput import InputError
-    from gpuenv.jsoninput import read as read_json
+    from gpuenv.standins.jsoninput import InputError
+    from gpuenv.standins.jsoninput import read as read_json
 
     try:
         doc = read_json(f.path, "file")

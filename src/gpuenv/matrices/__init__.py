@@ -15,7 +15,7 @@ them with ``vkey`` (a cheap numeric key) or ``packaging.version.Version`` (impor
 
 Where the data comes from: ``$GPUENV_STATE_DIR/matrices`` (or /var/lib/gpuenv/matrices as root,
 ~/.cache/gpuenv/matrices otherwise) when ``gpuenv matrix update`` installed a bundle there and it
-parses; else the copy shipped inside gpuenv (``gpuenv.bundled``: the package gpuenv._matrices).
+parses; else the copy shipped inside gpuenv (``gpuenv.standins.bundled``: the package gpuenv._matrices).
 
 The package, by what each module holds: ``records`` (the records, ``MatrixError``, ``vkey``),
 ``query`` (``Matrices`` and its questions), ``reader`` (the JSON read, the field reader and the

@@ -2,7 +2,7 @@
 
 ``$GPUENV_STATE_DIR/matrices`` (or /var/lib/gpuenv/matrices as root, ~/.cache/gpuenv/matrices
 otherwise) when ``gpuenv matrix update`` installed a bundle there and it parses; else the copy
-shipped inside gpuenv (``gpuenv.bundled``: the package gpuenv._matrices).
+shipped inside gpuenv (``gpuenv.standins.bundled``: the package gpuenv._matrices).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def parse_dir(directory: str | os.PathLike[str], origin: str, lazy: bool = False
 
 def bundled_dir() -> str:
     """The matrices shipped with this gpuenv (the package gpuenv._matrices)."""
-    from gpuenv import bundled
+    from gpuenv.standins import bundled
 
     return bundled.directory("matrices")
 

@@ -20,7 +20,7 @@ from gpuenv.matrices.records import (
     TorchVariant,
     vkey,
 )
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:

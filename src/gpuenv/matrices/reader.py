@@ -178,7 +178,7 @@ def _read(directory: str, name: str) -> object:
     """One matrices file, through the one JSON reader: a regular file (an installed bundle may
     be hostile: never a FIFO or a device), at most MAX_FILE bytes, strict UTF-8, valid JSON.
     The depth is left to the Reader, which looks only where it expects a value."""
-    from gpuenv.jsoninput import InputError, read
+    from gpuenv.standins.jsoninput import InputError, read
 
     try:
         return read(os.path.join(directory, name), "matrices file", MAX_FILE, max_depth=None)

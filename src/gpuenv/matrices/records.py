@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:

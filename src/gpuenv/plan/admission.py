@@ -96,7 +96,7 @@ def edited(plan: Plan, facts_now: Facts, matrices: Matrices, repos: Repos) -> No
     from gpuenv import __version__
     from gpuenv.plan import planfile, planner
     from gpuenv.plan.plan import PlanError
-    from gpuenv.record import replace
+    from gpuenv.standins.record import replace
 
     if plan.request is None:
         raise Refusal(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import re
 
-from gpuenv.record import fields, record, replace
+from gpuenv.standins.record import fields, record, replace
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -11,9 +11,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from gpuenv import jsonout
-from gpuenv.checksum import sha256_hex
 from gpuenv.plan.plan import Plan, PlanError, from_dict
+from gpuenv.standins import jsonout
+from gpuenv.standins.checksum import sha256_hex
 
 
 def dumps(plan: Plan) -> str:
@@ -25,7 +25,7 @@ MAX_BYTES = 4 << 20  # a plan is a few KB
 
 def loads(text: str | bytes) -> Plan:
     """A plan from JSON, through the one JSON input reader (UTF-8, depth limit)."""
-    from gpuenv.jsoninput import InputError, parse
+    from gpuenv.standins.jsoninput import InputError, parse
 
     try:
         doc = parse(text.encode() if isinstance(text, str) else text, "plan")
@@ -55,7 +55,7 @@ def save(plan: Plan, path: str | os.PathLike[str]) -> None:
 
 def load(path: str | os.PathLike[str]) -> Plan:
     """A saved plan; PlanError (one line) for a file that is not one."""
-    from gpuenv.jsoninput import InputError, read_bytes
+    from gpuenv.standins.jsoninput import InputError, read_bytes
 
     try:
         data = read_bytes(str(path), "plan", MAX_BYTES)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gpuenv.plan.plan import PlanError
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # what only the type checker needs is not imported at run time
 if TYPE_CHECKING:
@@ -193,9 +193,9 @@ def default_path() -> str:
     else the shipped one."""
     import os
 
-    from gpuenv import bundled
     from gpuenv.matrices import MatrixError
     from gpuenv.matrices import load as matrices
+    from gpuenv.standins import bundled
 
     try:
         bundle = matrices().bundle
@@ -213,7 +213,7 @@ def load(path: str | Path | None = None) -> Repos:
 
 @lru_cache(maxsize=8)
 def _load(path: str) -> Repos:
-    from gpuenv.jsoninput import InputError, read
+    from gpuenv.standins.jsoninput import InputError, read
 
     try:
         doc = read(path, "repos")

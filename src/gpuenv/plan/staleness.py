@@ -67,7 +67,7 @@ def facts_digest(facts: Facts) -> str:
     """sha256 of the stable view, canonical JSON: what a plan records as facts_digest."""
     import json
 
-    from gpuenv.checksum import sha256_hex
+    from gpuenv.standins.checksum import sha256_hex
 
     canonical = json.dumps(stable_view(facts), sort_keys=True, separators=(",", ":"))
     return "sha256:" + sha256_hex(canonical.encode())

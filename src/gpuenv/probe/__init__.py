@@ -139,8 +139,8 @@ def _kernel(host: Sysroot, guard: Guard) -> Kernel:
 def _gpus(
     host: Sysroot, guard: Guard, errors: list[ProbeError], nodes: dict[str, DeviceNode] | None
 ) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
-    from gpuenv import record as records
     from gpuenv.probe import amdsmi, kfd, nvidia, nvml, pci
+    from gpuenv.standins import record as records
 
     devs = guard("pci", lambda: pci.scan(host, errors), [])
     names = guard("pci.ids", lambda: pci.pci_names(host, devs), {})

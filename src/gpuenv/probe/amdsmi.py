@@ -6,7 +6,7 @@ copy under /opt/rocm/share/amd_smi is tried.
 
 from __future__ import annotations
 
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

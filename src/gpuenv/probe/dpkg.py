@@ -7,7 +7,7 @@ import re
 
 from gpuenv.facts import Packages
 from gpuenv.probe.host import Sysroot
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 STATUS = "/var/lib/dpkg/status"
 # dpkg's journal: each status change is written here first (one stanza per file, 0000, 0001,

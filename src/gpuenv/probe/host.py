@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import stat
 
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 
 @record(frozen=True)

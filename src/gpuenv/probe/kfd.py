@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.probe.host import Sysroot
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -316,7 +316,7 @@ def parse_cudnn_version_h(text: str) -> str | None:
 
 
 def _cudnn_header(host: Sysroot, libs: list[Library]) -> list[Library]:
-    from gpuenv import record as records
+    from gpuenv.standins import record as records
 
     if not any(lib.name == "cudnn" and lib.version and "." not in lib.version for lib in libs):
         return libs

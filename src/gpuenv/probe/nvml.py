@@ -5,7 +5,7 @@ NVML failures are facts, not crashes: each maps to one ``nvidia.nvml`` state.
 
 from __future__ import annotations
 
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

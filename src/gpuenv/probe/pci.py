@@ -7,7 +7,7 @@ fresh machine has no driver yet, and that is exactly when gpuenv is needed.
 from __future__ import annotations
 
 from gpuenv.probe.host import Sysroot
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -174,8 +174,8 @@ def probe(host: Sysroot, installed: dict[str, str], errors: list[ProbeError]) ->
 def with_pip(toolkits: Toolkits, python: Python | None) -> Toolkits:
     """``toolkits`` plus the ROCm SDK wheels of the probed Python environment (TheRock's pip
     route), which the Python probe found."""
-    from gpuenv import record
     from gpuenv.probe import therock
+    from gpuenv.standins import record
 
     extra = therock.from_python(python)
     return record.replace(toolkits, rocm=(*toolkits.rocm, *extra)) if extra else toolkits

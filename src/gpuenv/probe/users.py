@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from gpuenv.facts import User
 from gpuenv.probe.host import Sysroot
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -141,7 +141,7 @@ def md_details(summary: str, body: str) -> str:
 def facts_markdown(facts: Facts, notice: str) -> str:
     """`gpuenv probe --format markdown`: a summary line, the summary table, the facts JSON folded.
     ``facts`` is already redacted when redaction is on; ``notice`` says which way it went."""
-    from gpuenv import jsonout
+    from gpuenv.standins import jsonout
 
     gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
     head = (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gpuenv import jsonout
 from gpuenv.plan.plan import Action, Kind, Plan, Step
+from gpuenv.standins import jsonout
 
 TYPE_CHECKING = False  # typing's flag without importing typing, nor the executor for a dry run
 if TYPE_CHECKING:

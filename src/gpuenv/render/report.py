@@ -138,8 +138,8 @@ def report_markdown(
     """`gpuenv doctor --format markdown`: one summary line, each finding with its fix in a fenced
     block, and the facts folded in <details>. ``facts`` is the (redacted) facts; ``text`` redacts
     the findings' strings the same way; ``notice`` is the one redaction line."""
-    from gpuenv import jsonout
     from gpuenv.render.facts import md_details, md_fence, md_summary_table, md_text
+    from gpuenv.standins import jsonout
 
     s = report.summary()
     parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]

@@ -13,10 +13,10 @@ the GPU needs, a kernel series the release does not list). ``judge`` is pure.
 from __future__ import annotations
 
 from gpuenv.facts import Facts
-from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import blocking_codes, noted_codes, run_checks
 from gpuenv.resolve.target import effective_target
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

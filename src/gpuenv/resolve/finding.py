@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from gpuenv.record import field, record
+from gpuenv.standins.record import field, record
 
 
 class Severity(str, enum.Enum):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from gpuenv import debversion
 from gpuenv.facts import Facts, Torch
-from gpuenv.record import record
 from gpuenv.resolve.memo import LastAsked
+from gpuenv.standins import debversion
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def version_tuple(text: str | None) -> tuple[int, ...]:
 
     Debian epochs ("1:") are dropped; only the leading dotted number counts, so package revisions
     never make one driver look newer than another. For the numbers of a release (a driver, a
-    toolkit, a kernel series); packages are ordered with ``gpuenv.debversion`` (an epoch
+    toolkit, a kernel series); packages are ordered with ``gpuenv.standins.debversion`` (an epoch
     outranks the number)."""
     if not text:
         return ()

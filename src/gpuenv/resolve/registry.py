@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from gpuenv import import_module
 from gpuenv.facts import Facts
-from gpuenv.record import record, replace
 from gpuenv.resolve.finding import Finding, Severity, Target
+from gpuenv.standins.record import record, replace
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
-from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import CRASHED, not_judged_codes, run_checks, sort_findings
 from gpuenv.resolve.target import TargetError, basis, effective_target
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

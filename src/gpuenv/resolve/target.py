@@ -12,10 +12,10 @@ The ``basis`` in ``Target.extra`` says where the target came from: "explicit" (-
 from __future__ import annotations
 
 from gpuenv.facts import Facts
-from gpuenv.record import replace
 from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
+from gpuenv.standins.record import replace
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ import re
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import Facts
 from gpuenv.matrices import AmdWheels, GfxOverride, Matrices, TorchVariant, vkey
-from gpuenv.record import field, record
 from gpuenv.resolve.wheelfit import GpuArch, cuda_covers, fit, gpu_archs
+from gpuenv.standins.record import field, record
 
 VENDORS = ("nvidia", "amd")
 LABEL = {"nvidia": "NVIDIA", "amd": "AMD"}

@@ -25,7 +25,7 @@ import re
 
 from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices, TorchVariant
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 
 @record(frozen=True)

@@ -13,7 +13,7 @@ files alone still groups hosts the way it would with their facts.
 from __future__ import annotations
 
 from gpuenv.facts import Facts, Gpu
-from gpuenv.record import record
+from gpuenv.standins.record import record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ def parse_records(stdout: str) -> tuple[list[dict[str, Any]], list[str]]:
     """(records, lines that are not records) of the script's output: one JSON object per line,
     read with gpuenv's JSON input rules (strict UTF-8, no NaN, bounded depth): the interpreter
     is the user's, and whatever it printed is input like any file."""
-    from gpuenv.jsoninput import InputError, parse
+    from gpuenv.standins.jsoninput import InputError, parse
 
     records: list[dict[str, Any]] = []
     other: list[str] = []

@@ -4,8 +4,8 @@ each GPU's result, the device nodes, and the ``Verification`` the command render
 from __future__ import annotations
 
 from gpuenv.exitcodes import Exit
-from gpuenv.record import record
 from gpuenv.resolve.finding import Finding, Severity
+from gpuenv.standins.record import record
 from gpuenv.verify.machine import Machine
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)

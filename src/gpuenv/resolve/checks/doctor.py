@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from gpuenv import pep440
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.memo import LastAsked
 from gpuenv.resolve.registry import check
+from gpuenv.standins import pep440
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 
-from gpuenv import pep440
 from gpuenv.facts import Facts, Gpu
 from gpuenv.resolve import gpuinfo, toolkitpaths, wheelfit
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import amdgpu_release, rocm_gpus, same_line, shadowed_wheel_libraries
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
+from gpuenv.standins import pep440
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

@@ -1,5 +1,4 @@
-"""What the hardware checks' findings say, not only that they fire (written against the
-survivors of bench/mutate.py): each cause nvidia.driver-not-loaded names, and what it saw."""
+"""What nvidia.driver-not-loaded says, not only that it fires: each cause it names, and what it saw."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""rootpath at its exact boundaries (written against the survivors of bench/mutate.py): the
-symlink limit, `..` and `.` components, the last component followed or not, and the one safe
-file read at exactly its size limit, across its chunk size, and on what is not a regular file."""
+"""rootpath at its exact boundaries: the symlink limit, `..` and `.` components, the last component
+followed or not, and the one safe file read at exactly its size limit, across its chunk size, and on
+what is not a regular file."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""What the doctor's torch checks say, at each rule's boundary (written against the survivors of
-bench/mutate.py on resolve/checks/torch.py): the build's arch list against the GPUs, its CUDA
-against the driver, CPU builds on GPU boxes, builds of the other vendor, HIP/ROCm builds against
-the machine's ROCm, LD_LIBRARY_PATH, and no torch at all. An unknown is never judged a failure."""
+"""What the doctor's torch checks (gpuenv/resolve/checks/torch.py) say, at each rule's boundary: the
+build's arch list against the GPUs, its CUDA against the driver, CPU builds on GPU boxes, builds of
+the other vendor, HIP/ROCm builds against the machine's ROCm, LD_LIBRARY_PATH, and no torch at all.
+An unknown is never judged a failure."""
 
 from __future__ import annotations
 

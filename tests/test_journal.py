@@ -1,7 +1,6 @@
-"""The apply journal as --resume sees it (written against the survivors of bench/mutate.py): what
-a resumed apply reads back, every malformed field refused by name, the lock held and let go, a
-crash or a power cut at any point of a write, planted files and links around the temporary
-file, and a refused apply leaving nothing behind."""
+"""The apply journal as --resume sees it: what a resumed apply reads back, every malformed field
+refused by name, the lock held and let go, a crash or a power cut at any point of a write, planted
+files and links around the temporary file, and a refused apply leaving nothing behind."""
 
 from __future__ import annotations
 

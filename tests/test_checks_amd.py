@@ -1,8 +1,8 @@
-"""What the AMD doctor checks say, at their boundaries (written against the survivors of
-bench/mutate.py for gpuenv/resolve/checks/amd.py): the amdgpu driver and why it is missing,
-/dev/kfd from either fact, who may open the device nodes, GPUs a ROCm release does not list
-or lists on Radeon terms, and HSA_OVERRIDE_GFX_VERSION. Each machine is the healthy RX 9070 XT
-box (tests/facts/doctor-healthy-rocm.json) with a few facts changed, judged by the doctor."""
+"""What the AMD doctor checks (gpuenv/resolve/checks/amd.py) say, at their boundaries: the amdgpu
+driver and why it is missing, /dev/kfd from either fact, who may open the device nodes, GPUs a ROCm
+release does not list or lists on Radeon terms, and HSA_OVERRIDE_GFX_VERSION. Each machine is the
+healthy RX 9070 XT box (tests/facts/doctor-healthy-rocm.json) with a few facts changed, judged by
+the doctor."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""What the NVIDIA doctor checks say, at their boundaries (written against the survivors of
-bench/mutate.py for gpuenv/resolve/checks/nvidia.py): nouveau, a missing or unloaded driver,
-version mismatches, a driver older than a toolkit needs, the kernel-module flavour, GPUs a
-driver branch or a toolkit dropped, persistence mode. Each machine is the healthy RTX 4090 box
-(tests/facts/doctor-healthy-cuda.json) with a few facts changed, judged by the doctor."""
+"""What the NVIDIA doctor checks (gpuenv/resolve/checks/nvidia.py) say, at their boundaries:
+nouveau, a missing or unloaded driver, version mismatches, a driver older than a toolkit needs, the
+kernel-module flavour, GPUs a driver branch or a toolkit dropped, persistence mode. Each machine is
+the healthy RTX 4090 box (tests/facts/doctor-healthy-cuda.json) with a few facts changed, judged by
+the doctor."""
 
 from __future__ import annotations
 
@@ -160,7 +160,7 @@ def test_no_driver_missing_without_an_nvidia_gpu(matrices):
     assert not judged(_driverless(("gpus", [])), matrices, "nvidia.driver-missing")
 
 
-# -- nvidia.driver-not-loaded (the causes: tests/test_mut_checks.py)
+# -- nvidia.driver-not-loaded (the causes: tests/test_checks_driver_not_loaded.py)
 
 
 def _unloaded(*edits):

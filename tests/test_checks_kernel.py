@@ -1,8 +1,8 @@
-"""What the kernel doctor checks say, at their boundaries (written against the survivors of
-bench/mutate.py for gpuenv/resolve/checks/kernel.py): unlisted kernel series and the fix per
-distribution, missing headers for an installed or a planned DKMS driver, the next boot's and
-this boot's DKMS builds, Secure Boot, reboots after a driver upgrade, and iommu=pt. Each machine
-is a healthy box (tests/facts/doctor-healthy-*.json) with a few facts changed, judged by the doctor."""
+"""What the kernel doctor checks (gpuenv/resolve/checks/kernel.py) say, at their boundaries:
+unlisted kernel series and the fix per distribution, missing headers for an installed or a planned
+DKMS driver, the next boot's and this boot's DKMS builds, Secure Boot, reboots after a driver
+upgrade, and iommu=pt. Each machine is a healthy box (tests/facts/doctor-healthy-*.json) with a few
+facts changed, judged by the doctor."""
 
 from __future__ import annotations
 

@@ -12,9 +12,9 @@ import pytest
 from gpuenv.exitcodes import Exit
 from gpuenv.facts import loads
 from gpuenv.matrices import load
-from gpuenv.record import FrozenError, replace
 from gpuenv.resolve.torchpick import pick
 from gpuenv.resolve.wheelfit import covers, driver_fit, fit, gpu_archs
+from gpuenv.standins.record import FrozenError, replace
 
 RTX4090 = "10de:2684"  # sm_89 by its PCI id
 RTX5090 = "10de:2b85"  # sm_120

@@ -1,7 +1,6 @@
-"""The inventory's answers at their boundaries: which packages are a stack, which version a
-machine runs, what a GPU is, where a path leads. The checks and the planner (what it purges)
-share these answers; each test here was written against a mutant the older tests let through
-(bench/mutate.py resolve/inventory.py)."""
+"""The inventory's answers at their boundaries: which packages are a stack, which version a machine
+runs, what a GPU is, where a path leads. The checks and the planner (what it purges) share these
+answers (bench/mutate.py runs this file against gpuenv/resolve/inventory.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +8,9 @@ import pytest
 
 from gpuenv.facts import Gpu, Tool, Torch, from_dict
 from gpuenv.matrices import load
-from gpuenv.record import replace
 from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
+from gpuenv.standins.record import replace
 from tests.doctor_cases import base, setp
 
 NVIDIA_4090 = "10de:2684"  # in nvidia_gpus.json: Ada, 8.9

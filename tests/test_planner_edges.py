@@ -1,10 +1,10 @@
-"""What a plan holds, step by step, and the notes it shows (written against the survivors of
-bench/mutate.py): every trace of the other stack that brings its purge (packages, sources, a
-toolkit, a runfile toolkit or driver, a driver running), the files and sources a purge or an
-install removes and the ones it leaves, kernel headers, the ROCm and CUDA steps and their
-reboots, the notes for what gpuenv does not know (CPU architecture, distribution, suite, a
-vendor pairing), the NVIDIA driver package for each GPU and toolkit (branch boundaries, the
-compute-capability fallback), and torch wheels at the exact version boundaries."""
+"""What a plan holds, step by step, and the notes it shows, at each rule's edge: every trace of the
+other stack that brings its purge (packages, sources, a toolkit, a runfile toolkit or driver, a
+driver running), the files and sources a purge or an install removes and the ones it leaves, kernel
+headers, the ROCm and CUDA steps and their reboots, the notes for what gpuenv does not know (CPU
+architecture, distribution, suite, a vendor pairing), the NVIDIA driver package for each GPU and
+toolkit (branch boundaries, the compute-capability fallback), and torch wheels at the exact version
+boundaries."""
 
 from __future__ import annotations
 

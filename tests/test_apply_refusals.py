@@ -1,8 +1,7 @@
-"""What apply refuses before any change, and how (written against the survivors of
-bench/mutate.py): a refused apply leaves nothing under its --root, programs another account could
-write are refused before the first step, dpkg's half-done runs and locks, the downloaded key (its
-fingerprint, armor and de-armor), key URLs and redirects, autoremove narrowed to the stack, and
-the files a plan writes (mode, durability, links, failures)."""
+"""What apply refuses before any change, and how: a refused apply leaves nothing under its --root,
+programs another account could write are refused before the first step, dpkg's half-done runs and
+locks, the downloaded key (its fingerprint, armor and de-armor), key URLs and redirects, autoremove
+narrowed to the stack, and the files a plan writes (mode, durability, links, failures)."""
 
 from __future__ import annotations
 
