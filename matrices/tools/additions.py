@@ -645,8 +645,8 @@ RYZEN_LEGACY_SECONDARY = (
     "th3cavalry/GZ302-Linux-Setup docs/ai-ml-packages.md @ 49ec2c49f3c4 ('ROCm 7.2 has been released with direct "
     "support for gfx1151', February 2026, linking AMD's Ryzen native Linux how-to); public notes quoting the two "
     "AMD pages (7.1.1: gfx1150/gfx1151 supported, PyTorch 2.9 / Python 3.12; 7.2: gfx1151 in the Ryzen matrix, "
-    "Ubuntu 24.04.3); shared/reference/matrices.json products (Strix Halo / Strix Point, 'listed per secondary "
-    "sources')"
+    "Ubuntu 24.04.3); matrices/sources/reference/matrices.json products (Strix Halo / Strix Point, "
+    "'listed per secondary sources')"
 )
 RYZEN_LEGACY_NOTE = (
     "gfx1150 (Strix Point, Ryzen AI 300) and gfx1151 (Strix Halo, Ryzen AI Max 300) on Radeon terms, UNCONFIRMED: "

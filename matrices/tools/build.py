@@ -56,8 +56,9 @@ def main() -> None:
             "version": BUNDLE_VERSION,
             "material_dated_up_to": material_dated(ref["meta"]["material_dated_up_to"]),
             "files": ["amd_gpus.json", "nvidia_gpus.json", "rocm.json", "cuda.json", "torch.json"],
-            "source": "compiled from shared/reference/matrices.json with errata.md applied and the sourced "
-            "additions of matrices/tools/additions.py (matrices/tools/build.py); NVIDIA PCI ids from pci.ids, "
+            "source": "compiled from matrices/sources/reference/matrices.json with "
+            "matrices/sources/reference/errata.md applied and the sourced additions of "
+            "matrices/tools/additions.py (matrices/tools/build.py); NVIDIA PCI ids from pci.ids, "
             "pciutils/pciids @ c1c12547d626 (matrices/tools/nvidia_pci.py)",
             "seed_checks": ref["seed_checks"],
         },

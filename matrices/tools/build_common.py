@@ -23,7 +23,7 @@ class _Legacy:
 
 LEGACY = _Legacy(HERE / "legacy_data.json")
 
-ERRATA = "shared/reference/errata.md"
+ERRATA = "matrices/sources/reference/errata.md"
 
 
 def vtuple(v: str) -> tuple[int, ...]:

@@ -162,8 +162,9 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
             + (
                 "'ROCm 7.2.4 <-> amdgpu 30.30.4' is inferred (install page links docs-30.30.4; "
                 "third-party scripts use amdgpu/30.30.4 with amdgpu-install_7.2.4.70204-1), not stated "
-                "by AMD; AMD's 7.2.x quick start pins amdgpu/30.30.1 (shared/reference/installers.md B1 "
-                "'Version data'). repos.json carries 30.30.4 with confirmed=false."
+                "by AMD; AMD's 7.2.x quick start pins amdgpu/30.30.1 "
+                "(matrices/sources/reference/installers.md B1 'Version data'). repos.json carries "
+                "30.30.4 with confirmed=false."
                 if v == "7.2.4"
                 else "Which 30.30 point release pairs with it is not stated in the sources read."
             )
@@ -396,8 +397,8 @@ def build_rocm(ref: dict) -> dict:
             "deprecated": "listed with '⚠️ Deprecated: existing features and capabilities are maintained, no new "
             "features or optimizations; a future release removes support' (gfx906 in 6.0-6.3: " + GFX906_SOURCE + ")",
         },
-        "levels_source": "ROCm system-requirements.rst per-GPU OS limits; shared/reference/matrices.md section 1c; "
-        "5.x: the Instinct tab of gpu_os_support.md is full, the Radeon Pro and Radeon tabs radeon",
+        "levels_source": "ROCm system-requirements.rst per-GPU OS limits; "
+        "matrices/sources/reference/matrices.md section 1c; 5.x: the Instinct tab of gpu_os_support.md is full, the Radeon Pro and Radeon tabs radeon",
         "releases": releases,
         "products": products,
     }

@@ -25,7 +25,7 @@ Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store 
   and kernels per GPU). Not tied to a release by anything in it; its OS set is the one the 10.0
   install page offers, so it is used for 10.0 only, unconfirmed.
 - Dates: 7.14.0 released 2026-07-16 (github.com/ROCm/legacy-rocm-build/releases/tag/rocm-7.14.0);
-  the therock-10.0 tag of ROCm/rocm-systems is dated 2026-08-26 (shared/reference/errata.md
+  the therock-10.0 tag of ROCm/rocm-systems is dated 2026-08-26 (matrices/sources/reference/errata.md
   section 7; rocm.docs.amd.com/en/latest titled "ROCm Core SDK 10.0.0 release notes" by 2026-08-30).
 """
 
@@ -246,8 +246,8 @@ RELEASES = [
         "amdgpu_driver": "31.50.x",
         "amdgpu_driver_compat": ["31.50.x"],
         "torch": TORCH_100,
-        "source": f"{INSTALL_100}; {OS_YAML}; shared/reference/errata.md section 7 (therock-10.0 tag, 2026-08-26); "
-        f"PyTorch: {COMPAT_100}",
+        "source": f"{INSTALL_100}; {OS_YAML}; matrices/sources/reference/errata.md section 7 "
+        f"(therock-10.0 tag, 2026-08-26); PyTorch: {COMPAT_100}",
         "kernels_source": OS_YAML,
         "confirmed": False,
         "kernels_confirmed": False,
