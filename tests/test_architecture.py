@@ -1,13 +1,15 @@
 """The layering rules of CONTRIBUTING.md, enforced: probe -> resolve -> plan -> execute, no back-edges;
 only render/ imports rich; only the runner (and the probe's live-command helper) run processes;
 no print in the cores; the shipped contract schemas extend the public ones (tests/contracts/);
-no module over 500 lines; the resolve helpers below the checks; comments point only inside the
-repository."""
+no module over 500 lines; the resolve helpers below the checks; no file of the repository points
+outside it."""
 
 from __future__ import annotations
 
 import ast
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -367,32 +369,65 @@ def test_memos_use_the_one_idiom():
 # -- pointers (#30): what the code and docs name is in the repository ----------------------------
 
 ROOT = Path(__file__).resolve().parent.parent
-# Files a clone lacks: the workspace's shared contracts and references, a style guide.
-OUTSIDE = ("shared" + "/contracts", "shared" + "/reference", "STYLE" + ".md")
-# Where gpuenv's own words are: the code, its tests and the documentation. The matrix tools and
-# data quote their sources as the data records them; third-party extracts are as shipped.
-WORDS = ("src/gpuenv/**/*.py", "tests/*.py", "bench/*.py", "*.md", "matrices/*.md",
-         "matrices/sources/README.md", "tests/*/README.md")
+# Files a clone lacks: the workspace's shared folder (contracts, references, hooks) and its style
+# guide. Each pattern is spelled in two parts so that this file names none of them.
+OUTSIDE = ("shared" + "/", "../" + "shared", "STYLE" + ".md")
+
+
+def _repository_files(root: Path) -> list[Path]:
+    """What a clone holds: the tracked files and the untracked ones git does not ignore (never a
+    virtual environment or a cache)."""
+    listed = subprocess.run(
+        ["git", "-c", f"safe.directory={root}", "ls-files", "-co", "--exclude-standard", "-z"],
+        cwd=root, check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    return [root / os.fsdecode(name) for name in listed.split(b"\0") if name]
+
+
+def _words(path: Path) -> str:
+    """A file's text, or a symbolic link's target (the fixtures' sysfs links dangle)."""
+    if path.is_symlink():
+        return os.readlink(path)
+    return path.read_text(errors="replace") if path.is_file() else ""
 
 
 def _pointers_outside(root: Path) -> list[str]:
     return sorted(
         f"{path.relative_to(root)}: {name}"
-        for pattern in WORDS
-        for path in root.glob(pattern)
+        for path in _repository_files(root)
         for name in OUTSIDE
-        if name in path.read_text(errors="replace")
+        if name in _words(path)
     )
 
 
 def test_nothing_names_a_file_outside_the_repository():
-    assert len(list(ROOT.glob("src/gpuenv/**/*.py"))) > 100
+    """Code, docs, tests and fixtures, the matrix tools and the data they write all cite only what
+    a clone holds (#30): the reference extracts live under matrices/sources/reference/."""
+    seen = {str(path.relative_to(ROOT)) for path in _repository_files(ROOT)}
+    assert {"matrices/tools/build_common.py", "matrices/rocm.json", "matrices/repos.json",
+            "matrices/bundle.json", "matrices/sources/reference/errata.md"} <= seen  # fmt: skip
+    assert len([name for name in seen if name.startswith("src/gpuenv/")]) > 100
     assert _pointers_outside(ROOT) == []
 
 
 def test_the_pointer_rule_sees_a_pointer(tmp_path):
-    (tmp_path / "README.md").write_text("see " + OUTSIDE[0] + "/findings.md")
-    assert _pointers_outside(tmp_path) == [f"README.md: {OUTSIDE[0]}"]
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, capture_output=True)
+    (tmp_path / ".gitignore").write_text(".venv/\n")
+    (tmp_path / "README.md").write_text("see " + OUTSIDE[0] + "contracts/findings.md")
+    (tmp_path / "matrices" / "tools").mkdir(parents=True)
+    (tmp_path / "matrices" / "tools" / "build.py").write_text('ERRATA = "' + OUTSIDE[0] + 'reference/errata.md"')
+    (tmp_path / "matrices" / "rocm.json").write_text('{"source": "as ' + OUTSIDE[2] + ' says"}')
+    (tmp_path / "schema.json").symlink_to(OUTSIDE[1] + "/contracts/report.schema.json")
+    (tmp_path / ".venv").mkdir()
+    (tmp_path / ".venv" / "notes.md").write_text(OUTSIDE[0])  # ignored: not in a clone
+    (tmp_path / "plain.md").write_text("matrices/sources/reference/errata.md section 7")
+    assert _pointers_outside(tmp_path) == [
+        f"README.md: {OUTSIDE[0]}",
+        f"matrices/rocm.json: {OUTSIDE[2]}",
+        f"matrices/tools/build.py: {OUTSIDE[0]}",
+        f"schema.json: {OUTSIDE[1]}",
+        f"schema.json: {OUTSIDE[0]}",
+    ]
 
 
 # -- the stand-ins (src/gpuenv/standins/; what each saves: README.md there) ------------------------
