@@ -170,14 +170,30 @@ def test_off_ubuntu_the_headers_fix_names_no_modules_extra(matrices):
 @pytest.mark.parametrize(
     "target, said",
     [
-        ("rocm", "the rocm install (explicit target) builds a DKMS driver"),
-        (None, "the rocm install (auto target)"),
+        ("rocm", "; the ROCm 7.2.4 install (explicit target) builds the amdgpu DKMS driver, which cannot build"),
+        ("rocm@7.2.4", "; the ROCm 7.2.4 install (explicit target) builds the amdgpu DKMS driver, which cannot build"),
+        (None, "; the ROCm 7.2.4 install (auto target) builds the amdgpu DKMS driver, which cannot build"),
     ],
 )
 def test_missing_headers_for_the_dkms_driver_an_install_would_build(matrices, target, said):
     f = judged_one(rocm(no_rocm, ("kernel.headers_installed", False)), matrices, "kernel.headers-missing", target)
     assert said in f.detail
     assert f.fix == f"sudo apt-get install linux-headers-{RUNNING} linux-modules-extra-{RUNNING}"
+
+
+@pytest.mark.parametrize("target", ["rocm@7.14.0", "rocm@10.0.0"])
+def test_a_new_stream_install_builds_no_dkms_driver_so_headers_and_secure_boot_say_nothing(matrices, target):
+    """The new stream's plans leave the kernel driver as it is (plan/therock.py): no DKMS build
+    to need headers or a signing key, unless a DKMS driver is already installed."""
+    bare = rocm(no_rocm, ("kernel.headers_installed", False), ("kernel.secure_boot", True))
+    assert judged(bare, matrices, "kernel.headers-missing", target) == []
+    assert judged(bare, matrices, "kernel.secure-boot", target) == []
+    kept = rocm(("kernel.headers_installed", False), ("kernel.secure_boot", True), _unloaded)
+    headers = judged_one(kept, matrices, "kernel.headers-missing", target)
+    assert "; installed DKMS drivers: amdgpu-dkms, which cannot build without it." in headers.detail
+    assert "install" not in headers.detail.split("; ", 1)[1].replace("installed DKMS", "")
+    secure = judged_one(kept, matrices, "kernel.secure-boot", target)
+    assert secure.title == "Secure Boot is on and the DKMS module amdgpu is not loaded"
 
 
 @pytest.mark.parametrize(
@@ -375,14 +391,15 @@ def test_a_module_not_proven_loaded_is_a_warning_to_keep_the_key_enrolled(matric
 @pytest.mark.parametrize(
     "doc_of, target, what",
     [
-        (lambda: rocm(("kernel.secure_boot", True), no_rocm), "rocm", "the planned rocm driver"),
-        (lambda: rocm(("kernel.secure_boot", True)), "cuda", "the planned cuda driver"),
+        (lambda: rocm(("kernel.secure_boot", True), no_rocm), "rocm",
+         "the amdgpu driver the ROCm 7.2.4 install (explicit target) builds."),
+        (lambda: rocm(("kernel.secure_boot", True)), "cuda", "the nvidia driver the CUDA "),
     ],
 )
 def test_a_planned_dkms_driver_under_secure_boot_is_a_warning(matrices, doc_of, target, what):
     f = judged_one(doc_of(), matrices, "kernel.secure-boot", target)
     assert f.severity.value == "warning"
-    assert f.detail.startswith(f"DKMS GPU driver: {what}.")
+    assert f.detail.startswith(f"DKMS GPU driver: {what}")
 
 
 @pytest.mark.parametrize(

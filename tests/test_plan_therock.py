@@ -188,3 +188,28 @@ def test_a_switch_to_cuda_purges_the_therock_install(m):
     purged = purge.purge_packages(facts, repos.load(), "rocm")
     assert {"amdrocm-core7.14", "amdrocm7.14-gfx1201", "amdrocm-runtime7.14", "amdrocm-sysdeps7.14"} <= set(purged)
     assert "amdgpu-dkms" in purged and "python3.12" not in purged
+
+
+def test_the_kernel_notes_speak_of_a_dkms_driver_only_where_the_plan_builds_one(facts):
+    """kernel.headers-missing and kernel.secure-boot are noted in a plan: a legacy plan installs
+    amdgpu-dkms, a new-stream plan leaves the driver as it is and needs neither."""
+    from gpuenv.standins.record import replace
+
+    m = load_matrices()
+    bare = replace(facts, kernel=replace(facts.kernel, secure_boot=True, headers_installed=False))
+    legacy = plan(bare, m, version="7.2.4")
+    assert "driver" in [s.id for s in legacy.steps]
+    assert (
+        "kernel.headers-missing: No kernel headers for the running kernel 6.8.0-51-generic. /lib/modules/"
+        "6.8.0-51-generic/build is missing; the ROCm 7.2.4 install (explicit target) builds the amdgpu DKMS driver, "
+        "which cannot build without it." in legacy.notes
+    )
+    assert (
+        "kernel.secure-boot: Secure Boot is on: DKMS modules must be signed with an enrolled key. DKMS GPU driver: "
+        "the amdgpu driver the ROCm 7.2.4 install (explicit target) builds. A kernel or driver update that rebuilds "
+        "it unsigned stops it loading." in legacy.notes
+    )
+    for new in (plan(bare, m), plan(bare, m, version="7.14.0")):
+        assert new.target.driver is None and "driver" not in [s.id for s in new.steps]
+        assert not [n for n in new.notes if n.startswith(("kernel.headers-missing", "kernel.secure-boot"))], new.notes
+        assert any(n.startswith("the amdgpu kernel driver is left as it is") for n in new.notes)

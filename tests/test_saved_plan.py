@@ -221,13 +221,19 @@ def custom_kernel_box(open_tmp):
 
 
 def test_the_plan_for_a_custom_kernel_says_so_and_names_no_headers_package(custom_kernel_box):
-    res = gpuenv("install", "rocm", "--json", "--root", custom_kernel_box, "--user", "root")
+    # A legacy-stream plan builds amdgpu-dkms, which needs the kernel's build tree.
+    res = gpuenv("install", "rocm", "--version", "7.2.4", "--json", "--root", custom_kernel_box, "--user", "root")
     plan = json.loads(res.stdout)
     packages = [p for s in plan["steps"] for p in s.get("packages") or ()]
     assert not any(p.startswith("linux-headers-") for p in packages), packages
     note = next(n for n in plan["notes"] if n.startswith("kernel.headers-missing"))
     assert f"the running kernel {CUSTOM_KERNEL} is not a distribution kernel" in note
     assert f"/lib/modules/{CUSTOM_KERNEL}/build" in note and "DKMS" in note
+    # The new stream's plan leaves the kernel driver as it is: nothing to build, nothing to say.
+    res = gpuenv("install", "rocm", "--json", "--root", custom_kernel_box, "--user", "root")
+    plan = json.loads(res.stdout)
+    assert plan["target"]["version"] == "10.0.0"
+    assert not [n for n in plan["notes"] if n.startswith("kernel.headers-missing")], plan["notes"]
 
 
 def test_the_doctors_fix_for_a_custom_kernel_names_no_package_that_does_not_exist(custom_kernel_box):

@@ -200,6 +200,7 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
                     "Debian 12 is supported only on AMD Instinct MI325X, MI300X, MI300A, MI250X, MI250 "
                     "and MI210 GPUs (system-requirements footnote)."
                 ]
+                e["gpus_only"] = THEROCK.instinct_only(["MI325X", "MI300X", "MI300A", "MI250X", "MI250", "MI210"])
             if (e["id"], e["version"]) == ("ol", "9"):
                 # ERRATA item 3: AMD's two pages disagree; record both.
                 e["kernels"] = ["5.15", "6.12"]
@@ -390,7 +391,7 @@ def build_rocm(ref: dict) -> dict:
         "levels": {
             "full": "Instinct (CDNA) target: supported; AMD still limits some OS entries to particular "
             "Instinct GPUs (footnotes, e.g. 7.2.4 Debian 12: MI325X/MI300X/MI300A/MI250X/MI250/MI210 only; "
-            "see the OS entry's notes and products[].os_limits)",
+            "see the OS entry's gpus_only and notes, and products[].os_limits)",
             "radeon": "Radeon / Radeon PRO (RDNA) target: supported, on the narrower OS list AMD gives per GPU",
             "preview": "technology-preview stream only (TheRock 7.9-7.12); no production release 6.2-7.2.4 uses it",
             # 7.14 and 10.0 list Ryzen APUs (gfx115x, gfx1103) on Radeon-like terms: Ubuntu only, inbox driver.

@@ -51,9 +51,22 @@ RADEON = ("gfx1201", "gfx1200", "gfx1100", "gfx1101", "gfx1102", "gfx1030")
 RYZEN = ("gfx1151", "gfx1150", "gfx1152", "gfx1153", "gfx1103")
 
 
-def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes=()):
+def instinct_only(models=None, excluded=()):
+    """An OS entry's ``gpus_only`` (gpuenv.matrices.GpuLimit): Instinct GPUs, only ``models`` when
+    AMD names them, less ``excluded``: AMD's model names as its tables print them."""
+    out = {"class": "instinct"}
+    if models is not None:
+        out["models"] = list(models)
+    if excluded:
+        out["except"] = list(excluded)
+    return out
+
+
+def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes=(), only=None):
     """One OS entry in rocm.json's shape; ``printed`` maps the label AMD prints to its kernel text,
-    and the kernel series are those texts' MAJOR.MINOR (a UEK release name carries none)."""
+    and the kernel series are those texts' MAJOR.MINOR (a UEK release name carries none). ``only``
+    is the entry's per-GPU limit where AMD gives one the limit's terms can hold (Instinct GPUs, or
+    named Instinct models, or Instinct GPUs but some); point-release limits stay in the notes."""
     kernels = []
     for text in printed.values():
         words = text.replace(",", " ").split()
@@ -76,13 +89,15 @@ def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes
         "source": source,
         "confirmed": confirmed,
         "notes": list(notes),
+        **({"gpus_only": only} if only is not None else {}),
     }
 
 
 _TABLES_714 = f"{INSTINCT_714}; {RADEON_714}; {RYZEN_714}"
 # The OS rows of the three 7.14 tables (Instinct, Radeon, Ryzen) merged per distribution release;
-# which GPUs a row is limited to is in the entry's notes (the doctor judges a release's OS list,
-# and Radeon / Ryzen targets on their narrower terms, as for the 7.x releases before).
+# which GPUs a row is limited to is in the entry's notes and, where only Instinct GPUs are listed,
+# in its gpus_only (which the doctor and install auto judge); Ubuntu 22.04 (Instinct but the
+# MI350P, and Radeon) and the per-point-release limits of RHEL are notes only.
 _ALL_INSTINCT = "all 7.14 Instinct GPUs (MI355X, MI350X, MI350P, MI325X, MI300X, MI300A, MI250X, MI250, MI210, MI100)"
 OS_714 = [
     _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, _TABLES_714, True, ga=["7.0"],
@@ -98,9 +113,11 @@ OS_714 = [
         notes=["Instinct GPUs except the MI350P: the GA 5.15 kernel; Radeon GPUs: the HWE 6.8 kernel; "
                "not listed for Ryzen APUs."]),
     _os("debian", "13", [], {"Debian 13": "6.12"}, INSTINCT_714, True,
-        notes=["Instinct MI355X, MI350X, MI350P, MI325X and MI300X only."]),
+        notes=["Instinct MI355X, MI350X, MI350P, MI325X and MI300X only."],
+        only=instinct_only(["MI355X", "MI350X", "MI350P", "MI325X", "MI300X"])),
     _os("debian", "12", [], {"Debian 12": "6.1.0"}, INSTINCT_714, True,
-        notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."]),
+        notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X", "MI300A", "MI250X", "MI250"])),
     _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"},
         f"{INSTINCT_714}; {RADEON_714}", True,
         notes=["RHEL 10.0 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 10.2 only."]),
@@ -109,17 +126,22 @@ OS_714 = [
         f"{INSTINCT_714}; {RADEON_714}", True,
         notes=["RHEL 9.4 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 9.8 only."]),
     _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, INSTINCT_714, True,
-        notes=["Instinct GPUs only, except the MI350P and MI325X."]),
+        notes=["Instinct GPUs only, except the MI350P and MI325X."], only=instinct_only(excluded=["MI350P", "MI325X"])),
     _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, INSTINCT_714, True,
-        notes=["Instinct MI355X, MI350X, MI325X and MI300X only. AMD names the UEK release, not a kernel series."]),
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only. AMD names the UEK release, not a kernel series."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X"])),
     _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, INSTINCT_714, True,
-        notes=["Instinct MI355X, MI350X, MI325X and MI300X only. AMD names the UEK release, not a kernel series."]),
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only. AMD names the UEK release, not a kernel series."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X"])),
     _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, INSTINCT_714, True,
-        notes=["Instinct MI300X only. AMD names the UEK release, not a kernel series."]),
-    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, INSTINCT_714, True, notes=["Instinct MI300X and MI300A only."]),
+        notes=["Instinct MI300X only. AMD names the UEK release, not a kernel series."],
+        only=instinct_only(["MI300X"])),
+    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, INSTINCT_714, True, notes=["Instinct MI300X and MI300A only."],
+        only=instinct_only(["MI300X", "MI300A"])),
     _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, INSTINCT_714, True,
-        notes=["Instinct GPUs only, except the MI100."]),
-    _os("sles", "15", ["15.7"], {"SLES 15.7": "6.4.0-150700.51"}, INSTINCT_714, True, notes=["Instinct GPUs only."]),
+        notes=["Instinct GPUs only, except the MI100."], only=instinct_only(excluded=["MI100"])),
+    _os("sles", "15", ["15.7"], {"SLES 15.7": "6.4.0-150700.51"}, INSTINCT_714, True, notes=["Instinct GPUs only."],
+        only=instinct_only()),
 ]  # fmt: skip
 
 OS_100 = [
@@ -129,18 +151,19 @@ OS_100 = [
         notes=["GA 6.8 is listed for Instinct GPUs; Radeon GPUs list HWE 6.17, Ryzen APUs OEM 6.17."]),
     _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "5.15 [GA], 6.8 [HWE]"}, OS_YAML, False,
         ga=["5.15"], hwe=["6.8"], notes=["GA 5.15 is listed for Instinct GPUs; Radeon GPUs list HWE 6.8."]),
-    _os("debian", "13", [], {"Debian 13": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."]),
-    _os("debian", "12", [], {"Debian 12": "6.1.0"}, OS_YAML, False, notes=["Instinct GPUs only."]),
+    _os("debian", "13", [], {"Debian 13": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
+    _os("debian", "12", [], {"Debian 12": "6.1.0"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
     _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"}, OS_YAML, False),
     _os("rhel", "9", ["9.8", "9.6", "9.4"],
         {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"}, OS_YAML, False),
-    _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, OS_YAML, False, notes=["Instinct GPUs only."]),
-    _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, OS_YAML, False, notes=["Instinct GPUs only."]),
-    _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, OS_YAML, False, notes=["Instinct GPUs only."]),
-    _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, OS_YAML, False, notes=["MI300X only."]),
-    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, OS_YAML, False, notes=["MI300X and MI300A only."]),
-    _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."]),
-    _os("sles", "15", ["15.7"], {"SLES 15 SP7": "6.4.0-150700.51"}, OS_YAML, False, notes=["Instinct GPUs only."]),
+    _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
+    _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
+    _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
+    _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, OS_YAML, False, notes=["MI300X only."], only=instinct_only(["MI300X"])),
+    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, OS_YAML, False, notes=["MI300X and MI300A only."],
+        only=instinct_only(["MI300X", "MI300A"])),
+    _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
+    _os("sles", "15", ["15.7"], {"SLES 15 SP7": "6.4.0-150700.51"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
 ]  # fmt: skip
 
 
@@ -228,7 +251,8 @@ RELEASES = [
             "Radeon (gfx1201/1200/1100/1101/1102/1030) and Ryzen APU (gfx1151/1150/1152/1153/1103) targets from "
             "AMD's 7.14-era compatibility tables; the Instinct targets (gfx950/942/90a/908) from the 7.14 Instinct "
             "table and the per-target packages of the 7.14.0 install page. OS and kernels: the Instinct, Radeon and "
-            "Ryzen tables of 7.14 merged per distribution release (per-GPU limits in each OS entry's notes).",
+            "Ryzen tables of 7.14 merged per distribution release (per-GPU limits in each OS entry's notes and "
+            "gpus_only).",
             "Ryzen APUs (gfx115x, gfx1103) use the inbox kernel driver of the Ubuntu release, not amdgpu-dkms; "
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
@@ -255,7 +279,7 @@ RELEASES = [
             "ROCm Core SDK 10.0.0 (TheRock stream): /opt/rocm/core-10.0, packages amdrocm-*10.0.",
             "gfx targets: the per-target packages of the 10.0 install page (amdrocm10.0-gfx950 ... -gfx1153). "
             "OS and kernels: os-support.yaml of AMD's docs source at a revision not tied to a release (its OS "
-            "set matches the 10.0 install page); per-GPU OS limits are in the OS entries' notes.",
+            "set matches the 10.0 install page); per-GPU OS limits are in the OS entries' notes and gpus_only.",
             "amdgpu: the 10.0 install page links the AMD GPU driver docs-31.50.0; the full compatible-driver "
             "list of 10.0 was not read.",
             "The 10.0 release date is the therock-10.0 tag's; AMD's release notes page was not read for a date.",

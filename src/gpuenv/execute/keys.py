@@ -161,6 +161,12 @@ def _loopback(parts: urllib.parse.SplitResult) -> bool:
 
 def fetch_key(ctx: Context, step: Step, fetch: Callable[[str], bytes] | None = None) -> bytes:
     data = (fetch or default_fetch)(step.url or "")
+    _need_gpg()
+    # What is checked is what apt is given: an armored key is de-armored first, whatever comes
+    # before its armor (AMD's ROCm 10.0 key file is a binary key followed by an armored copy,
+    # which gpg cannot read as one file).
+    if _ARMOR in data:
+        data = binary_keyring(ctx.runner, data)
     colons = _show_keys(ctx.runner, data)
     fprs, count = apt.pub_fingerprints(colons)
     if count != 1 or fprs != (step.fingerprint,):

@@ -33,6 +33,7 @@ from gpuenv.matrices.records import (
     CudaToolkit,
     DriverBranch,
     GfxOverride,
+    GpuLimit,
     HostCompilers,
     NvidiaArch,
     NvidiaGpu,
@@ -142,6 +143,28 @@ def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple[Any, ...]]
 _LEVELS = ("full", "preview", "radeon", "deprecated")
 
 
+# The GPU classes AMD limits an OS entry to (gpuinfo.gpu_class names a GPU's), and its model names.
+_GPU_CLASSES = ("instinct", "radeon", "ryzen")
+_MODEL = r"MI\d+[A-Z]*"
+
+
+def _gpu_limit(r: Reader, o: dict[str, Any], po: str) -> GpuLimit | None:
+    """An OS entry's ``gpus_only``; absent (older bundles) means not limited or not known."""
+    limit = r.get(o, "gpus_only", po, dict, optional=True)
+    if limit is None:
+        return None
+    pl = f"{po}.gpus_only"
+    gpu_class = r.get(limit, "class", pl, str)
+    if gpu_class not in _GPU_CLASSES:
+        raise r.fail(f"{pl}.class", f"{_show(gpu_class)} is not one of {_GPU_CLASSES}")
+    models = r.get(limit, "models", pl, list, optional=True)
+    return GpuLimit(
+        gpu_class=gpu_class,
+        models=None if models is None else r.strs(limit, "models", pl, pattern=_MODEL),
+        excluded=r.strs(limit, "except", pl, optional=True, pattern=_MODEL),
+    )
+
+
 def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
     r = Reader("rocm.json")
     releases = []
@@ -159,6 +182,7 @@ def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
                     source=r.get(o, "source", po, str),
                     confirmed=r.get(o, "confirmed", po, bool),
                     notes=r.strs(o, "notes", po, optional=True),
+                    gpus_only=_gpu_limit(r, o, po),
                 )
             )
         gpus = r.str_map(rel, "gpus", p, keys=_GFX)

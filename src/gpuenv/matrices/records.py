@@ -68,6 +68,61 @@ class NvidiaGpu:
     confirmed: bool = True
 
 
+_MODEL = re.compile(r"\bMI\d+[A-Z]*\b")
+
+
+def instinct_models(name: str) -> frozenset[str]:
+    """AMD's Instinct model names in a product name: "AMD Instinct MI250X / MI250" -> MI250X, MI250."""
+    return frozenset(_MODEL.findall(name))
+
+
+def _among(models: frozenset[str], listed: tuple[str, ...]) -> bool | None:
+    """All of a GPU's model names are listed (True), none is (False), or it cannot be said (None:
+    the model is unknown, or one PCI id is several models and only some are listed)."""
+    if not models:
+        return None
+    hit = models & frozenset(listed)
+    return True if hit == models else False if not hit else None
+
+
+@record(frozen=True)
+class GpuLimit:
+    """The GPUs an OS entry of a release is supported for, in AMD's terms: a GPU class
+    ("instinct"), only the named models of it when ``models`` is given, less the ``excluded``
+    models ("Instinct GPUs only, except the MI350P and MI325X")."""
+
+    gpu_class: str  # "instinct"
+    models: tuple[str, ...] | None = None  # AMD's model names ("MI300X"); None: every GPU of the class
+    excluded: tuple[str, ...] = ()
+
+    def admits(self, gpu_class: str | None, models: frozenset[str]) -> bool | None:
+        """Whether a GPU of this class and these model names is supported on the entry; None when
+        the facts cannot say (its class unknown, or its model where models are named)."""
+        if gpu_class is None:
+            return None
+        if gpu_class != self.gpu_class:
+            return False
+        if self.models is not None:
+            listed = _among(models, self.models)
+            if listed is not True:
+                return listed
+        if self.excluded:
+            out = _among(models, self.excluded)
+            return None if out is None else not out
+        return True
+
+    def describe(self) -> str:
+        """'Instinct GPUs except the MI350P and MI325X', 'Instinct MI300X and MI300A'."""
+        name = self.gpu_class.capitalize()
+        if self.models is not None:
+            return f"{name} {_and(self.models)}"
+        return f"{name} GPUs" + (f" except the {_and(self.excluded)}" if self.excluded else "")
+
+
+def _and(names: tuple[str, ...]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 @record(frozen=True)
 class OsSupport:
     id: str  # os-release ID: "ubuntu", "debian", "rhel"
@@ -79,6 +134,8 @@ class OsSupport:
     source: str = ""
     confirmed: bool = True
     notes: tuple[str, ...] = ()
+    # The GPUs AMD supports this OS for in this release; None: not limited, or not known to be.
+    gpus_only: GpuLimit | None = None
 
 
 @record(frozen=True)

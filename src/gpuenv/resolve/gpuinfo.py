@@ -15,7 +15,7 @@ TYPE_CHECKING = False  # typing's flag without importing typing or collections.a
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from gpuenv.matrices import Matrices
+    from gpuenv.matrices import AmdGpu, Matrices
 
 
 def gfx_target(gpu: Gpu, matrices: Matrices | None) -> str | None:
@@ -58,6 +58,41 @@ def amd_compute(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
 
 
 _served = LastAsked()  # per matrices: {"gfx": the gfx targets ROCm or a ROCm wheel serves}
+
+
+def gpu_class(gpu: Gpu, matrices: Matrices | None) -> str | None:
+    """The class AMD's per-GPU OS limits name: "instinct", "radeon" (Radeon and Radeon PRO) or
+    "ryzen" (an APU); None when the tables do not say. A PCI id they lack is judged by its gfx
+    target when every GPU they list with that target is of one class (gfx942: Instinct)."""
+    if matrices is None or gpu.vendor != "amd":
+        return None
+    known = matrices.amd_gpu(gpu.pci_id)
+    if known is not None:
+        return _class_of(known)
+    gfx = gfx_target(gpu, matrices)
+    if gfx is None:
+        return None
+    classes = {_class_of(g) for g in matrices.amd_gpus() if g.gfx_target == gfx}
+    return classes.pop() if len(classes) == 1 else None
+
+
+def _class_of(gpu: AmdGpu) -> str | None:
+    instinct = "Instinct" in gpu.name or (gpu.architecture or "").startswith("CDNA")
+    if gpu.integrated and not instinct:  # the MI300A is an APU and an Instinct GPU
+        return "ryzen"
+    radeon = "Radeon" in gpu.name
+    if instinct == radeon:  # neither, or one PCI id sold as both (Vega 20: MI50 and Radeon PRO VII)
+        return None
+    return "instinct" if instinct else "radeon"
+
+
+def instinct_models(gpu: Gpu, matrices: Matrices | None) -> frozenset[str]:
+    """AMD's model names for an Instinct GPU ("MI300X"; a PCI id sold as two models gives both),
+    empty when its name carries none."""
+    from gpuenv.matrices.records import instinct_models as models_in
+
+    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None and gpu.vendor == "amd" else None
+    return models_in(known.name if known is not None else gpu.name or "")
 
 
 def nvidia_architecture(gpu: Gpu, matrices: Matrices | None) -> str | None:

@@ -12,7 +12,7 @@ The ``basis`` in ``Target.extra`` says where the target came from: "explicit" (-
 from __future__ import annotations
 
 from gpuenv.facts import Facts
-from gpuenv.resolve import gpuinfo, toolkitpaths
+from gpuenv.resolve import facts_view, gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
 from gpuenv.standins.record import replace
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Container, Iterable
 
     from gpuenv.facts import Gpu
-    from gpuenv.matrices import CudaToolkit, Matrices, RocmRelease
+    from gpuenv.matrices import CudaToolkit, Matrices, OsSupport, RocmRelease
 
 
 class TargetError(ValueError):
@@ -65,14 +65,22 @@ def fitting_rocm(
     that order without the installable filter."""
     newest = installable is not None if newest is None else newest
     default = matrices.default_rocm()
-    gpus = gpuinfo.amd_discrete(facts, matrices) or gpuinfo.amd_integrated(facts, matrices)
+    gpus = facts_view.rocm_gpus(facts, matrices)
     gfx = sorted({t for g in gpus if (t := gpuinfo.gfx_target(g, matrices))})
+    os_id = facts.os.id if facts.os.id not in ("", "unknown") else None
+    os_version = inv.os_version(facts)
 
     def among(releases: Iterable[RocmRelease]) -> list[RocmRelease]:
-        return [r for r in releases if installable is None or r.version in installable]
+        # A release whose entry for this OS is limited to other GPUs (10.0 on Debian 12: Instinct
+        # only) does not fit; a GPU the limit cannot judge does not narrow the choice.
+        return [
+            r
+            for r in releases
+            if (installable is None or r.version in installable)
+            and not (os_id and limited_out(r.os_support(os_id, os_version), gpus, matrices)[0])
+        ]
 
-    os_id = facts.os.id if facts.os.id not in ("", "unknown") else None
-    fits = among(matrices.rocm_releases_for(gfx, os_id, inv.os_version(facts))) if os_id else []
+    fits = among(matrices.rocm_releases_for(gfx, os_id, os_version)) if os_id else []
     if newest and fits:
         return fits[-1]
     if default in fits:
@@ -81,6 +89,26 @@ def fitting_rocm(
     if not os_id and default in fits:
         return default
     return fits[-1] if fits else default
+
+
+def limited_out(
+    entry: OsSupport | None, gpus: Iterable[Gpu], matrices: Matrices
+) -> tuple[tuple[Gpu, ...], tuple[Gpu, ...]]:
+    """The GPUs an OS entry's per-GPU limit (``gpus_only``) leaves out, and those it cannot judge
+    (their class, or their model where the limit names models, unknown); both empty when the entry
+    is not limited (or not known to be)."""
+    limit = entry.gpus_only if entry is not None else None
+    if limit is None:
+        return (), ()
+    out: list[Gpu] = []
+    unknown: list[Gpu] = []
+    for g in gpus:
+        verdict = limit.admits(gpuinfo.gpu_class(g, matrices), gpuinfo.instinct_models(g, matrices))
+        if verdict is None:
+            unknown.append(g)
+        elif not verdict:
+            out.append(g)
+    return tuple(out), tuple(unknown)
 
 
 def newest_cuda_for(facts: Facts, matrices: Matrices) -> str | None:

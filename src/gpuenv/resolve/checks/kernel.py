@@ -20,13 +20,25 @@ MOK_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/referen
 IOMMU_REF = "https://rocm.docs.amd.com/projects/amdgpu-docs/en/latest/conceptual/iommu.html"
 
 
-def _driver_planned(facts: Facts, target: Target) -> bool:
-    """A DKMS GPU driver will be installed: an explicit or auto target on a machine that owns its
-    kernel and has no vendor driver loaded yet."""
+def _driver_planned(facts: Facts, matrices: Matrices | None, target: Target) -> str | None:
+    """The install that will build a DKMS GPU driver ("the ROCm 7.2.4 install (auto target)"), or
+    None: an explicit or auto target builds one on a machine that owns its kernel and has no vendor
+    DKMS driver yet, except a release of ROCm's new stream, whose plans leave the kernel driver as
+    it is (plan/therock.py)."""
     if inv.hosted(facts) or not target.stack or basis(target) not in ("explicit", "auto"):
-        return False
+        return None
     module = "amdgpu" if target.stack == "rocm" else "nvidia"
-    return module not in inv.gpu_dkms_modules(facts)
+    if module in inv.gpu_dkms_modules(facts):
+        return None
+    release = rocm_release(matrices, target)
+    if release is not None and release.stream == "therock":
+        return None
+    name = f"{'ROCm' if target.stack == 'rocm' else 'CUDA'} {target.version}" if target.version else target.stack
+    return f"the {name} install ({basis(target)} target)"
+
+
+def _module(target: Target) -> str:
+    return "amdgpu" if target.stack == "rocm" else "nvidia"
 
 
 def _headers_fix(facts: Facts, release: str) -> str:
@@ -84,12 +96,13 @@ def headers_missing(facts: Facts, matrices: Matrices | None, target: Target) -> 
     if facts.kernel.headers_installed or inv.hosted(facts):
         return
     installed = inv.gpu_dkms_modules(facts)
-    if not installed and not _driver_planned(facts, target):
+    planned = _driver_planned(facts, matrices, target)
+    if not installed and not planned:
         return
     why = (
         "installed DKMS drivers: " + ", ".join(installed.values())
         if installed
-        else f"the {target.stack} install ({basis(target)} target) builds a DKMS driver"
+        else f"{planned} builds the {_module(target)} DKMS driver"
     )
     release = facts.kernel.release
     dkms = ("sudo dkms autoinstall",) if installed else ()
@@ -198,7 +211,7 @@ def secure_boot(facts: Facts, matrices: Matrices | None, target: Target) -> Iter
         and facts.gpus_of("amd" if m == "amdgpu" else "nvidia")
         and not _unbuilt(facts, m)
     ]
-    planned = _driver_planned(facts, target)
+    planned = _driver_planned(facts, matrices, target)
     # A module the kernel loaded under Secure Boot is signed with an enrolled key: nothing to say.
     # Leftover modules whose GPU is gone are not Secure Boot's business either.
     unproven = [
@@ -227,7 +240,7 @@ def secure_boot(facts: Facts, matrices: Matrices | None, target: Target) -> Iter
             refs=(MOK_REF,),
         )
         return
-    what = ", ".join(modules[m] for m in unproven) if unproven else f"the planned {target.stack} driver"
+    what = ", ".join(modules[m] for m in unproven) if unproven else f"the {_module(target)} driver {planned} builds"
     yield Finding(
         severity=Severity.WARNING,
         title="Secure Boot is on: DKMS modules must be signed with an enrolled key",

@@ -5,17 +5,18 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts
-from gpuenv.resolve import gpuinfo
+from gpuenv.resolve import facts_view, gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
-from gpuenv.resolve.target import basis, rocm_release
+from gpuenv.resolve.target import basis, limited_out, rocm_release
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from gpuenv.matrices import Matrices
+    from gpuenv.facts import Gpu
+    from gpuenv.matrices import Matrices, OsSupport, RocmRelease
 
 WSL_REF = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 CONTAINER_REFS = (
@@ -231,9 +232,13 @@ def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator
         return
     if not version_id and any(o.id == facts.os.id for o in release.os):
         return  # a distribution the release lists, release not known
+    entry = release.os_support(facts.os.id, version_id)
+    out = limited_out(entry, facts_view.rocm_gpus(facts, matrices), matrices)[0]
+    if entry is not None and out:
+        yield _for_other_gpus(facts, release, entry, out, matrices)
+        return
     if any(not o.confirmed for o in release.os if o.id == facts.os.id):
         return  # the release's OS table for this distribution is not confirmed (matrices/README.md)
-    entry = release.os_support(facts.os.id, version_id)
     listed = ", ".join(
         f"{o.id} {'/'.join(o.point_releases) if o.point_releases else o.version}" for o in release.os
     )
@@ -257,6 +262,35 @@ def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator
             fix="Nothing to do unless GPU work fails; then check for a newer ROCm release (`gpuenv matrix update`).",
             refs=(release.source,),
         )
+
+
+def _for_other_gpus(
+    facts: Facts, release: RocmRelease, entry: OsSupport, out: tuple[Gpu, ...], matrices: Matrices
+) -> Finding:
+    """The release lists this OS for other GPUs only (10.0 on Debian 12: Instinct GPUs). An error
+    where AMD's table is confirmed, a warning where the table itself is not (10.0's)."""
+    limit = entry.gpus_only
+    assert limit is not None  # limited_out left GPUs out
+    these = "; ".join(f"{gpuinfo.describe([g], matrices)}: {_what(g, matrices)}" for g in out)
+    return Finding(
+        severity=Severity.ERROR if entry.confirmed else Severity.WARNING,
+        title=f"ROCm {release.version} supports {_os_name(facts)} only for {limit.describe()}",
+        detail=f"AMD lists {facts.os.id} {entry.version} for ROCm {release.version} for {limit.describe()} only, "
+        f"and this machine's GPU is not one ({these})."
+        + ("" if entry.confirmed else f" ROCm {release.version}'s OS table is not confirmed ({entry.source})."),
+        fix=f"Install ROCm {release.version} on a distribution it supports for this GPU, or target a ROCm "
+        "release that supports it on this one (`gpuenv matrix show rocm`).",
+        gpus=gpuinfo.slots(out),
+        refs=(entry.source,),
+    )
+
+
+def _what(gpu: Gpu, matrices: Matrices) -> str:
+    """'a Radeon GPU', 'Instinct MI325X' (what the limit judged it by)."""
+    models = sorted(gpuinfo.instinct_models(gpu, matrices))
+    if models:
+        return "Instinct " + "/".join(models)
+    return f"a {(gpuinfo.gpu_class(gpu, matrices) or '?').capitalize()} GPU"
 
 
 @check(code="os.unknown", area="platform", needs=("matrices",), not_judged=True)
@@ -292,6 +326,14 @@ def _os_not_judged(facts: Facts, matrices: Matrices, target: Target) -> str | No
     listed = [o for o in release.os if o.id == facts.os.id]
     if listed and not version_id:
         return f"ROCm {release.version} lists {facts.os.id}, and this machine's release of it is not known"
+    entry = release.os_support(facts.os.id, version_id)
+    out, unknown = limited_out(entry, facts_view.rocm_gpus(facts, matrices), matrices)
+    if entry is not None and entry.gpus_only is not None and unknown and not out:
+        return (
+            f"ROCm {release.version} supports {facts.os.id} {entry.version} only for "
+            f"{entry.gpus_only.describe()}, and whether {gpuinfo.describe(unknown, matrices)} is one is not known "
+            "(the bundled GPU tables do not name its class or model)"
+        )
     return None
 
 

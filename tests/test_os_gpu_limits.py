@@ -1,0 +1,224 @@
+"""Per-GPU OS limits of a ROCm release (an OS entry's ``gpus_only``): AMD lists some distributions
+for Instinct GPUs only, or for named Instinct models (ROCm 10.0 on Debian 12: Instinct GPUs only;
+7.14 on RHEL 8: Instinct GPUs except the MI350P and MI325X). `install auto` does not choose a release
+whose entry leaves the machine's GPUs out, and os.unsupported says so for a target that does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpuenv import matrices as M
+from gpuenv.facts import from_dict
+from gpuenv.matrices import GpuLimit, MatrixError
+from gpuenv.matrices.records import instinct_models
+from gpuenv.plan import repos
+from gpuenv.resolve.finding import Severity, Target
+from gpuenv.resolve.registry import run_checks
+from gpuenv.resolve.target import fitting_rocm
+
+FACTS = Path(__file__).resolve().parent / "facts"
+UNKNOWN_AMD = FACTS / "os-limit-debian12-unknown-amd.json"
+PRETTY = {
+    "debian": "Debian GNU/Linux", "rhel": "Red Hat Enterprise Linux", "sles": "SUSE Linux Enterprise Server",
+    "rocky": "Rocky Linux",
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def m():
+    return M.load()
+
+
+def box(os_id: str, version: str, pci: str, gfx: str | None = None):
+    """A machine with one AMD GPU (named by PCI id only, as the tables know it) on a distribution."""
+    doc = json.loads(UNKNOWN_AMD.read_text())
+    doc["os"] = {"id": os_id, "version_id": version, "pretty_name": f"{PRETTY[os_id]} {version}"}
+    doc["gpus"][0]["pci_id"] = pci
+    if gfx:
+        doc["gpus"][0]["gfx_target"] = gfx
+    return from_dict(doc)
+
+
+def checks(facts, matrices, version):
+    found = run_checks(facts, matrices, Target(stack="rocm", version=version), only=("os.unsupported", "os.unknown"))
+    return {f.code: f for f in found}
+
+
+RX9070XT, MI300X, MI325X, MI350P, MI355X, MI100, MI210 = (
+    "1002:7550", "1002:74a1", "1002:74a5", "1002:75a8", "1002:75a3", "1002:738c", "1002:740f"
+)  # fmt: skip
+
+
+# -- the record --------------------------------------------------------------------------------
+
+
+def test_a_limit_admits_its_class_and_models_and_not_the_others():
+    only = GpuLimit(gpu_class="instinct", models=("MI300X", "MI300A"))
+    assert only.admits("instinct", frozenset({"MI300X"})) is True
+    assert only.admits("instinct", frozenset({"MI325X"})) is False
+    assert only.admits("radeon", frozenset()) is False
+    assert only.admits("instinct", frozenset()) is None  # an Instinct GPU of unknown model
+    assert only.admits(None, frozenset({"MI300X"})) is None  # class unknown: never "fine"
+    but = GpuLimit(gpu_class="instinct", excluded=("MI350P", "MI325X"))
+    assert but.admits("instinct", frozenset({"MI355X"})) is True
+    assert but.admits("instinct", frozenset({"MI350P"})) is False
+    assert but.admits("instinct", frozenset()) is None
+    assert GpuLimit(gpu_class="instinct").admits("instinct", frozenset()) is True
+    assert GpuLimit(gpu_class="instinct").admits("ryzen", frozenset()) is False
+
+
+def test_one_pci_id_sold_as_two_models_is_judged_only_when_both_agree():
+    both = instinct_models("AMD Instinct MI250X / MI250")
+    assert both == {"MI250X", "MI250"}
+    assert GpuLimit(gpu_class="instinct", models=("MI250X", "MI250")).admits("instinct", both) is True
+    assert GpuLimit(gpu_class="instinct", models=("MI250X",)).admits("instinct", both) is None
+    assert GpuLimit(gpu_class="instinct", excluded=("MI250",)).admits("instinct", both) is None
+
+
+def test_a_limit_says_what_it_allows():
+    assert GpuLimit(gpu_class="instinct").describe() == "Instinct GPUs"
+    assert GpuLimit(gpu_class="instinct", excluded=("MI100",)).describe() == "Instinct GPUs except the MI100"
+    assert GpuLimit(gpu_class="instinct", models=("MI300X", "MI300A")).describe() == "Instinct MI300X and MI300A"
+
+
+# -- the data ----------------------------------------------------------------------------------
+
+
+def _entry(m, version, os_id, os_version):
+    release = m.rocm_release(version)
+    assert release is not None
+    entry = release.os_support(os_id, os_version)
+    assert entry is not None
+    return entry
+
+
+def test_the_bundled_limits_are_amds_statements(m):
+    assert _entry(m, "10.0.0", "debian", "12").gpus_only == GpuLimit(gpu_class="instinct")
+    assert _entry(m, "7.14.0", "rhel", "8.10").gpus_only == GpuLimit(gpu_class="instinct", excluded=("MI350P", "MI325X"))
+    assert _entry(m, "7.14.0", "sles", "16.0").gpus_only == GpuLimit(gpu_class="instinct", excluded=("MI100",))
+    assert _entry(m, "7.14.0", "rocky", "9").gpus_only == GpuLimit(gpu_class="instinct", models=("MI300X", "MI300A"))
+    assert _entry(m, "7.2.4", "debian", "12").gpus_only == GpuLimit(
+        gpu_class="instinct", models=("MI325X", "MI300X", "MI300A", "MI250X", "MI250", "MI210")
+    )
+    for version in ("7.14.0", "10.0.0"):  # listed for Instinct, Radeon and Ryzen alike
+        assert _entry(m, version, "ubuntu", "24.04").gpus_only is None
+
+
+def test_an_old_bundle_without_the_field_still_loads_as_not_limited(m, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(M.bundled_dir(), old)
+    doc = json.loads((old / "rocm.json").read_text())
+    for release in doc["releases"]:
+        for entry in release["os"]:
+            entry.pop("gpus_only", None)
+    (old / "rocm.json").write_text(json.dumps(doc))
+    legacy = M.parse_dir(old, "installed")
+    assert legacy.rocm_release("10.0.0").os_support("debian", "12").gpus_only is None
+    radeon = box("debian", "12", RX9070XT)
+    assert fitting_rocm(radeon, legacy, newest=True).version == "10.0.0"  # not known to be limited
+    assert "os.unsupported" not in checks(radeon, legacy, "7.14.0")
+
+
+def test_a_malformed_limit_is_refused(tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(M.bundled_dir(), bad)
+    doc = json.loads((bad / "rocm.json").read_text())
+    doc["releases"][-1]["os"][3]["gpus_only"] = {"class": "datacenter"}
+    (bad / "rocm.json").write_text(json.dumps(doc))
+    with pytest.raises(MatrixError, match=r"gpus_only\.class"):
+        M.parse_dir(bad, "installed")
+
+
+# -- install auto --------------------------------------------------------------------------------
+
+
+def _installable(facts):
+    r = repos.load()
+    return {x["rocm"] for x in r.section("amd")["releases"]} | r.therock_installable(facts.os.id, facts.os.version_id)
+
+
+def test_install_auto_does_not_plan_an_instinct_only_release_for_a_radeon_card(m):
+    radeon = box("debian", "12", RX9070XT)
+    installable = _installable(radeon)
+    assert {"10.0.0", "7.14.0", "7.2.4"} <= installable  # each has a Debian 12 repository
+    for pick in (fitting_rocm(radeon, m, installable), fitting_rocm(radeon, m, newest=True), fitting_rocm(radeon, m)):
+        entry = pick.os_support("debian", "12")
+        assert pick.version not in ("10.0.0", "7.14.0"), pick.version
+        assert entry is not None and pick.support("gfx1201")
+    # Every installable release that lists Debian 12 lists it for Instinct GPUs only: the default
+    # is planned, and the doctor says why it does not fit (os.unsupported blocks the plan).
+    planned = fitting_rocm(radeon, m, installable)
+    assert planned.version == "7.2.4"
+    assert checks(radeon, m, planned.version)["os.unsupported"].severity is Severity.ERROR
+
+
+def test_install_auto_plans_the_newest_release_for_an_instinct_card_on_debian_12(m):
+    mi300x = box("debian", "12", MI300X)
+    assert fitting_rocm(mi300x, m, _installable(mi300x)).version == "10.0.0"
+    mi210 = box("debian", "12", MI210)  # 7.14 lists Debian 12 for the MI250 but not the MI210
+    assert fitting_rocm(mi210, m, newest=True).version == "10.0.0"
+    assert "os.unsupported" in checks(mi210, m, "7.14.0")
+
+
+# -- the doctor ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "version, os_id, os_version, pci, out",
+    [
+        ("10.0.0", "debian", "12", MI300X, False),  # Instinct on an Instinct-only entry
+        ("10.0.0", "debian", "12", RX9070XT, True),
+        ("7.14.0", "rhel", "8.10", MI355X, False),  # "except the MI350P and MI325X": exactly those
+        ("7.14.0", "rhel", "8.10", MI350P, True),
+        ("7.14.0", "rhel", "8.10", MI325X, True),
+        ("7.14.0", "rhel", "8.10", MI300X, False),
+        ("7.14.0", "sles", "16.0", MI100, True),  # "except the MI100"
+        ("7.14.0", "sles", "16.0", MI210, False),
+        ("7.14.0", "sles", "16.0", RX9070XT, True),
+        ("7.14.0", "rocky", "9", "1002:74a0", False),  # the MI300A: an APU, and an Instinct GPU
+        ("7.14.0", "rocky", "9", MI325X, True),
+        ("7.2.4", "debian", "12", MI210, False),
+        ("7.2.4", "debian", "12", MI355X, True),  # not in the 7.2.4 footnote's list
+    ],
+)
+def test_os_unsupported_names_the_limit(m, version, os_id, os_version, pci, out):
+    found = checks(box(os_id, os_version, pci), m, version)
+    assert "os.unknown" not in found
+    if not out:
+        assert "os.unsupported" not in found
+        return
+    finding = found["os.unsupported"]
+    limit = m.rocm_release(version).os_support(os_id, os_version).gpus_only
+    assert finding.title == f"ROCm {version} supports {PRETTY[os_id]} {os_version} only for {limit.describe()}"
+    assert finding.gpus == ("0000:03:00.0",)
+    confirmed = m.rocm_release(version).os_support(os_id, os_version).confirmed
+    assert finding.severity is (Severity.ERROR if confirmed else Severity.WARNING)
+
+
+def test_the_finding_says_what_the_gpu_is_and_that_10_0s_table_is_unconfirmed(m):
+    finding = checks(box("debian", "12", RX9070XT), m, "10.0.0")["os.unsupported"]
+    assert finding.title == "ROCm 10.0.0 supports Debian GNU/Linux 12 only for Instinct GPUs"
+    assert "/ RX 9070 (C3) (0000:03:00.0): a Radeon GPU)" in finding.detail
+    assert "OS table is not confirmed" in finding.detail and finding.severity is Severity.WARNING
+    excluded = checks(box("rhel", "8.10", MI325X), m, "7.14.0")["os.unsupported"]
+    assert excluded.severity is Severity.ERROR
+    assert excluded.title == "ROCm 7.14.0 supports Red Hat Enterprise Linux 8.10 only for Instinct GPUs except the MI350P and MI325X"
+    assert "AMD Instinct MI325X (0000:03:00.0): Instinct MI325X" in excluded.detail
+
+
+def test_a_gpu_the_tables_do_not_know_is_not_judged_fine(m):
+    unknown = from_dict(json.loads(UNKNOWN_AMD.read_text()))  # 1002:ffff, no gfx target
+    found = checks(unknown, m, "10.0.0")
+    assert "os.unsupported" not in found
+    assert "only for Instinct GPUs" in found["os.unknown"].detail
+    assert "AMD GPU 1002:ffff (0000:03:00.0) is one is not known" in found["os.unknown"].detail
+    # Its gfx target makes it an Instinct GPU (every gfx942 the tables list is one), which is all
+    # 10.0 asks on Debian 12; 7.14 names models there, and the model is not known.
+    gfx942 = box("debian", "12", "1002:ffff", gfx="gfx942")
+    assert checks(gfx942, m, "10.0.0") == {}
+    assert "os.unknown" in checks(gfx942, m, "7.14.0")
+    assert fitting_rocm(unknown, m, newest=True).version == "10.0.0"  # an unknown GPU does not narrow
