@@ -27,6 +27,14 @@ Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store 
 - Dates: 7.14.0 released 2026-07-16 (github.com/ROCm/legacy-rocm-build/releases/tag/rocm-7.14.0);
   the therock-10.0 tag of ROCm/rocm-systems is dated 2026-08-26 (matrices/sources/reference/errata.md
   section 7; rocm.docs.amd.com/en/latest titled "ROCm Core SDK 10.0.0 release notes" by 2026-08-30).
+
+Later releases of the stream, known but not bundled as releases (their GPU and OS tables were not
+found in any stored revision, so nothing can be judged against them; what is known is in the notes
+of the release each follows):
+- THEROCK_7141: ROCm 7.14.1, a patch release of 7.14. An installed 7.14.1 is judged as 7.14.0
+  (resolve/target.py: an unknown patch release is judged as its series' newest bundled one).
+- NOTES_101: ROCm Core SDK 10.1.0. An installed 10.1.0 is not judged (rocm.release-unknown: newer
+  than the newest release the matrices know); install auto does not plan it.
 """
 
 from __future__ import annotations
@@ -45,6 +53,18 @@ INSTALL_100 = "ROCm/rocm-docs docs/install/include/200-install.rst @ 0c31064a09a
 OS_YAML = "ROCm/rocm-docs docs/data/os-support.yaml @ 1d2ba3f7b017f525e5ae3bbb7cb9afeaea490d63"
 RELEASE_714 = "https://github.com/ROCm/legacy-rocm-build/releases/tag/rocm-7.14.0 (ROCm Core SDK 7.14.0 release notes)"
 TRANSITION = "https://rocm.docs.amd.com/en/docs-7.14.0/about/transition-guide-TheRock.html"
+# version.json of TheRock's release/therock-7.14 branch, which says 7.14.1 from e5e8093c2957 ("Raise
+# version to 7.14.1", 2026-08-11) on; the branch then differs from the therock-7.14 tag by six commits
+# (submodule bumps, a packaging fix), none touching cmake/therock_amdgpu_targets.cmake.
+THEROCK_7141 = (
+    "ROCm/TheRock version.json @ f51dc6c91e0d3214f22853fd5cb3f96dbc7d2c4b (release/therock-7.14: 7.14.1)"
+)
+# AMD's 10.1.0 release notes; the tables they render (docs/data/gpus.yaml, os-support.yaml at that
+# revision) and the 10.1.0 install page were not in the store.
+NOTES_101 = (
+    "ROCm/rocm-docs docs/about/release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629 (ROCm 10.1.0)"
+)
+THEROCK_101 = "ROCm/TheRock version.json @ 89553ce3746eda74ade42557470d25e37c91b6f0 (main: 10.1.0)"
 
 INSTINCT = ("gfx950", "gfx942", "gfx90a", "gfx908")
 RADEON = ("gfx1201", "gfx1200", "gfx1100", "gfx1101", "gfx1102", "gfx1030")
@@ -259,6 +279,11 @@ RELEASES = [
             "30.20.1-30.20.0, 30.10.2-30.10.0 for Radeon, and the same list for Instinct (lines kept here).",
             "PyTorch versions AMD lists for 7.14.0 were not read; AMD's own wheels for it (unconfirmed): "
             "torch.json amd_wheels.",
+
+            f"ROCm 7.14.1 followed ({THEROCK_7141}; a GitHub release \"ROCm Core SDK 7.14.1 "
+            "Release\" dated 2026-08-31 was reported, not read here). Its GPU, OS and driver tables were "
+            "not read, so it is not a release of its own here: an installed 7.14.1 is judged as 7.14.0, "
+            "and says so.",
         ],
     },
     {
@@ -285,6 +310,12 @@ RELEASES = [
             "The 10.0 release date is the therock-10.0 tag's; AMD's release notes page was not read for a date.",
             "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
             "AMD's own wheels for it: torch.json amd_wheels.",
+
+            f"ROCm Core SDK 10.1.0 followed ({NOTES_101}; {THEROCK_101}): its release notes add the "
+            "Radeon AI PRO R9600, Ubuntu 26.04.1 (GA 7.0) and Ubuntu 24.04.5 (GA 6.8 for Instinct, HWE 7.0 "
+            "for Radeon and Ryzen) in place of 26.04 and 24.04.4, and PyTorch 2.14.0. Its full GPU and OS "
+            "tables, its install page and its release date were not read, so it is not bundled: an "
+            "installed 10.1.0 is not judged and install auto does not plan it.",
         ],
     },
 ]
