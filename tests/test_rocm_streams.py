@@ -1,10 +1,13 @@
 """ROCm's new release stream in the doctor (#29): a TheRock 7.14 install is judged like any
 release, a legacy install beside a TheRock one is rocm.mixed-streams, and a patch release the
-data lacks (6.4.4) is judged as its series' newest bundled one, and says so."""
+data lacks (6.4.4, TheRock's 7.14.1) is judged as its series' newest bundled one, and says so; a
+newer minor release (10.1.0) is not judged."""
 
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +153,49 @@ def test_the_714_instinct_table_is_judged(m):
     # ... and Debian 11, which no 7.14 table lists, is not supported
     [os_finding] = codes(diagnose(from_dict(_on_714("debian", "11", "5.10.0-30-amd64")), m, Target()))["os.unsupported"]
     assert "ROCm 7.14.0" in os_finding.title
+
+
+def _therock_root(tmp_path: Path, release: str, revision: str = "1") -> Path:
+    """The RX 9070 XT TheRock sysroot with ``release`` installed in place of 7.14.0: its
+    amdrocm*X.Y packages at ``release-revision``, its /opt/rocm/core-X.Y tree and alternative."""
+    root = tmp_path / "root"
+    shutil.copytree(THEROCK_ROOT, root, symlinks=True)
+    series = inv.series(release)
+    status = root / "var/lib/dpkg/status"
+    text = status.read_text().replace("7.14.0-7", f"{release}-{revision}")
+    status.write_text(text.replace("7.14", str(series)))
+    (root / "opt/rocm/core-7.14").rename(root / f"opt/rocm/core-{series}")
+    (root / f"opt/rocm/core-{series}/.info/version").write_text(f"{release}-{revision}\n")
+    (root / "etc/alternatives/core").unlink()
+    (root / "etc/alternatives/core").symlink_to(f"/opt/rocm/core-{series}")
+    return root
+
+
+def test_an_installed_7141_is_judged_as_7140_and_says_so(m, tmp_path):
+    """ROCm 7.14.1 exists (TheRock release/therock-7.14 version.json) but its tables were not read:
+    the doctor judges it as 7.14.0, the newest bundled release of its series, and says so."""
+    assert m.rocm_release("7.14.1") is None and m.rocm_release("7.14.0") is not None  # the premise
+    root = _therock_root(tmp_path, "7.14.1")
+    report = diagnose(collect(root=str(root), user="alice"), m, Target())
+    assert (report.target.version, report.target.extra["installed"]) == ("7.14.0", "7.14.1")
+    found = codes(report)
+    assert "rocm.release-unknown" not in found and "kernel.unsupported" not in found
+    done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice"])
+    assert "ROCm 7.14.1 (installed, judged as 7.14.0)" in done.stdout.splitlines()[0]
+    done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice", "--json"])
+    target = json.loads(done.stdout)["target"]
+    assert (target["version"], target["installed"]) == ("7.14.0", "7.14.1")
+
+
+def test_an_installed_1010_is_newer_than_the_matrices_and_not_judged(m, tmp_path):
+    """ROCm Core SDK 10.1.0 exists (AMD's release notes) but its GPU and OS tables were not read: a
+    new minor release is not judged as 10.0.0; the doctor says it is newer than what it knows."""
+    assert m.rocm_release("10.1.0") is None and m.rocm_releases()[-1].version == "10.0.0"  # the premise
+    root = _therock_root(tmp_path, "10.1.0")
+    report = diagnose(collect(root=str(root), user="alice"), m, Target())
+    assert (report.target.version, report.target.extra["installed"]) == (None, "10.1.0")
+    [unknown] = codes(report)["rocm.release-unknown"]
+    assert "ROCm 10.1.0 is newer than the newest release the matrices know (10.0.0)" in unknown.detail
+    assert "matrix update" in unknown.fix
+    done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice"])
+    assert "ROCm 10.1.0 (installed, not in the matrices: not judged)" in done.stdout.splitlines()[0]
