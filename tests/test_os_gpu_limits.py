@@ -23,7 +23,7 @@ from gpuenv.resolve.target import fitting_rocm
 FACTS = Path(__file__).resolve().parent / "facts"
 UNKNOWN_AMD = FACTS / "os-limit-debian12-unknown-amd.json"
 PRETTY = {
-    "debian": "Debian GNU/Linux", "rhel": "Red Hat Enterprise Linux", "sles": "SUSE Linux Enterprise Server",
+    "ubuntu": "Ubuntu", "debian": "Debian GNU/Linux", "rhel": "Red Hat Enterprise Linux", "sles": "SUSE Linux Enterprise Server",
     "rocky": "Rocky Linux",
 }  # fmt: skip
 
@@ -48,8 +48,8 @@ def checks(facts, matrices, version):
     return {f.code: f for f in found}
 
 
-RX9070XT, MI300X, MI325X, MI350P, MI355X, MI100, MI210 = (
-    "1002:7550", "1002:74a1", "1002:74a5", "1002:75a8", "1002:75a3", "1002:738c", "1002:740f"
+RX9070XT, MI300X, MI325X, MI350P, MI355X, MI100, MI210, STRIX_HALO = (
+    "1002:7550", "1002:74a1", "1002:74a5", "1002:75a8", "1002:75a3", "1002:738c", "1002:740f", "1002:1586"
 )  # fmt: skip
 
 
@@ -69,6 +69,11 @@ def test_a_limit_admits_its_class_and_models_and_not_the_others():
     assert but.admits("instinct", frozenset()) is None
     assert GpuLimit(gpu_class="instinct").admits("instinct", frozenset()) is True
     assert GpuLimit(gpu_class="instinct").admits("ryzen", frozenset()) is False
+    also = GpuLimit(gpu_class="instinct", excluded=("MI350P",), also=("radeon",))
+    assert also.admits("radeon", frozenset()) is True  # a whole class: no model needed
+    assert also.admits("ryzen", frozenset()) is False
+    assert also.admits("instinct", frozenset({"MI350P"})) is False  # the exception still holds
+    assert also.admits("instinct", frozenset({"MI300X"})) is True
 
 
 def test_one_pci_id_sold_as_two_models_is_judged_only_when_both_agree():
@@ -83,6 +88,13 @@ def test_a_limit_says_what_it_allows():
     assert GpuLimit(gpu_class="instinct").describe() == "Instinct GPUs"
     assert GpuLimit(gpu_class="instinct", excluded=("MI100",)).describe() == "Instinct GPUs except the MI100"
     assert GpuLimit(gpu_class="instinct", models=("MI300X", "MI300A")).describe() == "Instinct MI300X and MI300A"
+    assert (
+        GpuLimit(gpu_class="instinct", excluded=("MI350P",), also=("radeon",)).describe()
+        == "Instinct GPUs except the MI350P, and Radeon GPUs"
+    )
+    assert GpuLimit(gpu_class="instinct", also=("radeon", "ryzen")).describe() == (
+        "Instinct GPUs, Radeon GPUs and Ryzen APUs"
+    )
 
 
 # -- the data ----------------------------------------------------------------------------------
@@ -104,6 +116,9 @@ def test_the_bundled_limits_are_amds_statements(m):
     assert _entry(m, "7.2.4", "debian", "12").gpus_only == GpuLimit(
         gpu_class="instinct", models=("MI325X", "MI300X", "MI300A", "MI250X", "MI250", "MI210")
     )
+    assert _entry(m, "7.14.0", "ubuntu", "22.04").gpus_only == GpuLimit(
+        gpu_class="instinct", excluded=("MI350P",), also=("radeon",)
+    )  # the Instinct table but the MI350P, and the Radeon table; the Ryzen table leaves 22.04 out
     for version in ("7.14.0", "10.0.0"):  # listed for Instinct, Radeon and Ryzen alike
         assert _entry(m, version, "ubuntu", "24.04").gpus_only is None
 
@@ -131,6 +146,11 @@ def test_a_malformed_limit_is_refused(tmp_path):
     (bad / "rocm.json").write_text(json.dumps(doc))
     with pytest.raises(MatrixError, match=r"gpus_only\.class"):
         M.parse_dir(bad, "installed")
+    for also in (["instinct"], ["datacenter"]):  # the entry's own class, or none AMD names
+        doc["releases"][-1]["os"][3]["gpus_only"] = {"class": "instinct", "also": also}
+        (bad / "rocm.json").write_text(json.dumps(doc))
+        with pytest.raises(MatrixError, match=r"gpus_only\.also"):
+            M.parse_dir(bad, "installed")
 
 
 # -- install auto --------------------------------------------------------------------------------
@@ -183,6 +203,10 @@ def test_install_auto_plans_the_newest_release_for_an_instinct_card_on_debian_12
         ("7.14.0", "rocky", "9", MI325X, True),
         ("7.2.4", "debian", "12", MI210, False),
         ("7.2.4", "debian", "12", MI355X, True),  # not in the 7.2.4 footnote's list
+        ("7.14.0", "ubuntu", "22.04", RX9070XT, False),  # "Instinct GPUs except the MI350P, and Radeon GPUs"
+        ("7.14.0", "ubuntu", "22.04", MI300X, False),
+        ("7.14.0", "ubuntu", "22.04", MI350P, True),
+        ("7.14.0", "ubuntu", "22.04", STRIX_HALO, True),  # a Ryzen APU: the Ryzen table leaves 22.04 out
     ],
 )
 def test_os_unsupported_names_the_limit(m, version, os_id, os_version, pci, out):

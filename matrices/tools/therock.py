@@ -71,14 +71,17 @@ RADEON = ("gfx1201", "gfx1200", "gfx1100", "gfx1101", "gfx1102", "gfx1030")
 RYZEN = ("gfx1151", "gfx1150", "gfx1152", "gfx1153", "gfx1103")
 
 
-def instinct_only(models=None, excluded=()):
+def instinct_only(models=None, excluded=(), also=()):
     """An OS entry's ``gpus_only`` (gpuenv.matrices.GpuLimit): Instinct GPUs, only ``models`` when
-    AMD names them, less ``excluded``: AMD's model names as its tables print them."""
+    AMD names them, less ``excluded`` (AMD's model names as its tables print them), and every GPU
+    of the classes in ``also`` ("radeon": the Radeon table lists the OS, the Ryzen table does not)."""
     out = {"class": "instinct"}
     if models is not None:
         out["models"] = list(models)
     if excluded:
         out["except"] = list(excluded)
+    if also:
+        out["also"] = list(also)
     return out
 
 
@@ -116,8 +119,8 @@ def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes
 _TABLES_714 = f"{INSTINCT_714}; {RADEON_714}; {RYZEN_714}"
 # The OS rows of the three 7.14 tables (Instinct, Radeon, Ryzen) merged per distribution release;
 # which GPUs a row is limited to is in the entry's notes and, where only Instinct GPUs are listed,
-# in its gpus_only (which the doctor and install auto judge); Ubuntu 22.04 (Instinct but the
-# MI350P, and Radeon) and the per-point-release limits of RHEL are notes only.
+# in its gpus_only (which the doctor and install auto judge), as is Ubuntu 22.04 (Instinct but the
+# MI350P, and Radeon); the per-point-release limits of RHEL are notes only.
 _ALL_INSTINCT = "all 7.14 Instinct GPUs (MI355X, MI350X, MI350P, MI325X, MI300X, MI300A, MI250X, MI250, MI210, MI100)"
 OS_714 = [
     _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, _TABLES_714, True, ga=["7.0"],
@@ -131,7 +134,8 @@ OS_714 = [
     _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "5.15 [GA] (Instinct), 6.8 [HWE] (Radeon)"},
         f"{INSTINCT_714}; {RADEON_714}", True, ga=["5.15"], hwe=["6.8"],
         notes=["Instinct GPUs except the MI350P: the GA 5.15 kernel; Radeon GPUs: the HWE 6.8 kernel; "
-               "not listed for Ryzen APUs."]),
+               "not listed for Ryzen APUs."],
+        only=instinct_only(excluded=["MI350P"], also=["radeon"])),
     _os("debian", "13", [], {"Debian 13": "6.12"}, INSTINCT_714, True,
         notes=["Instinct MI355X, MI350X, MI350P, MI325X and MI300X only."],
         only=instinct_only(["MI355X", "MI350X", "MI350P", "MI325X", "MI300X"])),

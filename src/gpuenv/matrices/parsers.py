@@ -28,6 +28,7 @@ from gpuenv.matrices.reader import (
     _show,
 )
 from gpuenv.matrices.records import (
+    GPU_CLASS_NAMES,
     AmdGpu,
     AmdWheels,
     CudaToolkit,
@@ -144,7 +145,7 @@ _LEVELS = ("full", "preview", "radeon", "deprecated")
 
 
 # The GPU classes AMD limits an OS entry to (gpuinfo.gpu_class names a GPU's), and its model names.
-_GPU_CLASSES = ("instinct", "radeon", "ryzen")
+_GPU_CLASSES = tuple(GPU_CLASS_NAMES)
 _MODEL = r"MI\d+[A-Z]*"
 
 
@@ -158,10 +159,15 @@ def _gpu_limit(r: Reader, o: dict[str, Any], po: str) -> GpuLimit | None:
     if gpu_class not in _GPU_CLASSES:
         raise r.fail(f"{pl}.class", f"{_show(gpu_class)} is not one of {_GPU_CLASSES}")
     models = r.get(limit, "models", pl, list, optional=True)
+    also = r.strs(limit, "also", pl, optional=True)
+    for other in also:
+        if other not in _GPU_CLASSES or other == gpu_class:
+            raise r.fail(f"{pl}.also", f"{_show(other)} is not one of {_GPU_CLASSES} other than {_show(gpu_class)}")
     return GpuLimit(
         gpu_class=gpu_class,
         models=None if models is None else r.strs(limit, "models", pl, pattern=_MODEL),
         excluded=r.strs(limit, "except", pl, optional=True, pattern=_MODEL),
+        also=also,
     )
 
 

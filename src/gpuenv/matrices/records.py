@@ -89,17 +89,21 @@ def _among(models: frozenset[str], listed: tuple[str, ...]) -> bool | None:
 class GpuLimit:
     """The GPUs an OS entry of a release is supported for, in AMD's terms: a GPU class
     ("instinct"), only the named models of it when ``models`` is given, less the ``excluded``
-    models ("Instinct GPUs only, except the MI350P and MI325X")."""
+    models ("Instinct GPUs only, except the MI350P and MI325X"), and every GPU of the classes in
+    ``also`` ("Instinct GPUs except the MI350P, and Radeon GPUs": Ryzen APUs are not listed)."""
 
     gpu_class: str  # "instinct"
     models: tuple[str, ...] | None = None  # AMD's model names ("MI300X"); None: every GPU of the class
     excluded: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()  # further classes supported whole ("radeon")
 
     def admits(self, gpu_class: str | None, models: frozenset[str]) -> bool | None:
         """Whether a GPU of this class and these model names is supported on the entry; None when
         the facts cannot say (its class unknown, or its model where models are named)."""
         if gpu_class is None:
             return None
+        if gpu_class in self.also:
+            return True
         if gpu_class != self.gpu_class:
             return False
         if self.models is not None:
@@ -112,11 +116,20 @@ class GpuLimit:
         return True
 
     def describe(self) -> str:
-        """'Instinct GPUs except the MI350P and MI325X', 'Instinct MI300X and MI300A'."""
-        name = self.gpu_class.capitalize()
+        """'Instinct GPUs except the MI350P and MI325X', 'Instinct MI300X and MI300A',
+        'Instinct GPUs except the MI350P, and Radeon GPUs'."""
         if self.models is not None:
-            return f"{name} {_and(self.models)}"
-        return f"{name} GPUs" + (f" except the {_and(self.excluded)}" if self.excluded else "")
+            text = f"{self.gpu_class.capitalize()} {_and(self.models)}"
+        else:
+            text = GPU_CLASS_NAMES[self.gpu_class] + (f" except the {_and(self.excluded)}" if self.excluded else "")
+        if not self.also:
+            return text
+        others = tuple(GPU_CLASS_NAMES[c] for c in self.also)
+        return f"{text}, and {_and(others)}" if self.excluded else _and((text, *others))
+
+
+# AMD's words for each GPU class its compatibility tables name; the parser admits only these keys
+GPU_CLASS_NAMES = {"instinct": "Instinct GPUs", "radeon": "Radeon GPUs", "ryzen": "Ryzen APUs"}
 
 
 def _and(names: tuple[str, ...]) -> str:
