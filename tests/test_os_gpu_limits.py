@@ -232,6 +232,10 @@ def test_the_finding_says_what_the_gpu_is_and_that_10_0s_table_is_unconfirmed(m)
     assert excluded.severity is Severity.ERROR
     assert excluded.title == "ROCm 7.14.0 supports Red Hat Enterprise Linux 8.10 only for Instinct GPUs except the MI350P and MI325X"
     assert "AMD Instinct MI325X (0000:03:00.0): Instinct MI325X" in excluded.detail
+    apu = checks(box("ubuntu", "22.04", STRIX_HALO), m, "7.14.0")["os.unsupported"]
+    assert apu.title == "ROCm 7.14.0 supports Ubuntu 22.04 only for Instinct GPUs except the MI350P, and Radeon GPUs"
+    assert apu.detail.startswith("AMD's table lists Ubuntu 22.04 for these GPUs only, and this machine's is not one")
+    assert apu.detail.endswith("(0000:03:00.0): a Ryzen APU).")
 
 
 def test_a_gpu_the_tables_do_not_know_is_not_judged_fine(m):

@@ -275,8 +275,8 @@ def _for_other_gpus(
     return Finding(
         severity=Severity.ERROR if entry.confirmed else Severity.WARNING,
         title=f"ROCm {release.version} supports {_os_name(facts)} only for {limit.describe()}",
-        detail=f"AMD lists {facts.os.id} {entry.version} for ROCm {release.version} for {limit.describe()} only, "
-        f"and this machine's GPU is not one ({these})."
+        detail=f"AMD's table lists {_os_name(facts)} for these GPUs only, and this machine's is not one of them "
+        f"({these})."
         + ("" if entry.confirmed else f" ROCm {release.version}'s OS table is not confirmed ({entry.source})."),
         fix=f"Install ROCm {release.version} on a distribution it supports for this GPU, or target a ROCm "
         "release that supports it on this one (`gpuenv matrix show rocm`).",
@@ -290,7 +290,8 @@ def _what(gpu: Gpu, matrices: Matrices) -> str:
     models = sorted(gpuinfo.instinct_models(gpu, matrices))
     if models:
         return "Instinct " + "/".join(models)
-    return f"a {(gpuinfo.gpu_class(gpu, matrices) or '?').capitalize()} GPU"
+    gpu_class = gpuinfo.gpu_class(gpu, matrices)
+    return "a Ryzen APU" if gpu_class == "ryzen" else f"a {(gpu_class or '?').capitalize()} GPU"
 
 
 @check(code="os.unknown", area="platform", needs=("matrices",), not_judged=True)
