@@ -98,6 +98,7 @@ DEVICE_MACROS = frozenset({"CUTE_HOST_DEVICE", "CUTE_DEVICE", "CUTLASS_DEVICE", 
                            "TCNN_DEVICE", "TCNN_HOST_DEVICE", "C10_DEVICE", "C10_HOST_DEVICE"})  # fmt: skip
 # Starts with a literal "#" (no ^ anchor): the regex engine then skips to each "#" by itself.
 _DEVICE_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__(?:device|global)__")
+_DEVICE_KEYWORD = re.compile(r"__(?:global|device)__")
 _HOST_CHECK = re.compile(r"\s*[=!]=\s*0\b")
 _HOST_LINE = re.compile(r"TORCH_CHECK|assert|\.size\(|\bsize\(|\.shape\b|\.stride\(|\bnumel\(")
 # Candidates that need no word boundary before them (they start with punctuation).
@@ -110,15 +111,35 @@ def lines_of(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def is_device_code(suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS) -> bool:
-    if suffix in DEVICE_SUFFIXES or "__global__" in text or "__device__" in text:
+def names_device_keyword(text: str) -> bool:
+    """Whether a file names ``__global__`` or ``__device__``. One regex pass: two ``in`` tests
+    read a file that has neither (most headers) twice, and the walk asks twice per file."""
+    return _DEVICE_KEYWORD.search(text) is not None
+
+
+def is_device_code(suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS,
+                   keyword: bool | None = None) -> bool:  # fmt: skip
+    """``keyword``: ``names_device_keyword(text)`` when the caller has it already."""
+    if suffix in DEVICE_SUFFIXES:
         return True
-    return any(m in text for m in macros)
+    if names_device_keyword(text) if keyword is None else keyword:
+        return True
+    return _names_any(text, macros)
 
 
-def device_macros(text: str) -> set[str]:
-    """Names a file #defines to expand to ``__device__``/``__global__`` (``#define TCNN_DEVICE __device__``)."""
-    if "__device__" not in text and "__global__" not in text:
+def _names_any(text: str, names: frozenset[str] | set[str]) -> bool:
+    """Whether ``text`` holds any of ``names``. The vendored device macros all hold "DEVICE"
+    (CUTE_HOST_DEVICE, TCNN_DEVICE): a file without that word is ruled out for all of them by
+    one test, not by one whole read per name."""
+    if any(n in text for n in names if "DEVICE" not in n):
+        return True
+    return "DEVICE" in text and any(n in text for n in names if "DEVICE" in n)
+
+
+def device_macros(text: str, keyword: bool | None = None) -> set[str]:
+    """Names a file #defines to expand to ``__device__``/``__global__`` (``#define TCNN_DEVICE __device__``).
+    ``keyword``: ``names_device_keyword(text)`` when the caller has it already."""
+    if not (names_device_keyword(text) if keyword is None else keyword):
         return set()
     return set(_DEVICE_DEFINE.findall(text))
 
@@ -128,10 +149,11 @@ def scan(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = 
     return scan_file(path, suffix, text, macros)[0]
 
 
-def scan_file(path: str, suffix: str, text: str,
-              macros: frozenset[str] | set[str] = DEVICE_MACROS) -> tuple[list[Hit], str | None]:  # fmt: skip
+def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS,
+              keyword: bool | None = None) -> tuple[list[Hit], str | None]:  # fmt: skip
     """(every hit, by line; the first sign in the file that the project builds for ROCm itself:
-    a HIP branch of a ``#if``, a ``hip/`` header, AMD GPU assembly), or None."""
+    a HIP branch of a ``#if``, a ``hip/`` header, AMD GPU assembly), or None. ``keyword``:
+    ``names_device_keyword(text)`` when the caller has it already."""
     hits: list[Hit] = []
     evidence: list[str] = []
     if suffix == ".py":
@@ -153,7 +175,7 @@ def scan_file(path: str, suffix: str, text: str,
             evidence.append(f"{path}:{first - 1} (a HIP/ROCm branch of #if)")
         elif "hip/" in text and (m := _HIP_INCLUDE.search(text)):
             evidence.append(f"{path}:{text.count(chr(10), 0, m.start()) + 1} {m.group().strip()}")
-        _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros), regions=regions)
+        _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros, keyword), regions=regions)
     return hits, (evidence[0] if evidence else None)
 
 
