@@ -1,12 +1,11 @@
 """Source scanning: CUDA calls, libraries and constructs in C/C++/CUDA and Python files.
 
-Pure functions of a file's text (``scan(path, suffix, text)``), each file scanned once by one
-precompiled pattern per language. Speed comes from the pattern's shape: every top-level
-alternative starts with a literal character, so the regex engine skips, in C, every position
-whose character cannot start a candidate; word boundaries and line context are then checked
-in Python on the few candidates (a leading ``\\b`` or ``^`` would make the engine try every
-alternative at every position: 30x slower on a 100,000-line tree). Line numbers are counted as
-the matches go by. A match after ``//`` (C) or ``#`` (Python) on its line is a comment.
+Pure functions of a file's text (``scan(path, suffix, text)``), each file scanned once per
+language: C/C++/CUDA by the matches of one pattern (``cpattern``: every alternative starts with
+a literal, and the ones that start with a common letter are searched for by passes of their
+own), Python by one pattern per statement keyword. The regex engine finds the few candidates;
+word boundaries and line context are then checked in Python on those. Line numbers are counted
+as the matches go by. A match after ``//`` (C) or ``#`` (Python) on its line is a comment.
 
 Kernel constructs (Hopper/Blackwell instructions, warp-size-32 assumptions) count only in device
 code: .cu/.cuh files, files that define ``__global__`` or ``__device__`` functions, and files that
@@ -23,45 +22,12 @@ from __future__ import annotations
 import re
 
 from gpuenv.advise import asm as asm_text
+from gpuenv.advise.cpattern import matches
 from gpuenv.advise.model import Hit
 from gpuenv.advise.regions import CUDA, HIP, NO_REGIONS, Regions, c_regions
 
 C_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx"})
 DEVICE_SUFFIXES = frozenset({".cu", ".cuh"})
-
-_MASK = r"\s*\(\s*(?:0x[fF]{8}[uU]?[lL]{0,2}\b|~0[uU]?\b|-1\b|\(unsigned\)\s*-1\b)"
-_C = re.compile(
-    r"""
-    c(?:u(?:da[A-Z]\w*(?=\s*\()|[A-Z]\w*(?=\s*\()|blas\w*|dnn\w*|fft\w*|sparse\w*|rand\w*|solver\w*
-          |tensor\w*|tlass::|te::|b::)
-       |p\.async\.bulk)
-  | C(?:U_JIT_INPUT_(?:PTX|CUBIN|FATBINARY)\b|UtensorMap\b)
-  | n(?:ccl[A-Z]\w*|vrtc[A-Z]\w*|vcuda::wmma\b)
-  | t(?:hr(?:ust::|eadIdx\.[xyz]\s*(?:/\s*32\b|>>\s*5\b))|ex(?:ture\s*<|(?:1D|2D|3D|Cubemap)\w*\s*(?:<[^>\n]*>)?\s*\()
-       |cgen05\b)
-  | s(?:urf(?:ace\s*<|(?:1D|2D|3D|Cubemap)\w*\s*(?:<[^>\n]*>)?\s*\())
-  | w(?:mma::(?:fragment|mma_sync|load_matrix_sync|store_matrix_sync|fill_fragment)\b|gmma\b
-       |arp_?[sS]ize\w*\s*=\s*32\b)
-  | a(?:sm\s*(?:(?:volatile|__volatile__)\s*)?\()
-  | _(?:_(?:asm__|asm)\s*(?:(?:volatile|__volatile__)\s*)?\(|_cluster_dims__\b
-       |_(?:shfl(?:_up|_down|_xor)?|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync""" + _MASK + r""")
-  | \#(?:[ \t]*(?:include[ \t]*[<"][^>"\n]+[>"]|define[ \t]+\w*(?:WARP|Warp|warp)\w*[ \t]+\(?32\b))
-  | 0x[fF]{8}[uU]?[lL]{0,2}\b
-  | &\s*(?:31|0x1[fF])\b
-  | %\s*32\b
-  | "[^"\n]*\.(?:ptx|cubin)"
-  | S(?:M90_TMA\w*|M100_\w+)
-  | W(?:ARP_?SIZE|arpSize)\w*\s*=\s*32\b
-  | k(?:WarpSize|ThreadsPerWarp)\w*\s*=\s*32\b
-  | T(?:HREADS_PER_WARP)\w*\s*=\s*32\b
-  | <<<[^;>]*?,\s*32\s*(?:,|>>>)
-  | d(?:im3\s*\w*\s*[({]\s*32\s*[,)}])
-  | l(?:abeled_partition\s*\()
-    """,
-    re.VERBOSE,
-)
-# (Instructions that only appear inside asm() strings, such as mbarrier or fence.proxy.async,
-# are not looked for: the asm() statement around them is already a blocker.)
 
 _CALL = re.compile(r"\s*\(")
 _INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
@@ -202,7 +168,7 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
     # itself has 170,000 of them, and a person reads the line once. (The speed of big trees.)
     ns_until, ns_word = -1, ""
     count, rfind, append, spans = text.count, text.rfind, hits.append, regions.spans
-    for m in _C.finditer(text):
+    for m in matches(text):
         pos = m.start()
         word = m.group()
         if pos < ns_until and word == ns_word:
@@ -264,7 +230,7 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
 # A Hit from a tuple of all its fields, without NamedTuple's Python-level __new__ (a big tree
 # makes 180,000 of them).
 _new_hit = tuple.__new__
-# The namespaces _C matches ("cutlass::", ...) and their rule.
+# The namespaces the pattern matches ("cutlass::", ...) and their rule.
 _NAMESPACE_RULE = {f"{name}::": f"library:{rule}" for name, rule in _HEADER_DIRS.items()}
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -422,7 +388,10 @@ def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
             append(_new_hit(Hit, ("import", module, path, line, "import", True, 1, "", False)))
 
 
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[()]')
+# A string literal (its escapes, an unclosed one to the end of its line) or a parenthesis. The
+# string is written as runs between escapes: a run is one repeat of a character set to the
+# regex engine, where an alternation per character (the plain way) costs a branch per character.
+_TOKEN = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|[()]')
 
 
 def _statement(text: str, start: int, open_at: int, limit: int = 8192) -> tuple[str, int, int, str]:
