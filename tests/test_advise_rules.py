@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuenv.advise import advise
 from gpuenv.advise.asm import AMD, EMPTY, HOST, PTX, classify
@@ -423,3 +425,17 @@ def test_device_macros_in_a_non_utf8_crlf_file(tmp_path):
     (tmp_path / "a.h").write_bytes(b"// caf\xe9\r\n#define MY_DEV inline\r\n")
     code, doc = run_json(tmp_path)
     assert [f["rule"] for f in doc["findings"] if f["rule"].startswith("construct:")] == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='"\\\n()ab ;', max_size=60))
+def test_asm_statement_tokens_are_the_plain_string_pattern_s(text):
+    """_statement's token pattern writes a string as runs between escapes; it matches what the
+    plain one (a character or an escape, repeated) matches, unclosed strings and a backslash
+    before a newline included."""
+    import re
+
+    from gpuenv.advise.sources import _TOKEN
+
+    plain = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[()]')
+    assert [m.span() for m in _TOKEN.finditer(text)] == [m.span() for m in plain.finditer(text)]
