@@ -41,7 +41,8 @@ try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     import tomli
-from gpuenv import exitcodes, jsoninput
+from gpuenv import exitcodes
+from gpuenv.standins import jsoninput
 from gpuenv.advise import advise
 from gpuenv.advise import asm, builds, deps, images, model, regions, sources, tree, verdict
 from gpuenv.advise.table import load

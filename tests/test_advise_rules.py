@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuenv.advise import advise
 from gpuenv.advise.asm import AMD, EMPTY, HOST, PTX, classify
@@ -384,3 +386,56 @@ def test_setup_py_rocm_branch_covers_its_nvcc_flags(tmp_path):
     assert (f["lines"], f["covered"]) == ([6, 8], True)
     assert doc["rocm_path"] == ["setup.py:3 torch.version.hip"]
     assert (code, doc["verdict"]) == (0, "portable")
+
+
+@pytest.mark.parametrize(("text", "device"), [
+    ("int f();\n", False),  # no keyword, no macro: host code
+    ("__global__ void k() {}", True),  # the keyword at the first byte
+    ("void k() {}\r\n__device__", True),  # and at the last, after a CRLF line
+    ("// __device__ in a comment still marks the file\n", True),  # as the plain `in` test did
+    ('const char* s = "__global__";\n', True),  # and in a string
+    ("__global_ void k();\n__devic__ int x;\n", False),  # near misses of both keywords
+    ("CUTE_HOST_DEVICE int f();\n", True),  # a vendored macro: it holds the word DEVICE
+    ("int f(); // CUTE_HOST_DEVIC\n", False),  # no whole macro, though DEVIC is there
+    ("MY_DEV int f();\n", True),  # a tree's own macro without the word DEVICE
+    ("MY_DE int f(); DEVICE\n", False),  # the word DEVICE without any whole macro
+])  # fmt: skip
+def test_device_code_prefilters_agree_with_plain_substring_tests(text, device):
+    """names_device_keyword (one regex for __global__/__device__) and the DEVICE word that rules
+    out the vendored macros in one test give what one ``in`` test per name gives."""
+    from gpuenv.advise.sources import DEVICE_MACROS, is_device_code, names_device_keyword
+
+    macros = set(DEVICE_MACROS) | {"MY_DEV"}
+    plain = "__global__" in text or "__device__" in text or any(m in text for m in macros)
+    assert plain is device
+    assert names_device_keyword(text) is ("__global__" in text or "__device__" in text)
+    assert is_device_code(".h", text, macros) is device
+    assert is_device_code(".h", text, macros, names_device_keyword(text)) is device
+
+
+def test_device_macros_in_a_non_utf8_crlf_file(tmp_path):
+    """A latin-1 byte and CRLF line endings around a #define of a device macro: the macro is
+    found, and a later header that uses it is device code (its full-mask shuffle is a warp
+    assumption); without the #define it is host code, and the shuffle no finding."""
+    (tmp_path / "a.h").write_bytes(b"// caf\xe9\r\n#define MY_DEV __host__ __device__\r\n")
+    (tmp_path / "b.h").write_bytes(b"MY_DEV float f(float v) { return __shfl_xor_sync(0xffffffff, v, 1); }\r\n")
+    code, doc = run_json(tmp_path)
+    assert [(f["rule"], f["where"]) for f in doc["findings"] if f["rule"].startswith("construct:")] == [
+        ("construct:warp-size-32", "b.h:1")]  # fmt: skip
+    (tmp_path / "a.h").write_bytes(b"// caf\xe9\r\n#define MY_DEV inline\r\n")
+    code, doc = run_json(tmp_path)
+    assert [f["rule"] for f in doc["findings"] if f["rule"].startswith("construct:")] == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='"\\\n()ab ;', max_size=60))
+def test_asm_statement_tokens_are_the_plain_string_pattern_s(text):
+    """_statement's token pattern writes a string as runs between escapes; it matches what the
+    plain one (a character or an escape, repeated) matches, unclosed strings and a backslash
+    before a newline included."""
+    import re
+
+    from gpuenv.advise.sources import _TOKEN
+
+    plain = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[()]')
+    assert [m.span() for m in _TOKEN.finditer(text)] == [m.span() for m in plain.finditer(text)]

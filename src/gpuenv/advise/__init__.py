@@ -44,7 +44,14 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     from gpuenv.advise.deps import PARSERS, Unparsable
     from gpuenv.advise.images import parse_dockerfile
     from gpuenv.advise.regions import is_auxiliary_file, is_rocm_file, is_test_file, twin_key
-    from gpuenv.advise.sources import C_SUFFIXES, DEVICE_MACROS, device_macros, lines_of, scan_file
+    from gpuenv.advise.sources import (
+        C_SUFFIXES,
+        DEVICE_MACROS,
+        device_macros,
+        lines_of,
+        names_device_keyword,
+        scan_file,
+    )
     from gpuenv.advise.tree import Counts, walk
 
     counts = Counts()
@@ -103,9 +110,11 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             if not test:
                 _note(rocm, f"{f.path}:1 (a source file of the ROCm port)")
             walked.twins.add(twin_key(f.path))
+        keyword = None
         if f.suffix in C_SUFFIXES:
-            macros |= device_macros(text)
-        found, sign = scan_file(f.path, f.suffix, text, macros)
+            keyword = names_device_keyword(text)
+            macros |= device_macros(text, keyword)
+        found, sign = scan_file(f.path, f.suffix, text, macros, keyword)
         if sign and not test:
             _note(rocm, sign)
         if rocm_file:

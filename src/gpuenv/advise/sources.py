@@ -1,12 +1,11 @@
 """Source scanning: CUDA calls, libraries and constructs in C/C++/CUDA and Python files.
 
-Pure functions of a file's text (``scan(path, suffix, text)``), each file scanned once by one
-precompiled pattern per language. Speed comes from the pattern's shape: every top-level
-alternative starts with a literal character, so the regex engine skips, in C, every position
-whose character cannot start a candidate; word boundaries and line context are then checked
-in Python on the few candidates (a leading ``\\b`` or ``^`` would make the engine try every
-alternative at every position: 30x slower on a 100,000-line tree). Line numbers are counted as
-the matches go by. A match after ``//`` (C) or ``#`` (Python) on its line is a comment.
+Pure functions of a file's text (``scan(path, suffix, text)``), each file scanned once per
+language: C/C++/CUDA by the matches of one pattern (``cpattern``: every alternative starts with
+a literal, and the ones that start with a common letter are searched for by passes of their
+own), Python by one pattern per statement keyword. The regex engine finds the few candidates;
+word boundaries and line context are then checked in Python on those. Line numbers are counted
+as the matches go by. A match after ``//`` (C) or ``#`` (Python) on its line is a comment.
 
 Kernel constructs (Hopper/Blackwell instructions, warp-size-32 assumptions) count only in device
 code: .cu/.cuh files, files that define ``__global__`` or ``__device__`` functions, and files that
@@ -23,45 +22,12 @@ from __future__ import annotations
 import re
 
 from gpuenv.advise import asm as asm_text
+from gpuenv.advise.cpattern import matches
 from gpuenv.advise.model import Hit
 from gpuenv.advise.regions import CUDA, HIP, NO_REGIONS, Regions, c_regions
 
 C_SUFFIXES = frozenset({".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx"})
 DEVICE_SUFFIXES = frozenset({".cu", ".cuh"})
-
-_MASK = r"\s*\(\s*(?:0x[fF]{8}[uU]?[lL]{0,2}\b|~0[uU]?\b|-1\b|\(unsigned\)\s*-1\b)"
-_C = re.compile(
-    r"""
-    c(?:u(?:da[A-Z]\w*(?=\s*\()|[A-Z]\w*(?=\s*\()|blas\w*|dnn\w*|fft\w*|sparse\w*|rand\w*|solver\w*
-          |tensor\w*|tlass::|te::|b::)
-       |p\.async\.bulk)
-  | C(?:U_JIT_INPUT_(?:PTX|CUBIN|FATBINARY)\b|UtensorMap\b)
-  | n(?:ccl[A-Z]\w*|vrtc[A-Z]\w*|vcuda::wmma\b)
-  | t(?:hr(?:ust::|eadIdx\.[xyz]\s*(?:/\s*32\b|>>\s*5\b))|ex(?:ture\s*<|(?:1D|2D|3D|Cubemap)\w*\s*(?:<[^>\n]*>)?\s*\()
-       |cgen05\b)
-  | s(?:urf(?:ace\s*<|(?:1D|2D|3D|Cubemap)\w*\s*(?:<[^>\n]*>)?\s*\())
-  | w(?:mma::(?:fragment|mma_sync|load_matrix_sync|store_matrix_sync|fill_fragment)\b|gmma\b
-       |arp_?[sS]ize\w*\s*=\s*32\b)
-  | a(?:sm\s*(?:(?:volatile|__volatile__)\s*)?\()
-  | _(?:_(?:asm__|asm)\s*(?:(?:volatile|__volatile__)\s*)?\(|_cluster_dims__\b
-       |_(?:shfl(?:_up|_down|_xor)?|ballot|any|all|uni|match_any|match_all|reduce_\w+)_sync""" + _MASK + r""")
-  | \#(?:[ \t]*(?:include[ \t]*[<"][^>"\n]+[>"]|define[ \t]+\w*(?:WARP|Warp|warp)\w*[ \t]+\(?32\b))
-  | 0x[fF]{8}[uU]?[lL]{0,2}\b
-  | &\s*(?:31|0x1[fF])\b
-  | %\s*32\b
-  | "[^"\n]*\.(?:ptx|cubin)"
-  | S(?:M90_TMA\w*|M100_\w+)
-  | W(?:ARP_?SIZE|arpSize)\w*\s*=\s*32\b
-  | k(?:WarpSize|ThreadsPerWarp)\w*\s*=\s*32\b
-  | T(?:HREADS_PER_WARP)\w*\s*=\s*32\b
-  | <<<[^;>]*?,\s*32\s*(?:,|>>>)
-  | d(?:im3\s*\w*\s*[({]\s*32\s*[,)}])
-  | l(?:abeled_partition\s*\()
-    """,
-    re.VERBOSE,
-)
-# (Instructions that only appear inside asm() strings, such as mbarrier or fence.proxy.async,
-# are not looked for: the asm() statement around them is already a blocker.)
 
 _CALL = re.compile(r"\s*\(")
 _INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]")
@@ -98,6 +64,7 @@ DEVICE_MACROS = frozenset({"CUTE_HOST_DEVICE", "CUTE_DEVICE", "CUTLASS_DEVICE", 
                            "TCNN_DEVICE", "TCNN_HOST_DEVICE", "C10_DEVICE", "C10_HOST_DEVICE"})  # fmt: skip
 # Starts with a literal "#" (no ^ anchor): the regex engine then skips to each "#" by itself.
 _DEVICE_DEFINE = re.compile(r"#[ \t]*define[ \t]+(\w+)[ \t]+[^\n]*\b__(?:device|global)__")
+_DEVICE_KEYWORD = re.compile(r"__(?:global|device)__")
 _HOST_CHECK = re.compile(r"\s*[=!]=\s*0\b")
 _HOST_LINE = re.compile(r"TORCH_CHECK|assert|\.size\(|\bsize\(|\.shape\b|\.stride\(|\bnumel\(")
 # Candidates that need no word boundary before them (they start with punctuation).
@@ -110,15 +77,35 @@ def lines_of(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def is_device_code(suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS) -> bool:
-    if suffix in DEVICE_SUFFIXES or "__global__" in text or "__device__" in text:
+def names_device_keyword(text: str) -> bool:
+    """Whether a file names ``__global__`` or ``__device__``. One regex pass: two ``in`` tests
+    read a file that has neither (most headers) twice, and the walk asks twice per file."""
+    return _DEVICE_KEYWORD.search(text) is not None
+
+
+def is_device_code(suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS,
+                   keyword: bool | None = None) -> bool:  # fmt: skip
+    """``keyword``: ``names_device_keyword(text)`` when the caller has it already."""
+    if suffix in DEVICE_SUFFIXES:
         return True
-    return any(m in text for m in macros)
+    if names_device_keyword(text) if keyword is None else keyword:
+        return True
+    return _names_any(text, macros)
 
 
-def device_macros(text: str) -> set[str]:
-    """Names a file #defines to expand to ``__device__``/``__global__`` (``#define TCNN_DEVICE __device__``)."""
-    if "__device__" not in text and "__global__" not in text:
+def _names_any(text: str, names: frozenset[str] | set[str]) -> bool:
+    """Whether ``text`` holds any of ``names``. The vendored device macros all hold "DEVICE"
+    (CUTE_HOST_DEVICE, TCNN_DEVICE): a file without that word is ruled out for all of them by
+    one test, not by one whole read per name."""
+    if any(n in text for n in names if "DEVICE" not in n):
+        return True
+    return "DEVICE" in text and any(n in text for n in names if "DEVICE" in n)
+
+
+def device_macros(text: str, keyword: bool | None = None) -> set[str]:
+    """Names a file #defines to expand to ``__device__``/``__global__`` (``#define TCNN_DEVICE __device__``).
+    ``keyword``: ``names_device_keyword(text)`` when the caller has it already."""
+    if not (names_device_keyword(text) if keyword is None else keyword):
         return set()
     return set(_DEVICE_DEFINE.findall(text))
 
@@ -128,10 +115,11 @@ def scan(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = 
     return scan_file(path, suffix, text, macros)[0]
 
 
-def scan_file(path: str, suffix: str, text: str,
-              macros: frozenset[str] | set[str] = DEVICE_MACROS) -> tuple[list[Hit], str | None]:  # fmt: skip
+def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS,
+              keyword: bool | None = None) -> tuple[list[Hit], str | None]:  # fmt: skip
     """(every hit, by line; the first sign in the file that the project builds for ROCm itself:
-    a HIP branch of a ``#if``, a ``hip/`` header, AMD GPU assembly), or None."""
+    a HIP branch of a ``#if``, a ``hip/`` header, AMD GPU assembly), or None. ``keyword``:
+    ``names_device_keyword(text)`` when the caller has it already."""
     hits: list[Hit] = []
     evidence: list[str] = []
     if suffix == ".py":
@@ -153,7 +141,7 @@ def scan_file(path: str, suffix: str, text: str,
             evidence.append(f"{path}:{first - 1} (a HIP/ROCm branch of #if)")
         elif "hip/" in text and (m := _HIP_INCLUDE.search(text)):
             evidence.append(f"{path}:{text.count(chr(10), 0, m.start()) + 1} {m.group().strip()}")
-        _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros), regions=regions)
+        _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros, keyword), regions=regions)
     return hits, (evidence[0] if evidence else None)
 
 
@@ -180,7 +168,7 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
     # itself has 170,000 of them, and a person reads the line once. (The speed of big trees.)
     ns_until, ns_word = -1, ""
     count, rfind, append, spans = text.count, text.rfind, hits.append, regions.spans
-    for m in _C.finditer(text):
+    for m in matches(text):
         pos = m.start()
         word = m.group()
         if pos < ns_until and word == ns_word:
@@ -242,7 +230,7 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
 # A Hit from a tuple of all its fields, without NamedTuple's Python-level __new__ (a big tree
 # makes 180,000 of them).
 _new_hit = tuple.__new__
-# The namespaces _C matches ("cutlass::", ...) and their rule.
+# The namespaces the pattern matches ("cutlass::", ...) and their rule.
 _NAMESPACE_RULE = {f"{name}::": f"library:{rule}" for name, rule in _HEADER_DIRS.items()}
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -400,7 +388,10 @@ def _scan_python(path: str, text: str, hits: list[Hit]) -> None:
             append(_new_hit(Hit, ("import", module, path, line, "import", True, 1, "", False)))
 
 
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"?|[()]')
+# A string literal (its escapes, an unclosed one to the end of its line) or a parenthesis. The
+# string is written as runs between escapes: a run is one repeat of a character set to the
+# regex engine, where an alternation per character (the plain way) costs a branch per character.
+_TOKEN = re.compile(r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"?|[()]')
 
 
 def _statement(text: str, start: int, open_at: int, limit: int = 8192) -> tuple[str, int, int, str]:

@@ -52,36 +52,41 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
     groups: dict[tuple[str, str, Level, bool, bool], _Group] = {}
     entries: dict[str, Entry] = {}
     person: dict[str, set[int]] = {}  # path -> distinct lines needing a person
+    path_lines: set[int] | None = None  # the set in ``person`` of the path of the last hit
+    person_path = None
     for hit in hits:
-        lookup = lookups.get(hit.rule)
+        # Unpacked once: a big tree has 180,000 hits, and each field read by name costs a lookup.
+        rule, what, where, line, _, source_line, span, optional_why, on_cuda_side = hit
+        lookup = lookups.get(rule)
         if lookup is None:
-            entry = rules.get(hit.rule)
+            entry = rules.get(rule)
         else:
-            key = (hit.rule, hit.what)
-            entry = cache[key] if key in cache else cache.setdefault(key, lookup(hit.what))
+            key = (rule, what)
+            entry = cache[key] if key in cache else cache.setdefault(key, lookup(what))
         if entry is None:
             continue
-        if hit.rule == "import":  # "from cuda.bindings import driver": one import, two candidate names
-            seen = (entry.rule, hit.path, hit.line)
+        if rule == "import":  # "from cuda.bindings import driver": one import, two candidate names
+            seen = (entry.rule, where, line)
             if seen in seen_imports:
                 continue
             seen_imports.add(seen)
         entries[entry.rule] = entry
-        level = _LOWER[entry.level] if hit.optional else entry.level
+        level = _LOWER[entry.level] if optional_why else entry.level
         portable = level is Level.PORTABLE
-        covered = hit.covered and not portable
-        optional = bool(hit.optional) and entry.level is not Level.PORTABLE
-        gkey = (entry.rule, "" if portable else hit.path, level, covered, optional)
+        covered = on_cuda_side and not portable
+        optional = bool(optional_why) and entry.level is not Level.PORTABLE
+        gkey = (entry.rule, "" if portable else where, level, covered, optional)
         group = groups.get(gkey)
         if group is None:
             group = groups[gkey] = _Group(hit)
-        group.add(hit, not portable)
-        if not portable and not covered and hit.source_line:
-            lines = person.setdefault(hit.path, set())
-            if hit.span == 1:
-                lines.add(hit.line)
+        group.add(hit, where, line, what, not portable)
+        if not portable and not covered and source_line:
+            if where != person_path or path_lines is None:
+                person_path, path_lines = where, person.setdefault(where, set())
+            if span == 1:
+                path_lines.add(line)
             else:
-                lines.update(range(hit.line, hit.line + hit.span))
+                path_lines.update(range(line, line + span))
     rocm_twins, rocm_path = walked.twins, tuple(walked.rocm)
     source_files, manifests, source_lines, skipped = (walked.source_files, walked.manifests, walked.source_lines,
                                                       walked.skipped)  # fmt: skip
@@ -147,13 +152,14 @@ class _Group:
         self.lines: set[int] = set()
         self.names: dict[str, None] = {}
 
-    def add(self, hit: Hit, per_file: bool) -> None:
+    def add(self, hit: Hit, path: str, line: int, what: str, per_file: bool) -> None:
+        """Count ``hit`` (its path, line and name as the caller unpacked them)."""
         self.count += 1
         if per_file:
-            self.lines.add(hit.line)
-        elif (hit.path, hit.line) < (self.first.path, self.first.line):
+            self.lines.add(line)
+        elif (path, line) < (self.first.path, self.first.line):
             self.first = hit  # portable findings: the first place in the tree
-        self.names[hit.what] = None  # distinct names only: "cutlass::gemm" 10,000 times is one
+        self.names[what] = None  # distinct names only: "cutlass::gemm" 10,000 times is one
 
     def finding(self, entry: Entry, level: Level, covered: bool) -> Finding:
         first = self.first
