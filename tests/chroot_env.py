@@ -34,13 +34,16 @@ import pytest
 
 MIRROR = os.environ.get("GPUENV_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 KERNEL = "6.1.0-28-amd64"
+# The chroots are Debian 12, which ROCm 7.2.4 and 7.14.0 list for named Instinct GPUs only (the
+# MI300X among them) and 10.0.0 for Instinct GPUs: a machine AMD supports there with each release.
 AMD_GPU = {
     "vendor": "amd",
-    "pci_id": "1002:744c",
+    "pci_id": "1002:74a1",
     "pci_slot": "0000:03:00.0",
-    "name": "AMD Radeon RX 7900 XTX",
-    "gfx_target": "gfx1100",
-    "architecture": "RDNA3",
+    "pci_class": "0x120000",  # a processing accelerator, as the MI300X's function reports itself
+    "name": "AMD Instinct MI300X",
+    "gfx_target": "gfx942",
+    "architecture": "CDNA3",
     "integrated": False,
 }
 NVIDIA_GPU = {
@@ -199,7 +202,7 @@ THEROCK_DEBS = (
     ),
     Deb("amdrocm-runtime7.14", "7.14.0-7", "amdrocm-core7.14",
         (("/opt/rocm/core-7.14/lib/libamdhip64.so.7", "x\n"),)),
-    Deb("amdrocm7.14-gfx1100", "7.14.0-7", "amdrocm-runtime7.14"),
+    Deb("amdrocm7.14-gfx942", "7.14.0-7", "amdrocm-runtime7.14"),
 )  # fmt: skip
 
 
@@ -432,7 +435,8 @@ def give_machine(root: Path, gpu: dict) -> Path:
     vendor, device = gpu["pci_id"].split(":")
     (dev / "vendor").write_text(f"0x{vendor}\n")
     (dev / "device").write_text(f"0x{device}\n")
-    (dev / "class").write_text("0x030000\n" if gpu["vendor"] == "amd" else "0x030200\n")
+    default_class = "0x030000" if gpu["vendor"] == "amd" else "0x030200"
+    (dev / "class").write_text(gpu.get("pci_class", default_class) + "\n")
     return root
 
 

@@ -37,7 +37,7 @@ def therock_root(base_chroot, vendor_repo, tmp_path_factory) -> Path:
                 f"deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] "
                 f"{vendor_repo.url}/amd/rocm/packages-multi-arch/debian12 stable main")  # fmt: skip
     in_root(root, "apt-get", "update")
-    in_root(root, "apt-get", "install", "-y", "--no-install-recommends", "amdrocm7.14-gfx1100")
+    in_root(root, "apt-get", "install", "-y", "--no-install-recommends", "amdrocm7.14-gfx942")
     return root
 
 
@@ -121,7 +121,7 @@ def test_gpuenv_installs_7_14_through_the_pinned_key_and_amds_source(gpuenv_ther
     root, plan = gpuenv_therock
     assert plan.target.version == "7.14.0" and plan.target.driver is None
     pkgs = _installed(root)
-    assert {"amdrocm7.14-gfx1100", "amdrocm-core7.14", "amdrocm-runtime7.14"} <= set(pkgs)
+    assert {"amdrocm7.14-gfx942", "amdrocm-core7.14", "amdrocm-runtime7.14"} <= set(pkgs)
     assert not {"amdgpu-dkms", "rocm", "rocm-core"} & set(pkgs)  # no driver, nothing of the legacy stream
     assert (root / "etc/apt/sources.list.d/rocm.list").read_text() == (
         f"deb [arch=amd64 signed-by=/etc/apt/keyrings/amdrocm.gpg] {vendor_repo.url}/amd/rocm/packages-multi-arch/debian12 stable main\n"
