@@ -250,3 +250,15 @@ def test_a_gpu_the_tables_do_not_know_is_not_judged_fine(m):
     assert checks(gfx942, m, "10.0.0") == {}
     assert "os.unknown" in checks(gfx942, m, "7.14.0")
     assert fitting_rocm(unknown, m, newest=True).version == "10.0.0"  # an unknown GPU does not narrow
+
+
+def test_install_auto_does_not_fall_back_to_an_older_release_whose_radeon_terms_leave_the_os_out(m):
+    # An RX 7900 XTX on Debian 12: 7.2.4's footnote lists Debian 12 for Instinct models only, and
+    # 6.x-7.2.3 support gfx1100 on Radeon terms (Ubuntu and RHEL only). None fits, so the default is
+    # planned and the doctor says why, instead of an older release that fits no better.
+    radeon = box("debian", "12", "1002:744c")
+    for pick in (fitting_rocm(radeon, m, _installable(radeon)), fitting_rocm(radeon, m)):
+        assert pick.version == "7.2.4", pick.version
+    assert checks(radeon, m, "7.2.4")["os.unsupported"].severity is Severity.ERROR
+    ubuntu = box("ubuntu", "22.04", "1002:744c")  # Radeon terms admit Ubuntu: the default fits
+    assert fitting_rocm(ubuntu, m).version == "7.2.4"

@@ -15,7 +15,7 @@ from gpuenv.resolve.finding import Target
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from gpuenv.facts import Gpu
-    from gpuenv.matrices import Matrices
+    from gpuenv.matrices import Matrices, RocmRelease
 
 # -- NVIDIA driver (nvidia.driver-missing's and nvidia.driver-not-loaded's conditions) -----------
 
@@ -55,6 +55,28 @@ _AMDGPU_REPO = r"repo\.radeon\.com/amdgpu/([0-9.]+)"
 def rocm_gpus(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
     """The AMD GPUs ROCm would run on: the discrete ones, else integrated ones (APU-only boxes)."""
     return gpuinfo.amd_discrete(facts, matrices) or gpuinfo.amd_integrated(facts, matrices)
+
+
+# Radeon (consumer and workstation) GPUs are supported on fewer distributions than Instinct
+# (ROCm system requirements footnote: Ubuntu 24.04 / 22.04.5 and RHEL 9.6 only).
+RADEON_OS = ("ubuntu", "rhel")
+
+
+def radeon_terms_apply(release: RocmRelease) -> bool:
+    """'Ubuntu and RHEL only' is the Radeon support terms of the legacy stream's ROCm 6.0 and
+    later; the 5.x pages list each Radeon GPU's distributions in their own tables, and the new
+    stream's OS entries carry their per-GPU limits (gpus_only), both judged by os.unsupported."""
+    return release.stream is None and inv.version_tuple(release.version) >= (6,)
+
+
+def off_radeon_terms(release: RocmRelease, gfx: str, os_id: str) -> bool:
+    """The release supports ``gfx`` on Radeon terms only, and those leave this distribution out
+    (an RX 7900 XTX on Debian 12 under ROCm 6.3.3); False when the distribution is not known."""
+    return (
+        release.support(gfx) == "radeon"
+        and radeon_terms_apply(release)
+        and os_id not in (*RADEON_OS, "", "unknown")
+    )
 
 
 def newest_supporting(matrices: Matrices, gfx: str) -> str:

@@ -56,8 +56,10 @@ def fitting_rocm(
 ) -> RocmRelease:
     """The ROCm release to install here when none is named (`install auto`, `install rocm`, a bare
     `--target rocm`): the default release when it lists every ROCm GPU's gfx target and this OS,
-    else the newest release that does, else the newest that lists the GPUs on any OS, else the
-    default (the checks then say what does not fit: amd.gpu-unsupported, os.unsupported). GPUs of
+    else the newest release that does, else the default where it lists the GPUs on any OS, else
+    the newest that does, else the default (the checks then say what does not fit:
+    amd.gpu-unsupported, os.unsupported). A release fits this OS only where neither its entry's
+    per-GPU limit nor, in the legacy stream, its Radeon terms leave the GPUs out. GPUs of
     unknown gfx target and an unknown OS do not narrow the choice. ``installable`` (the planner's:
     versions it has repository data for) leaves out the releases it cannot install, and then the
     newest fitting release wins over the default, whichever release stream it is in (#29: `install
@@ -72,12 +74,14 @@ def fitting_rocm(
 
     def among(releases: Iterable[RocmRelease]) -> list[RocmRelease]:
         # A release whose entry for this OS is limited to other GPUs (10.0 on Debian 12: Instinct
-        # only) does not fit; a GPU the limit cannot judge does not narrow the choice.
+        # only), or whose Radeon terms leave this OS out (6.3.3 for an RX 7900 XTX on Debian 12),
+        # does not fit; a GPU the limit cannot judge does not narrow the choice.
         return [
             r
             for r in releases
             if (installable is None or r.version in installable)
             and not (os_id and limited_out(r.os_support(os_id, os_version), gpus, matrices)[0])
+            and not (os_id and any(facts_view.off_radeon_terms(r, t, os_id) for t in gfx))
         ]
 
     fits = among(matrices.rocm_releases_for(gfx, os_id, os_version)) if os_id else []
@@ -85,10 +89,14 @@ def fitting_rocm(
         return fits[-1]
     if default in fits:
         return default
-    fits = fits or among(matrices.rocm_releases_for(gfx))
-    if not os_id and default in fits:
+    if fits:
+        return fits[-1]
+    # Nothing fits this OS (or it is not known): the default where it lists the GPUs, else the
+    # newest release that does on any OS; the checks then say what does not fit.
+    anywhere = [r for r in matrices.rocm_releases_for(gfx) if installable is None or r.version in installable]
+    if default in anywhere:
         return default
-    return fits[-1] if fits else default
+    return anywhere[-1] if anywhere else default
 
 
 def limited_out(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
-from gpuenv.resolve import gpuinfo
+from gpuenv.resolve import facts_view, gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import newest_supporting, rocm_gpus
 from gpuenv.resolve.finding import Finding, Severity, Target
@@ -14,15 +14,12 @@ TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from gpuenv.matrices import Matrices, RocmRelease
+    from gpuenv.matrices import Matrices
 
 PREREQ_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"
 OVERRIDE_REF = "https://github.com/ROCm/TheRock/issues/1719"
 # The 6.0-6.3 system requirements, where gfx906 is listed as deprecated (matrices/rocm.json notes).
 DEPRECATED_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/docs-6.2.4/reference/system-requirements.html"
-# Radeon (consumer and workstation) GPUs are supported on fewer distributions than Instinct
-# (ROCm system requirements footnote: Ubuntu 24.04 / 22.04.5 and RHEL 9.6 only).
-RADEON_OS = ("ubuntu", "rhel")
 
 
 def _relevant(facts: Facts, matrices: Matrices | None, target: Target) -> bool:
@@ -309,7 +306,7 @@ def gpu_preview(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
         level = release.support(gfx) if gfx else None
         if level == "preview":
             terms = "as a technology preview"
-        elif level == "radeon" and _radeon_terms_apply(release) and facts.os.id not in (*RADEON_OS, "", "unknown"):
+        elif gfx and facts_view.off_radeon_terms(release, gfx, facts.os.id):
             terms = f"on Radeon terms: Ubuntu and RHEL only, not {facts.os.pretty_name or facts.os.id}"
         else:
             continue
@@ -323,12 +320,6 @@ def gpu_preview(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
             gpus=gpuinfo.slots([g]),
             refs=(release.source,),
         )
-
-
-def _radeon_terms_apply(release: RocmRelease) -> bool:
-    """'Ubuntu and RHEL only' is the Radeon support terms of ROCm 6.0 and later; the 5.x pages
-    list each Radeon GPU's distributions in their own tables (judged by os.unsupported)."""
-    return inv.version_tuple(release.version) >= (6,)
 
 
 def override_target(value: str) -> str | None:
