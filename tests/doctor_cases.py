@@ -1,5 +1,6 @@
 """Facts cases for the doctor checks: three healthy base machines (tests/facts/doctor-*.json) and,
-per catalog code, a variant derived from one of them by patching a few fields."""
+per catalog code, a variant derived from one of them by patching a few fields; and the builders
+the check tests make their machines with (a healthy box edited, GPU and OS records)."""
 
 from __future__ import annotations
 
@@ -58,8 +59,32 @@ def _p(*edits):
     return apply
 
 
-def _add_pkg(name, version):
+def installed(name: str, version: str):
+    """An edit: the package ``name`` installed at ``version``."""
     return lambda d: d["packages"]["installed"].__setitem__(name, version)
+
+
+def nvidia_gpu(pci_id: str, name: str | None, cc: str | None, architecture: str | None) -> dict:
+    """GPU fields (over a healthy box's own) of an NVIDIA GPU of compute capability ``cc``."""
+    return {"pci_id": pci_id, "name": name, "compute_capability": cc, "architecture": architecture}
+
+
+def amd_gpu(pci_id: str, name: str, gfx: str, architecture: str, integrated: bool = False) -> dict:
+    """GPU fields (over a healthy box's own) of an AMD GPU of gfx target ``gfx``."""
+    return {"pci_id": pci_id, "name": name, "gfx_target": gfx, "architecture": architecture, "integrated": integrated}
+
+
+GTX1080TI = nvidia_gpu("10de:1b06", "NVIDIA GeForce GTX 1080 Ti", "6.1", "Pascal")
+RTX5090 = nvidia_gpu("10de:2b85", "NVIDIA GeForce RTX 5090", "12.0", "Blackwell")
+RX6700XT = amd_gpu("1002:73df", "AMD Radeon RX 6700 XT", "gfx1031", "RDNA2")
+MI300X = amd_gpu("1002:74a1", "AMD Instinct MI300X", "gfx942", "CDNA3")
+DEBIAN = {
+    "id": "debian",
+    "version_id": "12",
+    "codename": "bookworm",
+    "id_like": [],
+    "pretty_name": "Debian GNU/Linux 12 (bookworm)",
+}
 
 
 # code -> (base, patch, target text or None, expected severity)
@@ -112,7 +137,7 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     "kernel.headers-missing": ("doctor-healthy-rocm", _p(("kernel.headers_installed", False)), None, "error"),
     "kernel.next-boot-no-module": (
         "doctor-healthy-rocm",
-        _p(_add_pkg("linux-image-6.8.0-85-generic", "6.8.0-85.85")),
+        _p(installed("linux-image-6.8.0-85-generic", "6.8.0-85.85")),
         None,
         "error",
     ),
@@ -283,7 +308,7 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     ),
     "cuda.mixed-install": (
         "doctor-healthy-cuda",
-        _p(_add_pkg("cuda-drivers", "570.133.20-1")),
+        _p(installed("cuda-drivers", "570.133.20-1")),
         None,
         "error",
     ),
@@ -291,7 +316,7 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         "doctor-healthy-cuda",
         _p(
             ("environment.LD_LIBRARY_PATH", "/usr/local/cuda-12.8/compat"),
-            _add_pkg("cuda-compat-12-8", "570.172.08-1"),
+            installed("cuda-compat-12-8", "570.172.08-1"),
         ),
         None,
         "error",
@@ -332,18 +357,7 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     ),
     "amd.gpu-preview": (
         "doctor-healthy-rocm",
-        _p(
-            (
-                "os",
-                {
-                    "id": "debian",
-                    "version_id": "12",
-                    "codename": "bookworm",
-                    "id_like": [],
-                    "pretty_name": "Debian GNU/Linux 12 (bookworm)",
-                },
-            )
-        ),
+        _p(("os", DEBIAN)),
         None,
         "warning",
     ),
@@ -357,7 +371,7 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         "doctor-healthy-rocm",
         _p(
             ("apt_sources.1.uri", "https://repo.radeon.com/amdgpu/6.2.4/ubuntu"),
-            _add_pkg("amdgpu-dkms", "1:6.8.5.60204-2041575.24.04"),  # ROCm 6.2.4's driver
+            installed("amdgpu-dkms", "1:6.8.5.60204-2041575.24.04"),  # ROCm 6.2.4's driver
         ),
         None,
         "warning",
@@ -393,13 +407,13 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     "stack.both-installed": (
         "doctor-healthy-rocm",
         _p(
-            _add_pkg("cuda-toolkit-12-8", "12.8.1-1"),
+            installed("cuda-toolkit-12-8", "12.8.1-1"),
             lambda d: d["gpus"].append(base("doctor-healthy-cuda")["gpus"][0]),
         ),
         None,
         "warning",
     ),
-    "stack.leftovers": ("doctor-cpu-laptop", _p(_add_pkg("cuda-toolkit-12-8", "12.8.1-1")), None, "warning"),
+    "stack.leftovers": ("doctor-cpu-laptop", _p(installed("cuda-toolkit-12-8", "12.8.1-1")), None, "warning"),
     "torch.cpu-build": (
         "doctor-healthy-cuda",
         _p(("python.torch", {"version": "2.7.0+cpu", "cuda": None, "hip": None, "arch_list": []})),
@@ -565,16 +579,23 @@ def found(report, code: str) -> list:
     return [f for f in report.findings if f.code == code]
 
 
-def edited(name: str, *edits, gpus=None, first_slot: int = 1) -> dict:
+def edited(name: str, *edits, gpus=None) -> dict:
     """The corpus box ``name`` with (path, value) edits and callables applied; ``gpus`` replaces
-    its GPUs by copies of the first with these field overrides (PCI slots from ``first_slot``)."""
+    its GPUs by copies of the first with these field overrides, on PCI buses from the first's on."""
     doc = base(name)
     if gpus is not None:
         first = doc["gpus"][0]
-        doc["gpus"] = [{**first, "pci_slot": f"0000:{i + first_slot:02x}:00.0", **g} for i, g in enumerate(gpus)]
+        bus = int(first["pci_slot"].split(":")[1], 16)
+        doc["gpus"] = [{**first, "pci_slot": f"0000:{i + bus:02x}:00.0", **g} for i, g in enumerate(gpus)]
     for e in edits:
         e(doc) if callable(e) else setp(doc, *e)
     return doc
+
+
+def box(stack: str, *edits, gpus=None) -> dict:
+    """The healthy ``stack`` box, edited (``edited``): "rocm" is the RX 9070 XT on ROCm 7.2.4
+    (tests/facts/doctor-healthy-rocm.json), "cuda" the RTX 4090 on driver 570 and CUDA 12.8."""
+    return edited(f"doctor-healthy-{stack}", *edits, gpus=gpus)
 
 
 def judged(doc: dict, matrices, code: str, target: str | None = None) -> list:

@@ -9,45 +9,20 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import base, edited, judged, judged_one, no_rocm
+from tests.doctor_cases import DEBIAN, MI300X, RX6700XT, amd_gpu, base, box, judged, judged_one, no_rocm
 
-
-def _gpu(pci_id, name, gfx, architecture, integrated=False):
-    return {
-        "pci_id": pci_id,
-        "name": name,
-        "gfx_target": gfx,
-        "architecture": architecture,
-        "integrated": integrated,
-    }
-
-
-RX6800 = _gpu("1002:73bf", "AMD Radeon RX 6800 XT", "gfx1030", "RDNA2")
-RX6700 = _gpu("1002:73df", "AMD Radeon RX 6700 XT", "gfx1031", "RDNA2")
-VEGA = _gpu("1002:687f", "AMD Radeon RX Vega 64", "gfx900", "GCN5")
-MI300X = _gpu("1002:74a1", "AMD Instinct MI300X", "gfx942", "CDNA3")
-PHOENIX = _gpu("1002:15bf", "AMD Radeon 780M", "gfx1103", "RDNA3", integrated=True)
-RAPHAEL = _gpu("1002:164e", "AMD Radeon 610M", "gfx1036", "RDNA2", integrated=True)
-STRIX = _gpu("1002:1586", "AMD Radeon 8060S", "gfx1151", "RDNA3.5", integrated=True)
+RX6800 = amd_gpu("1002:73bf", "AMD Radeon RX 6800 XT", "gfx1030", "RDNA2")
+VEGA = amd_gpu("1002:687f", "AMD Radeon RX Vega 64", "gfx900", "GCN5")
+PHOENIX = amd_gpu("1002:15bf", "AMD Radeon 780M", "gfx1103", "RDNA3", integrated=True)
+RAPHAEL = amd_gpu("1002:164e", "AMD Radeon 610M", "gfx1036", "RDNA2", integrated=True)
+STRIX = amd_gpu("1002:1586", "AMD Radeon 8060S", "gfx1151", "RDNA3.5", integrated=True)
 # A GPU neither the facts nor the bundled tables give a gfx target for.
 NAMELESS = {"pci_id": "1002:fff0", "name": "AMD Prototype", "gfx_target": None, "architecture": None}
-DEBIAN = {
-    "id": "debian",
-    "version_id": "12",
-    "codename": "bookworm",
-    "id_like": [],
-    "pretty_name": "Debian GNU/Linux 12 (bookworm)",
-}
 
 
 @pytest.fixture(scope="module")
 def matrices():
     return load()
-
-
-def _box(*edits, gpus=None):
-    """The healthy ROCm box, edited (doctor_cases.edited)."""
-    return edited("doctor-healthy-rocm", *edits, gpus=gpus, first_slot=3)
 
 
 def _driver_left_out(doc):
@@ -81,14 +56,14 @@ AMD_CODES = [
 @pytest.mark.parametrize("code", AMD_CODES)
 @pytest.mark.parametrize("target", [None, "rocm@7.2.4"])
 def test_the_healthy_box_has_no_amd_finding(matrices, code, target):
-    assert not judged(_box(), matrices, code, target)
+    assert not judged(box("rocm"), matrices, code, target)
 
 
 # -- amd.driver-missing
 
 
 def _unbound(*edits, gpus=None):
-    return _box(("gpus.0.kernel_driver", None), ("kernel.modules_loaded", []), *edits, gpus=gpus)
+    return box("rocm", ("gpus.0.kernel_driver", None), ("kernel.modules_loaded", []), *edits, gpus=gpus)
 
 
 def test_no_amdgpu_bound_points_at_modprobe_and_the_rocm_driver(matrices):
@@ -150,7 +125,7 @@ def test_an_unknown_or_other_blacklist_is_not_named(matrices, blacklist):
     [([], True), (["amdgpu"], False), (None, False)],
 )
 def test_a_driver_the_facts_leave_out_is_judged_only_by_proc_modules(matrices, loaded, fires):
-    doc = _box(_driver_left_out, ("kernel.modules_loaded", loaded))
+    doc = box("rocm", _driver_left_out, ("kernel.modules_loaded", loaded))
     hits = judged(doc, matrices, "amd.driver-missing")
     assert bool(hits) is fires
     if fires:
@@ -158,12 +133,12 @@ def test_a_driver_the_facts_leave_out_is_judged_only_by_proc_modules(matrices, l
 
 
 def test_a_gpu_bound_to_amdgpu_is_not_missing_it_whatever_proc_modules_says(matrices):
-    assert not judged(_box(("kernel.modules_loaded", [])), matrices, "amd.driver-missing")
+    assert not judged(box("rocm", ("kernel.modules_loaded", [])), matrices, "amd.driver-missing")
 
 
 def _cuda_box_with_a_radeon(driver):
     doc = base("doctor-healthy-cuda")
-    radeon = {**_box()["gpus"][0], **RX6800, "pci_slot": "0000:04:00.0", "kernel_driver": driver}
+    radeon = {**box("rocm")["gpus"][0], **RX6800, "pci_slot": "0000:04:00.0", "kernel_driver": driver}
     doc["gpus"].append(radeon)
     return doc
 
@@ -188,7 +163,7 @@ def test_a_radeon_with_no_driver_on_a_cuda_box_is_still_missing_amdgpu(matrices)
 
 
 def _no_kfd(*edits, gpus=None):
-    return _box(("amd.kfd", False), ("device_nodes./dev/kfd.exists", False), *edits, gpus=gpus)
+    return box("rocm", ("amd.kfd", False), ("device_nodes./dev/kfd.exists", False), *edits, gpus=gpus)
 
 
 def test_kfd_missing_says_why_rocm_needs_it(matrices):
@@ -228,18 +203,18 @@ def test_kfd_is_the_amd_fact_else_the_device_node(matrices, amd_kfd, node, fires
         if node is None
         else {"/dev/kfd": {"exists": node, "mode": None, "group": None, "accessible": None}}
     )
-    doc = _box(("amd.kfd", amd_kfd), ("device_nodes", nodes))
+    doc = box("rocm", ("amd.kfd", amd_kfd), ("device_nodes", nodes))
     assert bool(judged(doc, matrices, "amd.kfd-missing")) is fires
 
 
 def test_kfd_falls_back_to_the_device_node_without_amd_facts(matrices):
     assert judged_one(_no_kfd(("amd", None)), matrices, "amd.kfd-missing").gpus == ("0000:03:00.0",)
-    assert not judged(_box(("amd", None)), matrices, "amd.kfd-missing")
+    assert not judged(box("rocm", ("amd", None)), matrices, "amd.kfd-missing")
 
 
 def test_kfd_from_the_amd_fact_without_device_nodes(matrices):
     assert judged(_no_kfd(("device_nodes", None)), matrices, "amd.kfd-missing")
-    assert not judged(_box(("amd.kfd", None), ("device_nodes", None)), matrices, "amd.kfd-missing")
+    assert not judged(box("rocm", ("amd.kfd", None), ("device_nodes", None)), matrices, "amd.kfd-missing")
 
 
 def test_amdgpu_bound_to_the_gpu_counts_as_loaded_when_proc_modules_is_not_known(matrices):
@@ -282,7 +257,8 @@ def test_the_kfd_finding_names_the_discrete_gpus_not_the_integrated_one(matrices
 
 
 def test_nodes_the_user_cannot_open_are_named_with_their_group_and_mode(matrices):
-    doc = _box(
+    doc = box(
+        "rocm",
         _user(groups=["alice", "video"]),
         _nodes(kfd=("0660", "render", None), renderD128=("0660", "render", None)),
     )
@@ -297,7 +273,7 @@ def test_nodes_the_user_cannot_open_are_named_with_their_group_and_mode(matrices
 
 
 def test_a_user_in_no_group_is_told_to_join_both(matrices):
-    doc = _box(_user(name="bob", groups=[]), _nodes(kfd=("0660", "render", None)))
+    doc = box("rocm", _user(name="bob", groups=[]), _nodes(kfd=("0660", "render", None)))
     f = judged_one(doc, matrices, "amd.no-device-access")
     assert f.detail.endswith("; bob is in groups: none.")
     assert f.fix.startswith("sudo usermod -aG render,video bob\n")
@@ -320,12 +296,12 @@ def test_a_user_in_no_group_is_told_to_join_both(matrices):
     ],
 )
 def test_who_may_open_a_node_by_its_mode_group_and_the_probes_word(matrices, node, groups, denied):
-    doc = _box(_user(groups=groups), _nodes(kfd=node))
+    doc = box("rocm", _user(groups=groups), _nodes(kfd=node))
     assert bool(judged(doc, matrices, "amd.no-device-access")) is denied
 
 
 def test_a_node_the_probe_could_not_open_shows_what_is_not_known(matrices):
-    doc = _box(_nodes(kfd=(None, None, False), renderD128=("0660", "render", True)))
+    doc = box("rocm", _nodes(kfd=(None, None, False), renderD128=("0660", "render", True)))
     f = judged_one(doc, matrices, "amd.no-device-access")
     assert f.detail.startswith("cannot open /dev/kfd (group ?, mode ?); alice is in groups:")
     assert f.fix.startswith("sudo usermod -aG render,video alice\n")  # in both already: the fallback
@@ -338,7 +314,7 @@ def test_only_the_compute_nodes_that_exist_are_judged(matrices):
         "/dev/nvidiactl": {"exists": True, "mode": "0600", "group": "root", "accessible": False},
         "/dev/dri/renderD128": {"exists": True, "mode": "0660", "group": "render", "accessible": True},
     }
-    assert not judged(_box(("device_nodes", nodes)), matrices, "amd.no-device-access")
+    assert not judged(box("rocm", ("device_nodes", nodes)), matrices, "amd.no-device-access")
 
 
 @pytest.mark.parametrize(
@@ -352,36 +328,36 @@ def test_only_the_compute_nodes_that_exist_are_judged(matrices):
     ],
 )
 def test_an_unknown_user_is_denied_only_a_node_its_owner_alone_may_open(matrices, user, title):
-    doc = _box(("user", user), _nodes(kfd=("0600", "root", None), renderD128=("0660", "render", None)))
+    doc = box("rocm", ("user", user), _nodes(kfd=("0600", "root", None), renderD128=("0660", "render", None)))
     f = judged_one(doc, matrices, "amd.no-device-access")
     assert f.title == title
     assert f.detail == "cannot open /dev/kfd (group root, mode 0600); the user is not known."
     assert f.fix.startswith("sudo usermod -aG render,video $USER\n")
     assert not judged(
-        _box(("user", user), _nodes(kfd=("0660", "render", None))), matrices, "amd.no-device-access"
+        box("rocm", ("user", user), _nodes(kfd=("0660", "render", None))), matrices, "amd.no-device-access"
     )
 
 
 def test_a_user_known_by_name_alone_is_in_no_group(matrices):
-    doc = _box(("user", {"name": "bob", "uid": 1001, "groups": []}), _nodes(kfd=("0660", "render", None)))
+    doc = box("rocm", ("user", {"name": "bob", "uid": 1001, "groups": []}), _nodes(kfd=("0660", "render", None)))
     assert (
         judged_one(doc, matrices, "amd.no-device-access").title == "User bob cannot open the AMD GPU device nodes"
     )
 
 
 def test_root_may_open_everything(matrices):
-    doc = _box(_user(name="root", groups=["root"], uid=0), _nodes(kfd=("0600", "render", None)))
+    doc = box("rocm", _user(name="root", groups=["root"], uid=0), _nodes(kfd=("0600", "render", None)))
     assert not judged(doc, matrices, "amd.no-device-access")
 
 
 @pytest.mark.parametrize("uid", [1, 1000])
 def test_any_other_uid_is_judged(matrices, uid):
-    doc = _box(_user(name="svc", groups=["svc"], uid=uid), _nodes(kfd=("0660", "render", None)))
+    doc = box("rocm", _user(name="svc", groups=["svc"], uid=uid), _nodes(kfd=("0660", "render", None)))
     assert judged(doc, matrices, "amd.no-device-access")
 
 
 def test_without_device_nodes_the_standard_rules_decide_for_a_known_user(matrices):
-    f = judged_one(_box(("device_nodes", {}), _user(groups=["alice", "sudo"])), matrices, "amd.no-device-access")
+    f = judged_one(box("rocm", ("device_nodes", {}), _user(groups=["alice", "sudo"])), matrices, "amd.no-device-access")
     assert f.detail == (
         "the device nodes are not in the facts; with the standard udev rules /dev/kfd and /dev/dri/renderD* "
         "are 0660, group render; alice is in groups: alice, sudo."
@@ -401,14 +377,14 @@ def test_without_device_nodes_the_standard_rules_decide_for_a_known_user(matrice
 )
 def test_without_device_nodes_no_finding_when_a_group_fits_or_nothing_is_known(matrices, edits):
     for nodes in ({}, None):
-        assert not judged(_box(("device_nodes", nodes), *edits), matrices, "amd.no-device-access")
+        assert not judged(box("rocm", ("device_nodes", nodes), *edits), matrices, "amd.no-device-access")
 
 
 # -- amd.gpu-unsupported
 
 
 def test_a_gpu_the_target_release_does_not_list_is_named_with_what_it_lists(matrices):
-    f = judged_one(_box(gpus=[RX6700]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    f = judged_one(box("rocm", gpus=[RX6700XT]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
     assert f.title == "ROCm 7.2.4 does not support gfx1031"
     assert f.detail.startswith(
         "AMD Radeon RX 6700 XT (0000:03:00.0); ROCm 7.2.4 (explicit target) supports gfx1030, "
@@ -418,12 +394,12 @@ def test_a_gpu_the_target_release_does_not_list_is_named_with_what_it_lists(matr
 
 
 def test_a_gpu_of_unknown_gfx_target_is_not_judged_unsupported(matrices):
-    assert not judged(_box(gpus=[NAMELESS]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert not judged(box("rocm", gpus=[NAMELESS]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
 
 
 @pytest.mark.parametrize("gpu, wheel", [(RAPHAEL, "")])
 def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices, gpu, wheel):
-    f = judged_one(_box(no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
+    f = judged_one(box("rocm", no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
     assert f.title == f"No ROCm release lists {gpu['gfx_target']}, this machine's only GPU"
     assert f.detail == (
         f"{gpu['name']} (0000:03:00.0): no bundled ROCm release (up to 7.2.4, the default) lists it, so ROCm "
@@ -436,7 +412,7 @@ def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices
 def test_an_only_apu_the_new_stream_lists_is_judged_against_it(matrices, gpu):
     """#29: AMD's 7.14 / 10.0 Ryzen tables list gfx1103 and gfx1151, so such an APU alone is no
     longer 'no release lists it': it is judged against the newest release that lists it."""
-    assert not judged(_box(no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
+    assert not judged(box("rocm", no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
     assert matrices.newest_rocm_for(gpu["gfx_target"]).version == "10.0.0"
 
 
@@ -449,22 +425,22 @@ def test_an_only_apu_the_new_stream_lists_is_judged_against_it(matrices, gpu):
     ],
 )
 def test_an_integrated_gpu_beside_another_gpu_is_not_the_only_one(matrices, other):
-    assert not judged(_box(no_rocm, gpus=[PHOENIX, other]), matrices, "amd.gpu-unsupported")
+    assert not judged(box("rocm", no_rocm, gpus=[PHOENIX, other]), matrices, "amd.gpu-unsupported")
 
 
 def test_an_only_integrated_gpu_is_not_judged_for_a_cuda_target(matrices):
-    assert not judged(_box(no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported", "cuda")
+    assert not judged(box("rocm", no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported", "cuda")
 
 
 def test_an_only_integrated_gpu_of_unknown_gfx_target_is_not_judged(matrices):
-    assert not judged(_box(no_rocm, gpus=[{**NAMELESS, "integrated": True}]), matrices, "amd.gpu-unsupported")
+    assert not judged(box("rocm", no_rocm, gpus=[{**NAMELESS, "integrated": True}]), matrices, "amd.gpu-unsupported")
 
 
 # -- amd.gpu-preview
 
 
 def test_a_radeon_on_a_distribution_off_its_terms_is_a_warning(matrices):
-    f = judged_one(_box(("os", DEBIAN)), matrices, "amd.gpu-preview")
+    f = judged_one(box("rocm", ("os", DEBIAN)), matrices, "amd.gpu-preview")
     assert f.severity.value == "warning"
     assert f.title == "ROCm 7.2.4 supports gfx1201 only on Radeon terms"
     assert f.detail == (
@@ -476,17 +452,17 @@ def test_a_radeon_on_a_distribution_off_its_terms_is_a_warning(matrices):
 
 
 def test_the_distribution_is_named_by_its_id_without_a_pretty_name(matrices):
-    f = judged_one(_box(("os", {**DEBIAN, "pretty_name": None})), matrices, "amd.gpu-preview")
+    f = judged_one(box("rocm", ("os", {**DEBIAN, "pretty_name": None})), matrices, "amd.gpu-preview")
     assert "Ubuntu and RHEL only, not debian." in f.detail
 
 
 @pytest.mark.parametrize("os_id", ["ubuntu", "rhel", "", "unknown"])
 def test_no_radeon_terms_warning_on_ubuntu_rhel_or_an_unknown_distribution(matrices, os_id):
-    assert not judged(_box(("os.id", os_id)), matrices, "amd.gpu-preview")
+    assert not judged(box("rocm", ("os.id", os_id)), matrices, "amd.gpu-preview")
 
 
 def test_an_instinct_gpu_is_not_held_to_radeon_terms(matrices):
-    assert not judged(_box(("os", DEBIAN), gpus=[MI300X]), matrices, "amd.gpu-preview")
+    assert not judged(box("rocm", ("os", DEBIAN), gpus=[MI300X]), matrices, "amd.gpu-preview")
 
 
 @pytest.mark.parametrize(
@@ -494,21 +470,21 @@ def test_an_instinct_gpu_is_not_held_to_radeon_terms(matrices):
     [("5.7.1", False), ("6.0.0", True), ("7.2.4", True)],
 )
 def test_radeon_terms_apply_from_exactly_rocm_6(matrices, release, fires):
-    hits = judged(_box(("os", DEBIAN), gpus=[RX6800]), matrices, "amd.gpu-preview", f"rocm@{release}")
+    hits = judged(box("rocm", ("os", DEBIAN), gpus=[RX6800]), matrices, "amd.gpu-preview", f"rocm@{release}")
     assert bool(hits) is fires
     if fires:
         assert hits[0].title == f"ROCm {release} supports gfx1030 only on Radeon terms"
 
 
 def test_no_radeon_terms_warning_without_a_rocm_target(matrices):
-    assert not judged(_box(("os", DEBIAN)), matrices, "amd.gpu-preview", "cuda")
+    assert not judged(box("rocm", ("os", DEBIAN)), matrices, "amd.gpu-preview", "cuda")
 
 
 # -- amd.hsa-override
 
 
 def _override(value, *edits, gpus=None):
-    return _box(("environment.HSA_OVERRIDE_GFX_VERSION", value), *edits, gpus=gpus)
+    return box("rocm", ("environment.HSA_OVERRIDE_GFX_VERSION", value), *edits, gpus=gpus)
 
 
 @pytest.mark.parametrize(
@@ -545,7 +521,7 @@ def test_an_override_on_a_supported_gpu_can_only_break_it(matrices):
 
 
 def test_a_same_family_override_is_the_known_workaround(matrices):
-    f = judged_one(_override("10.3.0", gpus=[RX6700]), matrices, "amd.hsa-override")
+    f = judged_one(_override("10.3.0", gpus=[RX6700XT]), matrices, "amd.hsa-override")
     assert f.detail.endswith(
         "; gfx1031 is not supported by ROCm 7.2.4, and gfx1030 is the same family: this is the known unofficial "
         "workaround (unsupported, results are yours to verify)."
@@ -556,11 +532,11 @@ def test_a_same_family_override_is_the_known_workaround(matrices):
 @pytest.mark.parametrize(
     "value, gpus, said",
     [
-        ("10.1.0", [RX6700], "gfx1031 is not supported by ROCm 7.2.4 and gfx1010 is not its family"),
-        ("10.3", [RX6700], "gfx1031 is not supported by ROCm 7.2.4 and 10.3 is not its family"),
+        ("10.1.0", [RX6700XT], "gfx1031 is not supported by ROCm 7.2.4 and gfx1010 is not its family"),
+        ("10.3", [RX6700XT], "gfx1031 is not supported by ROCm 7.2.4 and 10.3 is not its family"),
         (
             "10.3.0",
-            [RX6700, VEGA],
+            [RX6700XT, VEGA],
             "gfx1031, gfx900 is not supported by ROCm 7.2.4 and gfx1030 is not its family",
         ),
     ],
@@ -588,7 +564,7 @@ def test_without_a_known_rocm_release_or_gfx_target_support_is_not_judged(matric
     [None, {}, {"HSA_OVERRIDE_GFX_VERSION": ""}],
 )
 def test_no_override_finding_when_it_is_not_set_or_not_known(matrices, env):
-    assert not judged(_box(("environment", env)), matrices, "amd.hsa-override")
+    assert not judged(box("rocm", ("environment", env)), matrices, "amd.hsa-override")
 
 
 # -- Strix Point / Strix Halo on the legacy stream (#29)
@@ -614,15 +590,15 @@ def test_a_ryzen_ai_max_395_under_a_release_whose_ryzen_pages_list_it(matrices, 
     rel = matrices.rocm_release(version)
     assert rel.support("gfx1151") == "radeon" and rel.support("gfx1150") == "radeon"
     assert any("UNCONFIRMED" in n and "gfx1151" in n for n in rel.notes)
-    box = _box(_installed(version, build), gpus=[STRIX])
-    assert not judged(box, matrices, "amd.gpu-unsupported")
-    assert not judged(box, matrices, "amd.gpu-preview")
-    off_terms = judged_one(_box(_installed(version, build), ("os", DEBIAN), gpus=[STRIX]), matrices, "amd.gpu-preview")
+    doc = box("rocm", _installed(version, build), gpus=[STRIX])
+    assert not judged(doc, matrices, "amd.gpu-unsupported")
+    assert not judged(doc, matrices, "amd.gpu-preview")
+    off_terms = judged_one(box("rocm", _installed(version, build), ("os", DEBIAN), gpus=[STRIX]), matrices, "amd.gpu-preview")
     assert off_terms.title == f"ROCm {version} supports gfx1151 only on Radeon terms"
 
 
 def test_a_ryzen_ai_max_395_under_710_is_unsupported(matrices):
     """7.1.0: no source read names a Ryzen APU for it, so the installed release does not list gfx1151."""
     assert matrices.rocm_release("7.1.0").support("gfx1151") is None
-    f = judged_one(_box(_installed("7.1.0", "70100"), gpus=[STRIX]), matrices, "amd.gpu-unsupported")
+    f = judged_one(box("rocm", _installed("7.1.0", "70100"), gpus=[STRIX]), matrices, "amd.gpu-unsupported")
     assert f.title == "ROCm 7.1.0 does not support gfx1151"

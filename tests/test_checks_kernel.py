@@ -9,16 +9,19 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import edited, judged, judged_one, no_nvidia_packages, no_rocm, setp
+from tests.doctor_cases import (
+    DEBIAN,
+    MI300X,
+    box,
+    installed,
+    judged,
+    judged_one,
+    no_nvidia_packages,
+    no_rocm,
+    setp,
+)
 
 RUNNING = "6.8.0-79-generic"
-DEBIAN = {
-    "id": "debian",
-    "version_id": "12",
-    "codename": "bookworm",
-    "id_like": [],
-    "pretty_name": "Debian 12",
-}
 JAMMY = {"id": "ubuntu", "version_id": "22.04", "codename": "jammy", "id_like": ["debian"], "pretty_name": "Ubuntu 22.04.5 LTS"}  # fmt: skip
 
 
@@ -27,28 +30,10 @@ def matrices():
     return load()
 
 
-def _box(name, *edits):
-    return edited(f"doctor-healthy-{name}", *edits)
-
-
-def rocm(*edits):
-    return _box("rocm", *edits)
-
-
-def cuda(*edits):
-    return _box("cuda", *edits)
-
-
-def _pkg(name, version):
-    return lambda d: d["packages"]["installed"].__setitem__(name, version)
-
-
 def _dkms(*entries):
     """kernel.dkms from (module, version, kernel, status) tuples."""
     keys = ("module", "version", "kernel", "status")
     return ("kernel.dkms", [dict(zip(keys, e, strict=True)) for e in entries])
-
-
 
 
 def _no_amdgpu_dkms(doc):
@@ -56,8 +41,6 @@ def _no_amdgpu_dkms(doc):
     doc["kernel"]["dkms"] = []
     for name in ("amdgpu-dkms", "amdgpu-dkms-firmware"):
         del doc["packages"]["installed"][name]
-
-
 
 
 KERNEL_CODES = [
@@ -74,7 +57,7 @@ KERNEL_CODES = [
 @pytest.mark.parametrize("code", KERNEL_CODES)
 @pytest.mark.parametrize("name", ["rocm", "cuda"])
 def test_the_healthy_boxes_have_no_kernel_finding(matrices, code, name):
-    assert not judged(_box(name), matrices, code)
+    assert not judged(box(name), matrices, code)
 
 
 # -- kernel.unsupported and its fix
@@ -85,7 +68,7 @@ def _kernel(release):
 
 
 def test_a_kernel_older_than_the_hwe_series_moves_up_with_the_hwe_package(matrices):
-    f = judged_one(rocm(_kernel("6.11.0-29-generic")), matrices, "kernel.unsupported")
+    f = judged_one(box("rocm", _kernel("6.11.0-29-generic")), matrices, "kernel.unsupported")
     assert f.severity.value == "warning"
     assert f.title == "Kernel 6.11 is not a series ROCm 7.2.4 lists for ubuntu 24.04"
     assert f.detail.startswith("running 6.11.0-29-generic; ROCm 7.2.4 lists 6.8, 6.17 (GA/HWE).")
@@ -95,7 +78,7 @@ def test_a_kernel_older_than_the_hwe_series_moves_up_with_the_hwe_package(matric
 
 
 def test_a_kernel_newer_than_every_listed_series_goes_back_to_the_ga_kernel(matrices):
-    f = judged_one(rocm(_kernel("6.18.0-5-generic")), matrices, "kernel.unsupported")
+    f = judged_one(box("rocm", _kernel("6.18.0-5-generic")), matrices, "kernel.unsupported")
     assert f.fix.startswith(
         "sudo apt-get install linux-generic  # the GA kernel series (6.8)\n"
         "sudo apt-get remove linux-generic-hwe-24.04  # stop following newer HWE kernels\n"
@@ -115,12 +98,12 @@ def test_a_kernel_newer_than_every_listed_series_goes_back_to_the_ga_kernel(matr
     ],
 )
 def test_the_newest_listed_series_is_the_hwe_one_and_the_oldest_the_ga_one(matrices, release, fix):
-    f = judged_one(rocm(("os", JAMMY), _kernel(release)), matrices, "kernel.unsupported", "rocm@6.0.0")
+    f = judged_one(box("rocm", ("os", JAMMY), _kernel(release)), matrices, "kernel.unsupported", "rocm@6.0.0")
     assert f.fix.startswith(fix)
 
 
 def test_on_another_distribution_the_fix_is_its_own_kernel_package(matrices):
-    f = judged_one(rocm(("os", DEBIAN)), matrices, "kernel.unsupported")
+    f = judged_one(box("rocm", ("os", DEBIAN)), matrices, "kernel.unsupported")
     assert f.title == "Kernel 6.8 is not a series ROCm 7.2.4 lists for debian 12"
     assert (
         f.fix
@@ -143,14 +126,14 @@ def test_on_another_distribution_the_fix_is_its_own_kernel_package(matrices):
     ],
 )
 def test_no_unsupported_kernel_when_nothing_lists_it_or_it_is_not_known(matrices, edits, target):
-    assert not judged(rocm(_kernel("6.11.0-29-generic"), *edits), matrices, "kernel.unsupported", target)
+    assert not judged(box("rocm", _kernel("6.11.0-29-generic"), *edits), matrices, "kernel.unsupported", target)
 
 
 # -- kernel.headers-missing
 
 
 def test_missing_headers_for_an_installed_dkms_driver(matrices):
-    f = judged_one(rocm(("kernel.headers_installed", False)), matrices, "kernel.headers-missing")
+    f = judged_one(box("rocm", ("kernel.headers_installed", False)), matrices, "kernel.headers-missing")
     assert f.severity.value == "error"
     assert f.title == f"No kernel headers for the running kernel {RUNNING}"
     assert f.detail == (
@@ -163,7 +146,7 @@ def test_missing_headers_for_an_installed_dkms_driver(matrices):
 
 
 def test_off_ubuntu_the_headers_fix_names_no_modules_extra(matrices):
-    f = judged_one(rocm(("kernel.headers_installed", False), ("os", DEBIAN)), matrices, "kernel.headers-missing")
+    f = judged_one(box("rocm", ("kernel.headers_installed", False), ("os", DEBIAN)), matrices, "kernel.headers-missing")
     assert f.fix == f"sudo apt-get install linux-headers-{RUNNING}\nsudo dkms autoinstall"
 
 
@@ -176,7 +159,7 @@ def test_off_ubuntu_the_headers_fix_names_no_modules_extra(matrices):
     ],
 )
 def test_missing_headers_for_the_dkms_driver_an_install_would_build(matrices, target, said):
-    f = judged_one(rocm(no_rocm, ("kernel.headers_installed", False)), matrices, "kernel.headers-missing", target)
+    f = judged_one(box("rocm", no_rocm, ("kernel.headers_installed", False)), matrices, "kernel.headers-missing", target)
     assert said in f.detail
     assert f.fix == f"sudo apt-get install linux-headers-{RUNNING} linux-modules-extra-{RUNNING}"
 
@@ -185,10 +168,10 @@ def test_missing_headers_for_the_dkms_driver_an_install_would_build(matrices, ta
 def test_a_new_stream_install_builds_no_dkms_driver_so_headers_and_secure_boot_say_nothing(matrices, target):
     """The new stream's plans leave the kernel driver as it is (plan/therock.py): no DKMS build
     to need headers or a signing key, unless a DKMS driver is already installed."""
-    bare = rocm(no_rocm, ("kernel.headers_installed", False), ("kernel.secure_boot", True))
+    bare = box("rocm", no_rocm, ("kernel.headers_installed", False), ("kernel.secure_boot", True))
     assert judged(bare, matrices, "kernel.headers-missing", target) == []
     assert judged(bare, matrices, "kernel.secure-boot", target) == []
-    kept = rocm(("kernel.headers_installed", False), ("kernel.secure_boot", True), _unloaded)
+    kept = box("rocm", ("kernel.headers_installed", False), ("kernel.secure_boot", True), _unloaded)
     headers = judged_one(kept, matrices, "kernel.headers-missing", target)
     assert "; installed DKMS drivers: amdgpu-dkms, which cannot build without it." in headers.detail
     assert "install" not in headers.detail.split("; ", 1)[1].replace("installed DKMS", "")
@@ -206,7 +189,7 @@ def test_a_new_stream_install_builds_no_dkms_driver_so_headers_and_secure_boot_s
     ],
 )
 def test_no_headers_finding_without_a_dkms_driver_to_build(matrices, edits, target):
-    doc = rocm(("kernel.headers_installed", False), *edits)
+    doc = box("rocm", ("kernel.headers_installed", False), *edits)
     assert not judged(doc, matrices, "kernel.headers-missing", target)
 
 
@@ -217,7 +200,7 @@ NEXT = "6.8.0-85-generic"
 
 
 def test_the_next_boots_kernel_without_the_module_is_named_with_the_build_to_run(matrices):
-    f = judged_one(rocm(_pkg(f"linux-image-{NEXT}", "6.8.0-85.85")), matrices, "kernel.next-boot-no-module")
+    f = judged_one(box("rocm", installed(f"linux-image-{NEXT}", "6.8.0-85.85")), matrices, "kernel.next-boot-no-module")
     assert f.severity.value == "error"
     assert f.title == f"The next boot (kernel {NEXT}) has no amdgpu module built"
     assert f.detail.startswith(
@@ -229,10 +212,11 @@ def test_the_next_boots_kernel_without_the_module_is_named_with_the_build_to_run
 
 
 def test_the_newest_installed_kernel_is_the_next_boot(matrices):
-    doc = rocm(
-        _pkg(f"linux-image-{NEXT}", "1"),
-        _pkg("linux-image-6.8.0-90-generic", "1"),
-        _pkg("linux-image-6.8.0-60-generic", "1"),
+    doc = box(
+        "rocm",
+        installed(f"linux-image-{NEXT}", "1"),
+        installed("linux-image-6.8.0-90-generic", "1"),
+        installed("linux-image-6.8.0-60-generic", "1"),
     )
     assert judged_one(doc, matrices, "kernel.next-boot-no-module").title.startswith(
         "The next boot (kernel 6.8.0-90-generic)"
@@ -244,8 +228,9 @@ def test_the_newest_installed_kernel_is_the_next_boot(matrices):
     [("installed", False), ("built", True), ("added", True)],
 )
 def test_the_next_boot_is_fine_only_once_dkms_installed_the_module_for_it(matrices, status, fires):
-    doc = rocm(
-        _pkg(f"linux-image-{NEXT}", "1"),
+    doc = box(
+        "rocm",
+        installed(f"linux-image-{NEXT}", "1"),
         _dkms(("amdgpu", "6.16.6", RUNNING, "installed"), ("amdgpu", "6.16.6", NEXT, status)),
     )
     assert bool(judged(doc, matrices, "kernel.next-boot-no-module")) is fires
@@ -254,17 +239,17 @@ def test_the_next_boot_is_fine_only_once_dkms_installed_the_module_for_it(matric
 @pytest.mark.parametrize(
     "edits",
     [
-        [_pkg("linux-image-6.8.0-40-generic", "1")],  # an older kernel is not the next boot
+        [installed("linux-image-6.8.0-40-generic", "1")],  # an older kernel is not the next boot
         [_dkms(("amdgpu", "6.16.6", RUNNING, "built"))],  # the running one is not either
-        [_pkg(f"linux-image-{NEXT}", "1"), ("platform.container", "docker")],
+        [installed(f"linux-image-{NEXT}", "1"), ("platform.container", "docker")],
     ],
 )
 def test_no_next_boot_finding_without_a_newer_kernel_or_on_a_hosts_kernel(matrices, edits):
-    assert not judged(rocm(*edits), matrices, "kernel.next-boot-no-module")
+    assert not judged(box("rocm", *edits), matrices, "kernel.next-boot-no-module")
 
 
 def test_each_dkms_driver_is_judged_for_the_next_boot(matrices):
-    doc = rocm(_pkg(f"linux-image-{NEXT}", "1"), _pkg("nvidia-dkms-570-open", "570.133.07-1"))
+    doc = box("rocm", installed(f"linux-image-{NEXT}", "1"), installed("nvidia-dkms-570-open", "570.133.07-1"))
     titles = [f.title for f in judged(doc, matrices, "kernel.next-boot-no-module")]
     assert titles == [f"The next boot (kernel {NEXT}) has no {m} module built" for m in ("amdgpu", "nvidia")]
 
@@ -290,7 +275,7 @@ def test_each_dkms_driver_is_judged_for_the_next_boot(matrices):
     ],
 )
 def test_a_dkms_driver_not_installed_for_the_running_kernel_shows_dkms_status(matrices, entries, seen):
-    f = judged_one(rocm(_dkms(*entries)), matrices, "kernel.dkms-not-built")
+    f = judged_one(box("rocm", _dkms(*entries)), matrices, "kernel.dkms-not-built")
     assert f.severity.value == "error"
     assert f.title == f"amdgpu-dkms is installed but its amdgpu module is not built for kernel {RUNNING}"
     assert f.detail == (
@@ -307,13 +292,13 @@ def test_a_dkms_driver_not_installed_for_the_running_kernel_shows_dkms_status(ma
     "doc_of, vendor, package, module",
     [
         (
-            lambda: rocm(("gpus", []), _dkms(("amdgpu", "6.16.6", RUNNING, "built"))),
+            lambda: box("rocm", ("gpus", []), _dkms(("amdgpu", "6.16.6", RUNNING, "built"))),
             "AMD",
             "amdgpu-dkms",
             "amdgpu",
         ),
         (
-            lambda: cuda(("gpus", []), _dkms(("nvidia", "570.133.07", RUNNING, "built"))),
+            lambda: box("cuda", ("gpus", []), _dkms(("nvidia", "570.133.07", RUNNING, "built"))),
             "NVIDIA",
             "nvidia-dkms-570-open",
             "nvidia",
@@ -328,13 +313,13 @@ def test_a_dkms_driver_whose_gpu_is_gone_is_a_leftover_to_purge(matrices, doc_of
 
 
 def test_an_nvidia_dkms_driver_not_built_beside_its_gpu_is_rebuilt(matrices):
-    f = judged_one(cuda(_dkms(("nvidia", "570.133.07", RUNNING, "added"))), matrices, "kernel.dkms-not-built")
+    f = judged_one(box("cuda", _dkms(("nvidia", "570.133.07", RUNNING, "added"))), matrices, "kernel.dkms-not-built")
     assert "The vendor module is not what runs on this kernel" in f.detail
     assert f.fix.endswith("--reinstall nvidia-dkms-570-open")
 
 
 def test_no_dkms_finding_on_a_hosts_kernel(matrices):
-    doc = rocm(_dkms(("amdgpu", "6.16.6", RUNNING, "built")), ("platform.container", "docker"))
+    doc = box("rocm", _dkms(("amdgpu", "6.16.6", RUNNING, "built")), ("platform.container", "docker"))
     assert not judged(doc, matrices, "kernel.dkms-not-built")
 
 
@@ -347,7 +332,7 @@ def _unloaded(doc):
 
 
 def test_secure_boot_refusing_a_built_module_is_an_error_with_the_mok_steps(matrices):
-    f = judged_one(rocm(("kernel.secure_boot", True), _unloaded), matrices, "kernel.secure-boot")
+    f = judged_one(box("rocm", ("kernel.secure_boot", True), _unloaded), matrices, "kernel.secure-boot")
     assert f.severity.value == "error"
     assert f.title == "Secure Boot is on and the DKMS module amdgpu is not loaded"
     assert f.detail.startswith("DKMS packages: amdgpu-dkms; not in /proc/modules: amdgpu. An unsigned module")
@@ -358,14 +343,14 @@ def test_secure_boot_refusing_a_built_module_is_an_error_with_the_mok_steps(matr
 
 
 def test_secure_boot_refusing_the_nvidia_module_on_an_nvidia_box(matrices):
-    doc = cuda(("kernel.secure_boot", True), ("kernel.modules_loaded", []), ("gpus.0.kernel_driver", None))
+    doc = box("cuda", ("kernel.secure_boot", True), ("kernel.modules_loaded", []), ("gpus.0.kernel_driver", None))
     f = judged_one(doc, matrices, "kernel.secure-boot")
     assert f.title == "Secure Boot is on and the DKMS module nvidia is not loaded"
     assert f.detail.startswith("DKMS packages: nvidia-dkms-570-open; not in /proc/modules: nvidia.")
 
 
 def test_off_ubuntu_the_key_is_enrolled_with_mokutil(matrices):
-    f = judged_one(rocm(("kernel.secure_boot", True), _unloaded, ("os", DEBIAN)), matrices, "kernel.secure-boot")
+    f = judged_one(box("rocm", ("kernel.secure_boot", True), _unloaded, ("os", DEBIAN)), matrices, "kernel.secure-boot")
     assert f.fix.startswith("sudo mokutil --import /var/lib/dkms/mok.pub\n")
 
 
@@ -381,7 +366,7 @@ def test_off_ubuntu_the_key_is_enrolled_with_mokutil(matrices):
     ],
 )
 def test_a_module_not_proven_loaded_is_a_warning_to_keep_the_key_enrolled(matrices, edits):
-    f = judged_one(rocm(("kernel.secure_boot", True), *edits), matrices, "kernel.secure-boot")
+    f = judged_one(box("rocm", ("kernel.secure_boot", True), *edits), matrices, "kernel.secure-boot")
     assert f.severity.value == "warning"
     assert f.title == "Secure Boot is on: DKMS modules must be signed with an enrolled key"
     assert f.detail.startswith("DKMS GPU driver: amdgpu-dkms. A kernel or driver update")
@@ -391,9 +376,9 @@ def test_a_module_not_proven_loaded_is_a_warning_to_keep_the_key_enrolled(matric
 @pytest.mark.parametrize(
     "doc_of, target, what",
     [
-        (lambda: rocm(("kernel.secure_boot", True), no_rocm), "rocm",
+        (lambda: box("rocm", ("kernel.secure_boot", True), no_rocm), "rocm",
          "the amdgpu driver the ROCm 7.2.4 install (explicit target) builds."),
-        (lambda: rocm(("kernel.secure_boot", True)), "cuda", "the nvidia driver the CUDA "),
+        (lambda: box("rocm", ("kernel.secure_boot", True)), "cuda", "the nvidia driver the CUDA "),
     ],
 )
 def test_a_planned_dkms_driver_under_secure_boot_is_a_warning(matrices, doc_of, target, what):
@@ -414,7 +399,7 @@ def test_a_planned_dkms_driver_under_secure_boot_is_a_warning(matrices, doc_of, 
     ],
 )
 def test_no_secure_boot_finding_when_the_module_loaded_or_is_no_business_of_it(matrices, edits, target):
-    doc = rocm(("kernel.secure_boot", True), *edits)
+    doc = box("rocm", ("kernel.secure_boot", True), *edits)
     assert not judged(doc, matrices, "kernel.secure-boot", target)
 
 
@@ -423,7 +408,7 @@ def test_no_secure_boot_finding_when_the_module_loaded_or_is_no_business_of_it(m
 
 def test_nvmls_mismatch_says_reboot_and_names_both_versions(matrices):
     f = judged_one(
-        cuda(("nvidia.nvml", "version_mismatch"), ("nvidia.module_version", "565.57.01")),
+        box("cuda", ("nvidia.nvml", "version_mismatch"), ("nvidia.module_version", "565.57.01")),
         matrices,
         "kernel.reboot-required",
     )
@@ -458,12 +443,12 @@ def test_nvmls_mismatch_says_reboot_and_names_both_versions(matrices):
     ],
 )
 def test_nvmls_mismatch_names_what_is_known(matrices, edits, detail):
-    f = judged_one(cuda(("nvidia.nvml", "version_mismatch"), *edits), matrices, "kernel.reboot-required")
+    f = judged_one(box("cuda", ("nvidia.nvml", "version_mismatch"), *edits), matrices, "kernel.reboot-required")
     assert f.detail == detail
 
 
 def test_a_loaded_module_other_than_the_installed_packages_says_reboot(matrices):
-    f = judged_one(cuda(("nvidia.module_version", "565.57.01")), matrices, "kernel.reboot-required")
+    f = judged_one(box("cuda", ("nvidia.module_version", "565.57.01")), matrices, "kernel.reboot-required")
     assert f.title == "The loaded NVIDIA module is not the installed driver: reboot"
     assert f.detail == "loaded nvidia module 565.57.01; installed driver packages 570.133.07."
 
@@ -477,11 +462,11 @@ def test_a_loaded_module_other_than_the_installed_packages_says_reboot(matrices)
     ],
 )
 def test_no_nvidia_reboot_finding_when_a_version_is_not_known_or_the_module_is_the_hosts(matrices, edits):
-    assert not judged(cuda(*edits), matrices, "kernel.reboot-required")
+    assert not judged(box("cuda", *edits), matrices, "kernel.reboot-required")
 
 
 def test_a_loaded_amdgpu_other_than_the_dkms_build_says_reboot(matrices):
-    f = judged_one(rocm(("amd.driver_version", "6.12.12")), matrices, "kernel.reboot-required")
+    f = judged_one(box("rocm", ("amd.driver_version", "6.12.12")), matrices, "kernel.reboot-required")
     assert f.title == "The loaded amdgpu module is not the installed amdgpu-dkms build: reboot"
     assert f.detail == f"loaded amdgpu 6.12.12; DKMS built 6.16.6-2255209.24.04 for {RUNNING}."
 
@@ -504,7 +489,7 @@ def test_a_loaded_amdgpu_other_than_the_dkms_build_says_reboot(matrices):
     ],
 )
 def test_no_amdgpu_reboot_finding_when_the_build_matches_or_is_not_installed_here(matrices, edits):
-    assert not judged(rocm(*edits), matrices, "kernel.reboot-required")
+    assert not judged(box("rocm", *edits), matrices, "kernel.reboot-required")
 
 
 # -- kernel.iommu
@@ -520,16 +505,8 @@ def _instincts(*gpus):
     return apply
 
 
-MI300X = {
-    "pci_id": "1002:74a1",
-    "name": "AMD Instinct MI300X",
-    "gfx_target": "gfx942",
-    "architecture": "CDNA3",
-}
-
-
 def test_two_instinct_gpus_without_iommu_pt_are_told_to_add_it(matrices):
-    f = judged_one(rocm(_instincts(MI300X, MI300X)), matrices, "kernel.iommu")
+    f = judged_one(box("rocm", _instincts(MI300X, MI300X)), matrices, "kernel.iommu")
     assert f.severity.value == "info"
     assert f.title == "2 Instinct GPUs without iommu=pt on the kernel command line"
     assert f.detail.startswith(
@@ -548,7 +525,7 @@ def test_two_instinct_gpus_without_iommu_pt_are_told_to_add_it(matrices):
     ],
 )
 def test_an_intel_host_also_needs_intel_iommu_on(matrices, cpu, params):
-    f = judged_one(rocm(_instincts(MI300X, MI300X), ("host.cpu_model", cpu)), matrices, "kernel.iommu")
+    f = judged_one(box("rocm", _instincts(MI300X, MI300X), ("host.cpu_model", cpu)), matrices, "kernel.iommu")
     assert f.fix.startswith(f'Add "{params}" to GRUB_CMDLINE_LINUX_DEFAULT')
 
 
@@ -564,11 +541,11 @@ def test_an_intel_host_also_needs_intel_iommu_on(matrices, cpu, params):
     ],
 )
 def test_instinct_gpus_are_known_by_name_or_gfx_target_and_need_a_peer(matrices, gpus, count):
-    hits = judged(rocm(_instincts(*gpus)), matrices, "kernel.iommu")
+    hits = judged(box("rocm", _instincts(*gpus)), matrices, "kernel.iommu")
     assert [h.title.split(" ")[0] for h in hits] == ([str(count)] if count else [])
 
 
 @pytest.mark.parametrize("cmdline, fires", [("ro quiet iommu=pt", False), ("ro iommu=ptx", True), ("", True)])
 def test_iommu_pt_must_be_a_word_of_the_command_line(matrices, cmdline, fires):
-    doc = rocm(_instincts(MI300X, MI300X), ("kernel.cmdline", cmdline))
+    doc = box("rocm", _instincts(MI300X, MI300X), ("kernel.cmdline", cmdline))
     assert bool(judged(doc, matrices, "kernel.iommu")) is fires

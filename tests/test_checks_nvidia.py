@@ -9,18 +9,20 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
-from tests.doctor_cases import _nvidia_driver, edited, judged, judged_one, no_nvidia_packages
+from tests.doctor_cases import (
+    GTX1080TI,
+    RTX5090,
+    _nvidia_driver,
+    box,
+    judged,
+    judged_one,
+    no_nvidia_packages,
+    nvidia_gpu,
+)
 
-
-def _gpu(pci_id, name, cc, architecture):
-    return {"pci_id": pci_id, "name": name, "compute_capability": cc, "architecture": architecture}
-
-
-PASCAL = _gpu("10de:1b06", "NVIDIA GeForce GTX 1080 Ti", "6.1", "Pascal")
-VOLTA = _gpu("10de:1d81", "NVIDIA TITAN V", "7.0", "Volta")
-TURING = _gpu("10de:1e02", "NVIDIA TITAN RTX", "7.5", "Turing")
-BLACKWELL = _gpu("10de:2b85", "NVIDIA GeForce RTX 5090", "12.0", "Blackwell")
-G80 = _gpu("10de:0191", "NVIDIA GeForce 8800 GTX", "1.0", "Tesla")
+VOLTA = nvidia_gpu("10de:1d81", "NVIDIA TITAN V", "7.0", "Volta")
+TURING = nvidia_gpu("10de:1e02", "NVIDIA TITAN RTX", "7.5", "Turing")
+G80 = nvidia_gpu("10de:0191", "NVIDIA GeForce 8800 GTX", "1.0", "Tesla")
 # A GPU neither the facts nor the bundled tables name an architecture for.
 NAMELESS = {"pci_id": "10de:fff0", "name": "NVIDIA Prototype", "architecture": None}
 
@@ -28,11 +30,6 @@ NAMELESS = {"pci_id": "10de:fff0", "name": "NVIDIA Prototype", "architecture": N
 @pytest.fixture(scope="module")
 def matrices():
     return load()
-
-
-def _box(*edits, gpus=None):
-    """The healthy CUDA box, edited (doctor_cases.edited)."""
-    return edited("doctor-healthy-cuda", *edits, gpus=gpus, first_slot=1)
 
 
 def _driver(version):
@@ -64,14 +61,14 @@ def _cuda(*versions):
 )
 @pytest.mark.parametrize("target", [None, "cuda@12.8"])
 def test_the_healthy_box_has_no_nvidia_finding(matrices, code, target):
-    assert not judged(_box(), matrices, code, target)
+    assert not judged(box("cuda"), matrices, code, target)
 
 
 # -- nvidia.nouveau-loaded
 
 
 def test_nouveau_bound_to_the_gpu_names_it_and_the_blacklist_fix(matrices):
-    doc = _box(("gpus.0.kernel_driver", "nouveau"), ("kernel.modules_loaded", ["nouveau"]))
+    doc = box("cuda", ("gpus.0.kernel_driver", "nouveau"), ("kernel.modules_loaded", ["nouveau"]))
     f = judged_one(doc, matrices, "nvidia.nouveau-loaded")
     assert f.severity.value == "error"
     assert f.detail == (
@@ -82,7 +79,8 @@ def test_nouveau_bound_to_the_gpu_names_it_and_the_blacklist_fix(matrices):
 
 
 def test_nouveau_bound_to_one_of_two_gpus_names_only_that_one(matrices):
-    doc = _box(
+    doc = box(
+        "cuda",
         ("kernel.modules_loaded", None), gpus=[{"kernel_driver": "nvidia"}, {"kernel_driver": "nouveau"}]
     )
     f = judged_one(doc, matrices, "nvidia.nouveau-loaded")
@@ -91,7 +89,7 @@ def test_nouveau_bound_to_one_of_two_gpus_names_only_that_one(matrices):
 
 
 def test_nouveau_only_in_proc_modules_says_so_and_names_every_gpu(matrices):
-    doc = _box(("gpus.0.kernel_driver", None), ("kernel.modules_loaded", ["nouveau"]))
+    doc = box("cuda", ("gpus.0.kernel_driver", None), ("kernel.modules_loaded", ["nouveau"]))
     f = judged_one(doc, matrices, "nvidia.nouveau-loaded")
     assert f.detail.startswith("nouveau is in /proc/modules.")
     assert f.gpus == ("0000:01:00.0",)
@@ -102,7 +100,7 @@ def test_nouveau_only_in_proc_modules_says_so_and_names_every_gpu(matrices):
     [("cuda", True), ("rocm", False)],
 )
 def test_nouveau_loaded_without_an_nvidia_gpu_matters_only_for_a_cuda_target(matrices, target, fires):
-    doc = _box(("kernel.modules_loaded", ["nouveau"]), gpus=[])
+    doc = box("cuda", ("kernel.modules_loaded", ["nouveau"]), gpus=[])
     hits = judged(doc, matrices, "nvidia.nouveau-loaded", target)
     assert bool(hits) is fires
     if fires:
@@ -111,7 +109,7 @@ def test_nouveau_loaded_without_an_nvidia_gpu_matters_only_for_a_cuda_target(mat
 
 @pytest.mark.parametrize("loaded", [[], None])
 def test_no_nouveau_finding_when_nouveau_is_not_loaded_or_not_known(matrices, loaded):
-    doc = _box(("gpus.0.kernel_driver", None), ("kernel.modules_loaded", loaded))
+    doc = box("cuda", ("gpus.0.kernel_driver", None), ("kernel.modules_loaded", loaded))
     assert not judged(doc, matrices, "nvidia.nouveau-loaded", "cuda")
 
 
@@ -119,7 +117,8 @@ def test_no_nouveau_finding_when_nouveau_is_not_loaded_or_not_known(matrices, lo
 
 
 def _driverless(*edits, gpus=None):
-    return _box(
+    return box(
+        "cuda",
         ("gpus.0.kernel_driver", None),
         ("kernel.modules_loaded", []),
         ("kernel.dkms", []),
@@ -164,7 +163,8 @@ def test_no_driver_missing_without_an_nvidia_gpu(matrices):
 
 
 def _unloaded(*edits):
-    return _box(
+    return box(
+        "cuda",
         ("gpus.0.kernel_driver", None),
         ("kernel.modules_loaded", []),
         ("nvidia", {"nvml": "driver_not_loaded"}),
@@ -243,7 +243,7 @@ def test_a_dkms_entry_without_its_package_is_a_dkms_cause(matrices):
 
 
 def test_nvmls_version_mismatch_names_the_installed_packages(matrices):
-    f = judged_one(_box(("nvidia.nvml", "version_mismatch")), matrices, "nvidia.version-mismatch")
+    f = judged_one(box("cuda", ("nvidia.nvml", "version_mismatch")), matrices, "nvidia.version-mismatch")
     assert f.severity.value == "error"
     assert f.detail == (
         "NVML: Driver/library version mismatch; installed packages 570.133.07. nvidia-smi and CUDA fail until they match."
@@ -253,13 +253,13 @@ def test_nvmls_version_mismatch_names_the_installed_packages(matrices):
 
 
 def test_nvmls_word_is_kept_when_the_versions_differ_too(matrices):
-    doc = _box(("nvidia.nvml", "version_mismatch"), ("nvidia.module_version", "565.57.01"))
+    doc = box("cuda", ("nvidia.nvml", "version_mismatch"), ("nvidia.module_version", "565.57.01"))
     f = judged_one(doc, matrices, "nvidia.version-mismatch")
     assert f.detail.startswith("NVML: Driver/library version mismatch;")
 
 
 def test_a_loaded_module_older_than_the_driver_is_a_mismatch(matrices):
-    f = judged_one(_box(("nvidia.module_version", "565.57.01")), matrices, "nvidia.version-mismatch")
+    f = judged_one(box("cuda", ("nvidia.module_version", "565.57.01")), matrices, "nvidia.version-mismatch")
     assert f.detail.startswith(
         "loaded module 565.57.01, user-space driver 570.133.07; installed packages 570.133.07."
     )
@@ -267,7 +267,7 @@ def test_a_loaded_module_older_than_the_driver_is_a_mismatch(matrices):
 
 def test_a_mismatch_without_driver_packages_names_none(matrices):
     f = judged_one(
-        _box(("nvidia.nvml", "version_mismatch"), no_nvidia_packages), matrices, "nvidia.version-mismatch"
+        box("cuda", ("nvidia.nvml", "version_mismatch"), no_nvidia_packages), matrices, "nvidia.version-mismatch"
     )
     assert f.detail == "NVML: Driver/library version mismatch. nvidia-smi and CUDA fail until they match."
 
@@ -281,14 +281,14 @@ def test_a_mismatch_without_driver_packages_names_none(matrices):
     ],
 )
 def test_no_mismatch_when_the_versions_agree_or_one_is_not_known(matrices, edits):
-    assert not judged(_box(*edits), matrices, "nvidia.version-mismatch")
+    assert not judged(box("cuda", *edits), matrices, "nvidia.version-mismatch")
 
 
 # -- nvidia.driver-too-old
 
 
 def test_a_driver_older_than_the_installed_toolkit_names_both_and_the_branch_to_get(matrices):
-    f = judged_one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old")
+    f = judged_one(box("cuda", _driver("560.35.03")), matrices, "nvidia.driver-too-old")
     assert f.severity.value == "error"
     assert f.title == "NVIDIA driver 560.35.03 is older than CUDA 12.8 requires (570.124.06)"
     assert f.detail == (
@@ -304,7 +304,7 @@ def test_a_driver_older_than_the_installed_toolkit_names_both_and_the_branch_to_
     [("570.124.05", True), ("570.124.06", False), ("570.124.07", False)],
 )
 def test_driver_too_old_at_exactly_the_toolkits_minimum(matrices, driver, fires):
-    assert bool(judged(_box(_driver(driver)), matrices, "nvidia.driver-too-old")) is fires
+    assert bool(judged(box("cuda", _driver(driver)), matrices, "nvidia.driver-too-old")) is fires
 
 
 @pytest.mark.parametrize(
@@ -312,7 +312,7 @@ def test_driver_too_old_at_exactly_the_toolkits_minimum(matrices, driver, fires)
     [("525.60.13", True), ("525.60.12", False)],
 )
 def test_minor_version_compatibility_is_offered_from_exactly_its_driver(matrices, driver, compat):
-    f = judged_one(_box(_driver(driver)), matrices, "nvidia.driver-too-old")
+    f = judged_one(box("cuda", _driver(driver)), matrices, "nvidia.driver-too-old")
     assert ("Minor-version compatibility (>= 525.60.13)" in f.detail) is compat
     assert f.detail.startswith(
         f"installed CUDA 12.8.1 needs driver >= 570.124.06 (Table 3); running {driver}"
@@ -320,39 +320,39 @@ def test_minor_version_compatibility_is_offered_from_exactly_its_driver(matrices
 
 
 def test_a_toolkit_without_minor_version_compatibility_offers_none(matrices):
-    f = judged_one(_box(_driver("418.39.01"), _cuda("10.2.89")), matrices, "nvidia.driver-too-old")
+    f = judged_one(box("cuda", _driver("418.39.01"), _cuda("10.2.89")), matrices, "nvidia.driver-too-old")
     assert f.detail == "installed CUDA 10.2.89 needs driver >= 440.33 (Table 3); running 418.39.01"
     assert f.fix == "Upgrade the driver to a branch >= 440: gpuenv install cuda@10.2 --dry-run"
 
 
 def test_each_installed_toolkit_is_judged_and_an_unknown_one_skipped(matrices):
-    doc = _box(_driver("560.35.05"), _cuda("12.8.1", "12.6.3", "99.1.0"))
+    doc = box("cuda", _driver("560.35.05"), _cuda("12.8.1", "12.6.3", "99.1.0"))
     titles = [f.title for f in judged(doc, matrices, "nvidia.driver-too-old")]
     assert titles == [
         "NVIDIA driver 560.35.05 is older than CUDA 12.8 requires (570.124.06)"
     ]  # 12.6.3 needs 560.35.05
-    doc = _box(_driver("550.54.14"), _cuda("12.8.1", "12.6.3"))
+    doc = box("cuda", _driver("550.54.14"), _cuda("12.8.1", "12.6.3"))
     assert len(judged(doc, matrices, "nvidia.driver-too-old")) == 2
 
 
 def test_a_toolkit_without_a_known_minimum_driver_is_not_judged(matrices):
-    assert not judged(_box(_driver("400.10.01"), _cuda("12.3.2")), matrices, "nvidia.driver-too-old")
+    assert not judged(box("cuda", _driver("400.10.01"), _cuda("12.3.2")), matrices, "nvidia.driver-too-old")
 
 
 def test_an_explicit_target_newer_than_the_installed_toolkit_is_judged_too(matrices):
-    f = judged_one(_box(), matrices, "nvidia.driver-too-old", "cuda@13.0")
+    f = judged_one(box("cuda"), matrices, "nvidia.driver-too-old", "cuda@13.0")
     assert f.detail.startswith("target CUDA 13.0 needs driver >= 580.65.06 (Table 3); running 570.133.07")
     assert f.fix == "Upgrade the driver to a branch >= 580: gpuenv install cuda@13.0 --dry-run"
 
 
 def test_an_explicit_target_that_is_the_installed_toolkit_is_judged_once(matrices):
-    f = judged_one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old", "cuda@12.8.1")
+    f = judged_one(box("cuda", _driver("560.35.03")), matrices, "nvidia.driver-too-old", "cuda@12.8.1")
     assert f.detail.startswith("installed CUDA 12.8.1 needs")
 
 
 def test_no_target_toolkit_is_judged_without_an_explicit_target(matrices):
     # judged against the installed 12.8 (its GA 12.8.0 needs 570.26): only 12.8.1 is named
-    f = judged_one(_box(_driver("560.35.03")), matrices, "nvidia.driver-too-old")
+    f = judged_one(box("cuda", _driver("560.35.03")), matrices, "nvidia.driver-too-old")
     assert "target CUDA" not in f.detail
 
 
@@ -364,14 +364,14 @@ def test_no_target_toolkit_is_judged_without_an_explicit_target(matrices):
     ],
 )
 def test_no_driver_too_old_without_a_known_driver_or_an_nvidia_gpu(matrices, edits):
-    assert not judged(_box(*edits), matrices, "nvidia.driver-too-old", "cuda@12.8")
+    assert not judged(box("cuda", *edits), matrices, "nvidia.driver-too-old", "cuda@12.8")
 
 
 # -- nvidia.module-flavor
 
 
 def test_blackwell_on_the_proprietary_modules_needs_the_open_ones(matrices):
-    doc = _box(("nvidia.kernel_module", "proprietary"), gpus=[BLACKWELL])
+    doc = box("cuda", ("nvidia.kernel_module", "proprietary"), gpus=[RTX5090])
     f = judged_one(doc, matrices, "nvidia.module-flavor")
     assert f.severity.value == "error"
     assert f.title == "Blackwell GPUs need the open NVIDIA kernel modules, not the proprietary ones"
@@ -387,7 +387,7 @@ def test_blackwell_on_the_proprietary_modules_needs_the_open_ones(matrices):
 
 
 def test_pascal_on_the_open_modules_needs_the_proprietary_ones(matrices):
-    doc = _box(("nvidia.kernel_module", "open"), gpus=[PASCAL, VOLTA])
+    doc = box("cuda", ("nvidia.kernel_module", "open"), gpus=[GTX1080TI, VOLTA])
     f = judged_one(doc, matrices, "nvidia.module-flavor")
     assert f.title == "Pascal, Volta GPUs need the proprietary NVIDIA kernel modules, not the open ones"
     assert f.detail.endswith(
@@ -401,19 +401,19 @@ def test_pascal_on_the_open_modules_needs_the_proprietary_ones(matrices):
 
 
 def test_a_gpu_of_no_known_architecture_is_judged_by_its_compute_capability(matrices):
-    doc = _box(("nvidia.kernel_module", "proprietary"), gpus=[{**NAMELESS, "compute_capability": "12.0"}])
+    doc = box("cuda", ("nvidia.kernel_module", "proprietary"), gpus=[{**NAMELESS, "compute_capability": "12.0"}])
     f = judged_one(doc, matrices, "nvidia.module-flavor")
     assert f.title == "these GPUs need the open NVIDIA kernel modules, not the proprietary ones"
 
 
 @pytest.mark.parametrize("flavour", [None, "unknown"])
 def test_an_unknown_loaded_flavour_is_not_judged_wrong(matrices, flavour):
-    doc = _box(("nvidia.kernel_module", flavour), gpus=[BLACKWELL])
+    doc = box("cuda", ("nvidia.kernel_module", flavour), gpus=[RTX5090])
     assert not judged(doc, matrices, "nvidia.module-flavor")
 
 
 def test_gpus_needing_both_flavours_for_a_cuda_install_name_each_side(matrices):
-    doc = _box(("nvidia", None), gpus=[PASCAL, BLACKWELL])
+    doc = box("cuda", ("nvidia", None), gpus=[GTX1080TI, RTX5090])
     f = judged_one(doc, matrices, "nvidia.module-flavor", "cuda")
     assert f.title == "No NVIDIA kernel-module flavour drives all of these GPUs"
     assert f.detail == (
@@ -424,14 +424,14 @@ def test_gpus_needing_both_flavours_for_a_cuda_install_name_each_side(matrices):
 
 
 def test_both_flavours_with_one_that_either_drives_still_conflict(matrices):
-    doc = _box(("nvidia", None), gpus=[PASCAL, BLACKWELL, TURING])
+    doc = box("cuda", ("nvidia", None), gpus=[GTX1080TI, RTX5090, TURING])
     assert judged_one(doc, matrices, "nvidia.module-flavor", "cuda").title.startswith(
         "No NVIDIA kernel-module flavour"
     )
 
 
 def test_a_wrong_loaded_flavour_is_said_once_not_also_as_a_conflict(matrices):
-    doc = _box(("nvidia.kernel_module", "open"), gpus=[PASCAL, BLACKWELL])
+    doc = box("cuda", ("nvidia.kernel_module", "open"), gpus=[GTX1080TI, RTX5090])
     f = judged_one(doc, matrices, "nvidia.module-flavor", "cuda")
     assert f.title == "Pascal GPUs need the proprietary NVIDIA kernel modules, not the open ones"
 
@@ -444,12 +444,12 @@ def test_a_wrong_loaded_flavour_is_said_once_not_also_as_a_conflict(matrices):
     ],
 )
 def test_no_flavour_conflict_when_not_installing_cuda_here(matrices, edits, target):
-    doc = _box(("nvidia", None), *edits, gpus=[PASCAL, BLACKWELL])
+    doc = box("cuda", ("nvidia", None), *edits, gpus=[GTX1080TI, RTX5090])
     assert not judged(doc, matrices, "nvidia.module-flavor", target)
 
 
 def test_gpus_of_one_flavour_are_no_conflict(matrices):
-    doc = _box(("nvidia", None), gpus=[BLACKWELL, TURING])
+    doc = box("cuda", ("nvidia", None), gpus=[RTX5090, TURING])
     assert not judged(doc, matrices, "nvidia.module-flavor", "cuda")
 
 
@@ -457,7 +457,7 @@ def test_gpus_of_one_flavour_are_no_conflict(matrices):
 
 
 def test_a_pascal_gpu_past_its_last_driver_branch_names_the_branch_and_the_cuda_to_stay_on(matrices):
-    f = judged_one(_box(_driver("590.48.01"), gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(box("cuda", _driver("590.48.01"), gpus=[GTX1080TI]), matrices, "nvidia.gpu-dropped")
     assert f.severity.value == "error"
     assert f.title == "NVIDIA GeForce GTX 1080 Ti (Pascal, compute capability 6.1) is no longer supported"
     assert f.detail == "driver 590.48.01 (branch R590); Pascal ends with R580."
@@ -473,7 +473,7 @@ def test_a_pascal_gpu_past_its_last_driver_branch_names_the_branch_and_the_cuda_
     [("570.133.07", False), ("580.95.05", False), ("590.48.01", True)],
 )
 def test_a_gpu_on_exactly_its_last_driver_branch_is_still_supported(matrices, driver, fires):
-    assert bool(judged(_box(_driver(driver), gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")) is fires
+    assert bool(judged(box("cuda", _driver(driver), gpus=[GTX1080TI]), matrices, "nvidia.gpu-dropped")) is fires
 
 
 def test_a_branch_known_only_from_a_package_name_is_judged(matrices):
@@ -482,12 +482,12 @@ def test_a_branch_known_only_from_a_package_name_is_judged(matrices):
         no_nvidia_packages(d)
         d["packages"]["installed"]["nvidia-driver-590"] = "590"
 
-    f = judged_one(_box(branch_only, gpus=[PASCAL]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(box("cuda", branch_only, gpus=[GTX1080TI]), matrices, "nvidia.gpu-dropped")
     assert f.detail == "driver 590 (branch R590); Pascal ends with R580."
 
 
 def test_no_branch_is_judged_when_no_driver_is_known(matrices):
-    doc = _box(("nvidia", None), no_nvidia_packages, gpus=[PASCAL])
+    doc = box("cuda", ("nvidia", None), no_nvidia_packages, gpus=[GTX1080TI])
     assert not judged(doc, matrices, "nvidia.gpu-dropped")
 
 
@@ -496,7 +496,7 @@ def test_no_branch_is_judged_when_no_driver_is_known(matrices):
     [(VOLTA, True), (TURING, False)],
 )
 def test_a_gpu_below_exactly_the_toolkits_lowest_compute_capability_is_dropped(matrices, gpu, fires):
-    doc = _box(_driver("580.95.05"), _cuda("13.0.2"), gpus=[gpu])
+    doc = box("cuda", _driver("580.95.05"), _cuda("13.0.2"), gpus=[gpu])
     hits = judged(doc, matrices, "nvidia.gpu-dropped")
     assert bool(hits) is fires
     if fires:
@@ -506,12 +506,12 @@ def test_a_gpu_below_exactly_the_toolkits_lowest_compute_capability_is_dropped(m
 
 
 def test_an_explicit_target_toolkit_drops_a_gpu_the_installed_one_supports(matrices):
-    f = judged_one(_box(_driver("580.95.05"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped", "cuda@13.0")
+    f = judged_one(box("cuda", _driver("580.95.05"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped", "cuda@13.0")
     assert f.detail == "target CUDA 13.0 supports compute capability 7.5 and newer."
 
 
 def test_a_gpu_past_its_branch_and_its_toolkit_names_both_reasons(matrices):
-    f = judged_one(_box(_driver("590.48.01"), _cuda("13.1.1"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(box("cuda", _driver("590.48.01"), _cuda("13.1.1"), gpus=[VOLTA]), matrices, "nvidia.gpu-dropped")
     assert f.detail == (
         "driver 590.48.01 (branch R590); Volta ends with R580; "
         "installed CUDA 13.1.1 supports compute capability 7.5 and newer."
@@ -519,7 +519,7 @@ def test_a_gpu_past_its_branch_and_its_toolkit_names_both_reasons(matrices):
 
 
 def test_a_gpu_no_toolkit_supports_gets_the_generic_advice(matrices):
-    f = judged_one(_box(gpus=[G80]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(box("cuda", gpus=[G80]), matrices, "nvidia.gpu-dropped")
     assert f.title == "NVIDIA GeForce 8800 GTX (Tesla, compute capability 1.0) is no longer supported"
     assert f.detail == (
         "driver 570.133.07 (branch R570); Tesla ends with R340; "
@@ -531,7 +531,7 @@ def test_a_gpu_no_toolkit_supports_gets_the_generic_advice(matrices):
 
 
 def test_a_gpu_of_no_known_architecture_is_judged_by_compute_capability_alone(matrices):
-    f = judged_one(_box(gpus=[{**NAMELESS, "compute_capability": "3.0"}]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(box("cuda", gpus=[{**NAMELESS, "compute_capability": "3.0"}]), matrices, "nvidia.gpu-dropped")
     assert f.title == "NVIDIA Prototype (this, compute capability 3.0) is no longer supported"
     assert f.detail == "installed CUDA 12.8.1 supports compute capability 5.0 and newer."
     assert (
@@ -541,7 +541,7 @@ def test_a_gpu_of_no_known_architecture_is_judged_by_compute_capability_alone(ma
 
 def test_an_architecture_the_tables_do_not_know_is_named_as_the_facts_give_it(matrices):
     gpu = {**NAMELESS, "architecture": "Kepler2", "compute_capability": "1.5"}
-    f = judged_one(_box(gpus=[gpu]), matrices, "nvidia.gpu-dropped")
+    f = judged_one(box("cuda", gpus=[gpu]), matrices, "nvidia.gpu-dropped")
     assert f.title == "NVIDIA Prototype (Kepler2, compute capability 1.5) is no longer supported"
     assert f.fix == (
         "Stay on an older driver branch and a CUDA toolkit that still supports Kepler2 (`gpuenv matrix show cuda`)."
@@ -549,16 +549,16 @@ def test_an_architecture_the_tables_do_not_know_is_named_as_the_facts_give_it(ma
 
 
 def test_a_gpu_of_unknown_compute_capability_is_not_judged_dropped(matrices):
-    doc = _box(_driver("590.48.01"), gpus=[{**NAMELESS, "compute_capability": None}])
+    doc = box("cuda", _driver("590.48.01"), gpus=[{**NAMELESS, "compute_capability": None}])
     assert not judged(doc, matrices, "nvidia.gpu-dropped")
 
 
 def test_a_gpu_of_an_architecture_without_a_last_branch_is_not_dropped_by_a_new_driver(matrices):
-    assert not judged(_box(_driver("610.43.02"), gpus=[TURING]), matrices, "nvidia.gpu-dropped")
+    assert not judged(box("cuda", _driver("610.43.02"), gpus=[TURING]), matrices, "nvidia.gpu-dropped")
 
 
 def test_each_dropped_gpu_is_its_own_finding(matrices):
-    hits = judged(_box(_driver("590.48.01"), gpus=[PASCAL, TURING, VOLTA]), matrices, "nvidia.gpu-dropped")
+    hits = judged(box("cuda", _driver("590.48.01"), gpus=[GTX1080TI, TURING, VOLTA]), matrices, "nvidia.gpu-dropped")
     assert [h.gpus for h in hits] == [("0000:01:00.0",), ("0000:03:00.0",)]
 
 
@@ -566,7 +566,7 @@ def test_each_dropped_gpu_is_its_own_finding(matrices):
 
 
 def test_a_headless_node_without_persistence_mode_gets_the_override(matrices):
-    f = judged_one(_box(("nvidia.persistence_mode", False)), matrices, "nvidia.persistence-off")
+    f = judged_one(box("cuda", ("nvidia.persistence_mode", False)), matrices, "nvidia.persistence-off")
     assert f.severity.value == "info"
     assert f.detail.startswith("NVIDIA GeForce RTX 4090 (0000:01:00.0); no display server installed")
     assert "--persistence-mode" in f.fix and "override.conf" in f.fix
@@ -583,4 +583,4 @@ def test_a_headless_node_without_persistence_mode_gets_the_override(matrices):
     ],
 )
 def test_no_persistence_finding_with_a_display_in_a_container_without_a_gpu_or_unknown(matrices, edits):
-    assert not judged(_box(("nvidia.persistence_mode", False), *edits), matrices, "nvidia.persistence-off")
+    assert not judged(box("cuda", ("nvidia.persistence_mode", False), *edits), matrices, "nvidia.persistence-off")

@@ -13,7 +13,7 @@ from gpuenv.facts import from_dict
 from gpuenv.matrices import load
 from gpuenv.resolve.finding import Severity, Target
 from gpuenv.resolve.report import diagnose
-from tests.doctor_cases import base
+from tests.doctor_cases import GTX1080TI, RTX5090, RX6700XT, amd_gpu, base, box, nvidia_gpu
 
 TORCH_CODES = (
     "torch.cpu-build",
@@ -25,43 +25,10 @@ TORCH_CODES = (
     "torch.not-installed",
 )
 
-RTX3090 = {
-    "pci_id": "10de:2204",
-    "name": "NVIDIA GeForce RTX 3090",
-    "compute_capability": "8.6",
-    "architecture": "Ampere",
-}
-RTX5090 = {
-    "pci_id": "10de:2b85",
-    "name": "NVIDIA GeForce RTX 5090",
-    "compute_capability": "12.0",
-    "architecture": "Blackwell",
-}
-GTX1080TI = {
-    "pci_id": "10de:1b06",
-    "name": "NVIDIA GeForce GTX 1080 Ti",
-    "compute_capability": "6.1",
-    "architecture": "Pascal",
-}
-GTX780 = {
-    "pci_id": "10de:1004",
-    "name": "NVIDIA GeForce GTX 780",
-    "compute_capability": "3.5",
-    "architecture": "Kepler",
-}
-GB10 = {
-    "pci_id": "10de:2e12",
-    "name": "NVIDIA GB10",
-    "compute_capability": "12.1",
-    "architecture": "Blackwell",
-}
-UNKNOWN_NV = {"pci_id": "10de:fff0", "name": None, "compute_capability": None, "architecture": None}
-RX6700XT = {
-    "pci_id": "1002:73df",
-    "name": "AMD Radeon RX 6700 XT",
-    "gfx_target": "gfx1031",
-    "architecture": "RDNA2",
-}
+RTX3090 = nvidia_gpu("10de:2204", "NVIDIA GeForce RTX 3090", "8.6", "Ampere")
+GTX780 = nvidia_gpu("10de:1004", "NVIDIA GeForce GTX 780", "3.5", "Kepler")
+GB10 = nvidia_gpu("10de:2e12", "NVIDIA GB10", "12.1", "Blackwell")
+UNKNOWN_NV = nvidia_gpu("10de:fff0", None, None, None)
 RAPHAEL = {"pci_id": "1002:164e", "name": "Raphael", "gfx_target": "gfx1036", "integrated": True}
 PHOENIX = {"pci_id": "1002:15bf", "name": "Phoenix1", "gfx_target": "gfx1103", "integrated": True}
 
@@ -71,23 +38,20 @@ def matrices():
     return load()
 
 
-def _healthy(name: str, torch: dict | None, gpu: dict | None) -> dict:
-    doc = base(name)
-    if torch != "keep":
-        doc["python"]["torch"] = torch
-    if gpu:
-        doc["gpus"][0].update(gpu)
-    return doc
+def _healthy(stack: str, torch: dict | None, gpu: dict | None) -> dict:
+    """The healthy ``stack`` box (doctor_cases.box) with this torch (unless "keep") on this GPU."""
+    edits = [] if torch == "keep" else [("python.torch", torch)]
+    return box(stack, *edits, gpus=[gpu] if gpu else None)
 
 
 def cuda_box(torch: dict | None = "keep", gpu: dict | None = None) -> dict:
     """doctor-healthy-cuda (RTX 4090, driver 570.133.07, torch 2.7.0+cu128), edited."""
-    return _healthy("doctor-healthy-cuda", torch, gpu)
+    return _healthy("cuda", torch, gpu)
 
 
 def rocm_box(torch: dict | None = "keep", gpu: dict | None = None) -> dict:
     """doctor-healthy-rocm (RX 9070 XT gfx1201, amdgpu 30.30.4, ROCm 7.2.4, torch 2.11.0+rocm7.2), edited."""
-    return _healthy("doctor-healthy-rocm", torch, gpu)
+    return _healthy("rocm", torch, gpu)
 
 
 def add_gpu(doc: dict, like: str, slot: str, **kw) -> None:
@@ -436,7 +400,7 @@ def test_the_arch_list_of_a_rocm_build(matrices):
     assert "torch.arch-missing" not in judged(doc, matrices)
 
 
-RADEON_VII = {"pci_id": "1002:66af", "name": "AMD Radeon VII", "gfx_target": "gfx906", "architecture": "GCN5.1"}
+RADEON_VII = amd_gpu("1002:66af", "AMD Radeon VII", "gfx906", "GCN5.1")
 HOLLOW = "; the official rocm6.4 wheel lists gfx900, gfx906 but its bundled rocBLAS has no kernels for them (the first matmul aborts). "
 
 

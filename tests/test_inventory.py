@@ -116,6 +116,14 @@ def test_what_a_gpu_says_of_itself_wins_over_the_tables(matrices):
     assert (gpuinfo.nvidia_architecture(g, matrices), gpuinfo.compute_capability(g, matrices)) == ("Hopper", "9.0")
 
 
+def test_a_gfx_target_from_the_gpu_itself_else_the_table(matrices):
+    # KFD's word for a GPU the tables do not list is kept; a GPU that says nothing is looked up.
+    assert gpuinfo.gfx_target(Gpu(vendor="amd", pci_id="1002:fff0", gfx_target="gfx1201"), matrices) == "gfx1201"
+    assert gpuinfo.gfx_target(Gpu(vendor="amd", pci_id="1002:fff0"), matrices) is None
+    assert gpuinfo.gfx_target(Gpu(vendor="amd", pci_id=RAPHAEL), matrices) == "gfx1036"
+    assert gpuinfo.gfx_target(Gpu(vendor="amd", pci_id=RAPHAEL), None) is None
+
+
 def test_nvidia_architecture_and_capability_from_the_table_or_unknown(matrices):
     g = Gpu(vendor="nvidia", pci_id=NVIDIA_4090)
     known = matrices.nvidia_gpu(NVIDIA_4090)
@@ -173,7 +181,20 @@ def test_toolkit_for_a_series_is_its_first_release_and_is_kept_per_tables(matric
     assert toolkitpaths.toolkit_for(matrices, "99.1") is None
 
 
+def test_toolkit_for_a_release_the_tables_do_not_list_is_its_series(matrices):
+    assert matrices.cuda_toolkit("12.8.93") is None  # the version nvcc itself prints: V12.8.93
+    assert toolkitpaths.toolkit_for(matrices, "12.8.93") is matrices.cuda_toolkit("12.8")
+
+
 # -- paths ---------------------------------------------------------------------------------------
+
+
+def test_path_entries_of_a_variable_set_unset_or_not_read():
+    assert toolkitpaths.path_entries(facts_with(environment={"PATH": "/usr/local/cuda/bin/::/usr/bin"}), "PATH") == [
+        "/usr/local/cuda/bin", "/usr/bin"]  # fmt: skip
+    assert toolkitpaths.path_entries(facts_with(environment={}), "PATH") == []
+    assert toolkitpaths.path_entries(facts_with(environment=None), "PATH") is None  # the probe did not read it
+    assert toolkitpaths.nvcc_on_path(facts_with(environment=None)) is None
 
 
 def test_real_path_follows_the_longest_recorded_prefix():
