@@ -398,11 +398,11 @@ def test_the_pinned_key_is_written_as_the_binary_keyring_apt_reads(tmp_path, key
 
 @pytest.mark.parametrize(
     "served, got",
-    [("other", "{other}"), ("both", "{pinned}, {other}"), (None, "no OpenPGP key")],
-    ids=["another-key", "pinned-and-another", "not-a-key"],
+    [("other", "{other}"), ("both", "{pinned}, {other}"), ("nothing", "no OpenPGP key")],
+    ids=["another-key", "pinned-and-another", "armor-of-no-key"],
 )
 def test_a_key_that_is_not_exactly_the_pinned_one_is_refused_by_fingerprint(tmp_path, keys, served, got):
-    data = keys[served] if served else b"<html>404 Not Found</html>\n"
+    data = _armor(b"\xb4\x05alice") if served == "nothing" else keys[served]  # a lone user-ID packet
     with pytest.raises(executor.Refused) as exc:
         _fetch(tmp_path, keys, data)
     names = {"pinned": keys["pinned_fpr"], "other": keys["other_fpr"]}
@@ -410,6 +410,15 @@ def test_a_key_that_is_not_exactly_the_pinned_one_is_refused_by_fingerprint(tmp_
     assert str(exc.value).startswith(
         f"the key at {URL} has fingerprint {got.format(**names)}; the plan pins {keys['pinned_fpr']}. Nothing was changed."
     )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_page_that_is_no_key_is_refused_before_any_check(tmp_path, keys):
+    with pytest.raises(executor.Refused) as exc:
+        _fetch(tmp_path, keys, b"<html>404 Not Found</html>\n")
+    assert (exc.value.exit, str(exc.value)) == (
+        Exit.REFUSED, "the downloaded key is neither an OpenPGP key nor armored: nothing was changed"
+    )  # fmt: skip
     assert list(tmp_path.iterdir()) == []
 
 
@@ -428,6 +437,26 @@ def _armor(payload: bytes) -> bytes:
     crc = base64.b64encode(_crc24(payload).to_bytes(3, "big"))
     return (b"Vendor key, since 2025:\n-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n" + base64.encodebytes(payload)
             + b"=" + crc + b"\n-----END PGP PUBLIC KEY BLOCK-----\n")  # fmt: skip
+
+
+def _packet(tag: int, body: bytes) -> bytes:
+    """One OpenPGP packet in the new format (RFC 4880 4.2.2), bodies under 8,384 bytes."""
+    n = len(body)
+    assert n < 8384
+    length = bytes([n]) if n < 192 else bytes([((n - 192) >> 8) + 192, (n - 192) & 0xFF])
+    return bytes([0xC0 | tag]) + length + body
+
+
+def test_armor_hidden_inside_the_pinned_key_never_reaches_apt(tmp_path, keys):
+    """A hostile file: the pinned key with one more user-ID packet whose text is another key's
+    armor, the whole armored. gpg lists only the pinned key; what apt is given must be those very
+    bytes, never the armor inside the packet de-armored again (that would be the other key)."""
+    inner = keys["pinned"] + _packet(13, b"\n" + keys["other_asc"])
+    assert _fetch(tmp_path, keys, _armor(inner)) == inner  # exactly what was checked
+    # The same bytes unarmored: the armor in them is what would be read, so that key is judged.
+    with pytest.raises(executor.Refused, match=f"has fingerprint {keys['other_fpr']}; the plan pins"):
+        _fetch(tmp_path, keys, inner)
+    assert list(tmp_path.iterdir()) == []
 
 
 # A byte with the OpenPGP packet-tag bit (0x80) set, one without it but with the other bits a

@@ -146,6 +146,10 @@ def test_a_malformed_limit_is_refused(tmp_path):
     (bad / "rocm.json").write_text(json.dumps(doc))
     with pytest.raises(MatrixError, match=r"gpus_only\.class"):
         M.parse_dir(bad, "installed")
+    doc["releases"][-1]["os"][3]["gpus_only"] = {"class": "instinct", "models": []}  # would admit nothing
+    (bad / "rocm.json").write_text(json.dumps(doc))
+    with pytest.raises(MatrixError, match=r"gpus_only\.models"):
+        M.parse_dir(bad, "installed")
     for also in (["instinct"], ["datacenter"]):  # the entry's own class, or none AMD names
         doc["releases"][-1]["os"][3]["gpus_only"] = {"class": "instinct", "also": also}
         (bad / "rocm.json").write_text(json.dumps(doc))

@@ -162,11 +162,12 @@ def _loopback(parts: urllib.parse.SplitResult) -> bool:
 def fetch_key(ctx: Context, step: Step, fetch: Callable[[str], bytes] | None = None) -> bytes:
     data = (fetch or default_fetch)(step.url or "")
     _need_gpg()
-    # What is checked is what apt is given: an armored key is de-armored first, whatever comes
-    # before its armor (AMD's ROCm 10.0 key file is a binary key followed by an armored copy,
-    # which gpg cannot read as one file).
-    if _ARMOR in data:
-        data = binary_keyring(ctx.runner, data)
+    # What is checked is exactly what apt is given: the file is made a binary keyring once (an
+    # armored key is de-armored, whatever comes before its armor: AMD's ROCm 10.0 key file is a
+    # binary key followed by an armored copy, which gpg cannot read as one file), and those bytes
+    # are checked and returned. Converting again after the check would de-armor any armor the
+    # checked key carries inside a packet (a user ID can hold one), giving apt another key.
+    data = binary_keyring(ctx.runner, data)
     colons = _show_keys(ctx.runner, data)
     fprs, count = apt.pub_fingerprints(colons)
     if count != 1 or fprs != (step.fingerprint,):
@@ -190,4 +191,4 @@ def fetch_key(ctx: Context, step: Step, fetch: Callable[[str], bytes] | None = N
             f"the key at {step.url} ({step.fingerprint}) {what}. Nothing was changed. The vendor may "
             "have extended or replaced it: check the vendor's announcement and update the bundled matrices.",
         )
-    return binary_keyring(ctx.runner, data)
+    return data

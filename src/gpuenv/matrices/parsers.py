@@ -159,6 +159,8 @@ def _gpu_limit(r: Reader, o: dict[str, Any], po: str) -> GpuLimit | None:
     if gpu_class not in _GPU_CLASSES:
         raise r.fail(f"{pl}.class", f"{_show(gpu_class)} is not one of {_GPU_CLASSES}")
     models = r.get(limit, "models", pl, list, optional=True)
+    if models == []:
+        raise r.fail(f"{pl}.models", "is empty: leave it out for every GPU of the class")
     also = r.strs(limit, "also", pl, optional=True)
     for other in also:
         if other not in _GPU_CLASSES or other == gpu_class:
