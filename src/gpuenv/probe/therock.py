@@ -39,8 +39,10 @@ STREAM = "therock"
 ROOT = "/opt/rocm"
 # amdrocm-core7.14, amdrocm7.14-gfx1201, amdrocm-core-dev10.0-gfx1201, amdrocm-fft-host8.2:
 # the MAJOR.MINOR the name carries.
-_PACKAGE = re.compile(r"amdrocm(?:-[a-z0-9-]*?)?([0-9]+\.[0-9]+)(?:-[a-z0-9]+)*")
-_RELEASE = re.compile(r"([0-9]+\.[0-9]+\.[0-9]+)")
+# Patterns, not compiled ones: re compiles (and caches) them on first use, which a box without
+# TheRock packages never reaches, so `probe` does not pay for them at import (start-up time).
+_PACKAGE = r"amdrocm(?:-[a-z0-9-]*?)?([0-9]+\.[0-9]+)(?:-[a-z0-9]+)*"
+_RELEASE = r"([0-9]+\.[0-9]+\.[0-9]+)"
 # The wheels whose version is the SDK's (the `rocm` sdist meta package and the SDK parts).
 PIP_PACKAGES = ("rocm-sdk-core", "rocm")
 
@@ -48,7 +50,9 @@ PIP_PACKAGES = ("rocm-sdk-core", "rocm")
 def package_series(name: str) -> str | None:
     """``amdrocm-core7.14`` -> ``7.14``; None for a name that is not a versioned TheRock package
     (the unversioned meta packages ``amdrocm``/``amdrocm-core`` carry no series)."""
-    m = _PACKAGE.fullmatch(name)
+    if not name.startswith("amdrocm"):
+        return None  # nearly every package: no pattern run
+    m = re.fullmatch(_PACKAGE, name)
     return m.group(1) if m else None
 
 
@@ -59,7 +63,7 @@ def package_release(version: str) -> str | None:
     upstream = version.split(":", 1)[-1]
     if "~" in upstream:
         return None
-    m = _RELEASE.match(upstream)
+    m = re.match(_RELEASE, upstream)
     return m.group(1) if m else None
 
 
