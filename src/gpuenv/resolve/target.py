@@ -72,19 +72,19 @@ def fitting_rocm(
     os_id = facts.os.id if facts.os.id not in ("", "unknown") else None
     os_version = inv.os_version(facts)
 
-    def among(releases: Iterable[RocmRelease]) -> list[RocmRelease]:
+    def can_install(r: RocmRelease) -> bool:
+        return installable is None or r.version in installable
+
+    def fits_os(r: RocmRelease, os_id: str) -> bool:
         # A release whose entry for this OS is limited to other GPUs (10.0 on Debian 12: Instinct
         # only), or whose Radeon terms leave this OS out (6.3.3 for an RX 7900 XTX on Debian 12),
         # does not fit; a GPU the limit cannot judge does not narrow the choice.
-        return [
-            r
-            for r in releases
-            if (installable is None or r.version in installable)
-            and not (os_id and limited_out(r.os_support(os_id, os_version), gpus, matrices)[0])
-            and not (os_id and any(facts_view.off_radeon_terms(r, t, os_id) for t in gfx))
-        ]
+        return not limited_out(r.os_support(os_id, os_version), gpus, matrices)[0] and not any(
+            facts_view.off_radeon_terms(r, t, os_id) for t in gfx
+        )
 
-    fits = among(matrices.rocm_releases_for(gfx, os_id, os_version)) if os_id else []
+    listed = matrices.rocm_releases_for(gfx, os_id, os_version) if os_id else []
+    fits = [r for r in listed if os_id and can_install(r) and fits_os(r, os_id)]
     if newest and fits:
         return fits[-1]
     if default in fits:
@@ -93,7 +93,7 @@ def fitting_rocm(
         return fits[-1]
     # Nothing fits this OS (or it is not known): the default where it lists the GPUs, else the
     # newest release that does on any OS; the checks then say what does not fit.
-    anywhere = [r for r in matrices.rocm_releases_for(gfx) if installable is None or r.version in installable]
+    anywhere = [r for r in matrices.rocm_releases_for(gfx) if can_install(r)]
     if default in anywhere:
         return default
     return anywhere[-1] if anywhere else default

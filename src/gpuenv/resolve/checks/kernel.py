@@ -27,8 +27,7 @@ def _driver_planned(facts: Facts, matrices: Matrices | None, target: Target) -> 
     it is (plan/therock.py)."""
     if inv.hosted(facts) or not target.stack or basis(target) not in ("explicit", "auto"):
         return None
-    module = "amdgpu" if target.stack == "rocm" else "nvidia"
-    if module in inv.gpu_dkms_modules(facts):
+    if _module(target) in inv.gpu_dkms_modules(facts):
         return None
     release = rocm_release(matrices, target)
     if release is not None and release.stream == "therock":
