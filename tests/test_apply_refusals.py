@@ -439,6 +439,30 @@ def _armor(payload: bytes) -> bytes:
             + b"=" + crc + b"\n-----END PGP PUBLIC KEY BLOCK-----\n")  # fmt: skip
 
 
+def test_a_binary_key_followed_by_its_armored_copy_is_checked_and_written_binary(tmp_path, keys):
+    """AMD's ROCm 10.0 key file (stable.repo.amd.com/rocm/gpg/packages.gpg) is the binary key
+    followed by its ASCII-armored copy, which gpg cannot read as one file."""
+    published = keys["pinned"] + keys["pinned_asc"]
+    assert published[0] & 0x80 and b"-----BEGIN PGP PUBLIC KEY BLOCK-----" in published
+    data = _fetch(tmp_path, keys, published)
+    assert data == keys["pinned"]  # the armored copy, de-armored: the key itself, once
+    step = Step(id="key", kind=Kind.APT_KEY, title="key", url=URL, fingerprint=keys["pinned_fpr"], path="/etc/k.gpg")
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/k.gpg").write_bytes(data)
+    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
+    plan = Plan(Action.INSTALL, PlanTarget("rocm"), "sha256:" + "0" * 64, (step,))
+    assert handlers.done(ctx, plan, step) == (True, "holds the pinned key")
+
+
+@pytest.mark.parametrize("binary", ["other", "pinned"], ids=["another-key", "binary-part-pinned-copy-not"])
+def test_a_binary_and_armored_key_file_whose_copy_is_another_key_is_refused(tmp_path, keys, binary):
+    """The armored copy is what apt would be given: it must be the pinned key, whatever the
+    binary part before it holds."""
+    with pytest.raises(executor.Refused, match=f"has fingerprint {keys['other_fpr']}; the plan pins {keys['pinned_fpr']}"):
+        _fetch(tmp_path, keys, keys[binary] + keys["other_asc"])
+    assert list(tmp_path.iterdir()) == []
+
+
 def _packet(tag: int, body: bytes) -> bytes:
     """One OpenPGP packet in the new format (RFC 4880 4.2.2), bodies under 8,384 bytes."""
     n = len(body)

@@ -300,56 +300,6 @@ def test_an_armored_key_with_text_before_the_armor_is_written_binary(keys, tmp_p
         keymod.fetch_key(ctx, _key_step(primary), lambda url: b"<html>not found</html>")
 
 
-@pytest.fixture(scope="module")
-def amd_key_files(tmp_path_factory):
-    """Key files shaped like AMD's ROCm 10.0 key (stable.repo.amd.com/rocm/gpg/packages.gpg): the
-    binary key followed by its ASCII-armored copy, from throwaway keys in a gpg home of the test's."""
-    with gpg_home(tmp_path_factory) as (_home, gpg):
-        out = {}
-        for name in ("amd", "other"):
-            gpg("--quick-gen-key", f"{name} <{name}@x>", "ed25519", "sign", "0")
-            colons = gpg("--with-colons", "--list-keys", f"{name}@x").decode()
-            out[name + "_fpr"] = next(ln.split(":")[9] for ln in colons.splitlines() if ln.startswith("fpr:"))
-            out[name + "_bin"] = gpg("--export", f"{name}@x")
-            out[name + "_asc"] = gpg("--armor", "--export", f"{name}@x")
-        yield out
-
-
-def test_a_binary_key_followed_by_its_armored_copy_is_checked_and_written_binary(amd_key_files, tmp_path):
-    k = amd_key_files
-    published = k["amd_bin"] + k["amd_asc"]
-    assert published[0] & 0x80 and b"-----BEGIN PGP PUBLIC KEY BLOCK-----" in published
-    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
-    data = keymod.fetch_key(ctx, _key_step(k["amd_fpr"]), lambda url: published)
-    assert data == k["amd_bin"]  # the armored copy, de-armored: the key itself, once
-    from gpuenv.plan.plan import Action, Plan, PlanTarget
-
-    step = _key_step(k["amd_fpr"])
-    (tmp_path / "etc").mkdir()
-    (tmp_path / "etc/k.gpg").write_bytes(data)
-    plan = Plan(Action.INSTALL, PlanTarget("rocm"), "sha256:" + "0" * 64, (step,))
-    assert handlers.done(ctx, plan, step) == (True, "holds the pinned key")
-
-
-@pytest.mark.parametrize(
-    "binary, armored, pinned",
-    [("amd", "amd", "other"), ("other", "amd", "other"), ("amd", "other", "amd")],
-    ids=["another-pin", "binary-part-pinned-copy-not", "copy-differs"],
-)
-def test_a_binary_and_armored_key_file_with_another_fingerprint_is_refused(
-    amd_key_files, tmp_path, binary, armored, pinned
-):
-    """Pinned to another key, AMD's file is refused; so is a file whose armored copy (what apt
-    would be given) is not the pinned key, whatever its binary part holds."""
-    k = amd_key_files
-    published = k[binary + "_bin"] + k[armored + "_asc"]
-    ctx = Context(root=str(tmp_path), runner=Runner(str(tmp_path)), files=executor.Files(str(tmp_path)))
-    want = k[pinned + "_fpr"]
-    with pytest.raises(executor.Refused, match=f"has fingerprint {k[armored + '_fpr']}; the plan pins {want}"):
-        keymod.fetch_key(ctx, _key_step(want), lambda url: published)
-    assert list(tmp_path.iterdir()) == []
-
-
 def test_signing_keys_reads_capabilities_and_validity():
     sub_expired = (
         "pub:-:255:22:AAAA:1:::-:::cC::::::23::0:\nfpr:::::::::A1:\n"
