@@ -58,7 +58,8 @@ def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
 
 
 def test_the_newest_release_for_the_rx9070xt_is_the_new_streams(facts, m):
-    assert fitting_rocm(facts, m, newest=True).version == "10.0.0"
+    assert fitting_rocm(facts, m, newest=True).version == "10.1.0"  # judged, not installable (judged_only)
+    assert fitting_rocm(facts, m, repos.load().therock_installable("ubuntu", "24.04")).version == "10.0.0"
     assert fitting_rocm(facts, m).version == "7.2.4"  # the doctor's bare-box default is unchanged
 
 
@@ -171,7 +172,7 @@ def test_the_cli_dry_run_shows_the_pinned_key_and_the_package(tmp_path):
 
 def test_facts_round_trip_keeps_the_choice(facts, m):
     again = facts_mod.loads(facts.to_json())
-    assert fitting_rocm(again, m, newest=True).version == "10.0.0"
+    assert fitting_rocm(again, m, newest=True).version == "10.1.0"
 
 
 def test_the_rocm_purge_rules_take_the_new_streams_packages_and_nothing_else():
