@@ -1,4 +1,4 @@
-"""The planner's part for ROCm's new release stream (TheRock: 7.14, Core SDK 10.0, #29).
+"""The planner's part for ROCm's new release stream (TheRock: 7.14, Core SDK 10.0 and 10.1, #29).
 
 The steps are AMD's documented apt route (repos.json ``amd_therock``, from the release's install
 page, ROCm/rocm-docs docs/install/include/200-install.rst): the key, fetched and held to the
@@ -7,6 +7,8 @@ render and video; the release's package for each of the machine's gfx targets. A
 install goes first (AMD's page: "If you have ROCm 7.2.4 or older installed, please uninstall it
 before proceeding"), by the ROCm purge rules less the amdgpu driver, which this plan leaves as it is:
 the page does not give the driver's steps, it links the AMD GPU driver's own documentation.
+A release whose install page was not read (repos.json ``judged_only``: 10.1.0) is judged by the
+doctor but refused here, and install auto's note says it is newer than what it plans.
 """
 
 from __future__ import annotations
