@@ -218,3 +218,44 @@ def test_a_newer_minor_release_than_1010_is_not_judged(m, tmp_path):
     assert "matrix update" in unknown.fix
     done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice"])
     assert "ROCm 10.2.0 (installed, not in the matrices: not judged)" in done.stdout.splitlines()[0]
+
+
+def test_1010_carries_1000s_os_entries_but_the_two_ubuntu_releases_its_notes_replace(m):
+    """10.1.0's OS entries are 10.0.0's (built from them, so a correction of a 10.0.0 per-GPU limit
+    carries over), less Ubuntu 26.04 and 24.04.4, which its release notes replace by 26.04.1 (GA
+    7.0) and 24.04.5 (GA 6.8 for Instinct, HWE 7.0 for Radeon and Ryzen)."""
+    old, new = m.rocm_release("10.0.0"), m.rocm_release("10.1.0")
+    assert [(o.id, o.version) for o in new.os] == [(o.id, o.version) for o in old.os]
+    for before, after in zip(old.os, new.os, strict=True):
+        if before.id == "ubuntu" and before.version in ("26.04", "24.04"):
+            assert "release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629" in after.source
+            continue
+        assert (after.kernels, after.point_releases, after.gpus_only, after.source) == (
+            before.kernels, before.point_releases, before.gpus_only, before.source
+        )
+        assert after.notes[-1].startswith("Carried over from 10.0.0")
+    assert (new.os_support("ubuntu", "26.04").point_releases, new.os_support("ubuntu", "26.04").ga_kernels) == (
+        ("26.04.1",), ("7.0",)
+    )
+    u2404 = new.os_support("ubuntu", "24.04")
+    assert (u2404.point_releases, u2404.ga_kernels, u2404.hwe_kernels) == (("24.04.5",), ("6.8",), ("7.0",))
+    assert not any(o.confirmed for o in new.os) and not new.confirmed
+    assert new.gpus == old.gpus  # the R9600 adds no target: no source read names its gfx target
+    assert (new.torch, new.release_date, new.amdgpu_driver) == (("2.14.0", "2.13.0", "2.12.0"), "2026-10-05", None)
+
+
+def test_the_tool_builds_1010s_os_entries_from_1000s():
+    """A per-GPU limit added to a 10.0.0 entry (the correction another change may make) reaches
+    10.1.0 through matrices/tools/therock.py's _os_101, without a second copy to edit."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "matrices" / "tools" / "therock.py"
+    spec = importlib.util.spec_from_file_location("therock_tool", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    edited = [dict(e) for e in tool.OS_100]
+    edited[2] = {**edited[2], "gpus_only": {"class": "instinct", "models": ["MI300X"]}}  # Ubuntu 22.04
+    built = tool._os_101(edited)
+    assert built[2]["gpus_only"] == {"class": "instinct", "models": ["MI300X"]}
+    assert [e["point_releases"] for e in built[:2]] == [["26.04.1"], ["24.04.5"]]
+    assert edited[2]["notes"] == tool.OS_100[2]["notes"]  # the copy is marked, 10.0.0's entry is not
