@@ -475,8 +475,8 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     ),
     "doctor.matrices-stale": (
         "doctor-healthy-rocm",
-        # newer than every bundled release: TheRock's main branch is at 10.1.0 (version.json @ 89553ce3)
-        _p(("toolkits.rocm", [{"version": "10.1.0", "path": "/opt/rocm/core-10.1", "source": "package", "stream": "therock"}])),
+        # newer than every bundled release (10.1.0 is the newest): a hypothetical 10.2.0, not a release read anywhere
+        _p(("toolkits.rocm", [{"version": "10.2.0", "path": "/opt/rocm/core-10.2", "source": "package", "stream": "therock"}])),
         None,
         "info",
     ),

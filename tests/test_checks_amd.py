@@ -410,10 +410,10 @@ def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices
 
 @pytest.mark.parametrize("gpu", [PHOENIX, STRIX])
 def test_an_only_apu_the_new_stream_lists_is_judged_against_it(matrices, gpu):
-    """#29: AMD's 7.14 / 10.0 Ryzen tables list gfx1103 and gfx1151, so such an APU alone is no
+    """#29: AMD's 7.14 / 10.0 Ryzen tables (carried into 10.1) list gfx1103 and gfx1151, so such an APU alone is no
     longer 'no release lists it': it is judged against the newest release that lists it."""
     assert not judged(box("rocm", no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
-    assert matrices.newest_rocm_for(gpu["gfx_target"]).version == "10.0.0"
+    assert matrices.newest_rocm_for(gpu["gfx_target"]).version == "10.1.0"
 
 
 @pytest.mark.parametrize(

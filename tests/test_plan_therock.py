@@ -1,7 +1,8 @@
 """The planner and ROCm's new release stream (#29): AMD's documented apt route for 7.14/10.0 is in
 repos.json with its key pinned by fingerprint, `install auto` plans the newest release that
 supports the machine whichever stream it is in, a legacy install is purged without the driver,
-7.2.4 stays installable by --version, and a release whose key has no fingerprint is refused."""
+7.2.4 stays installable by --version, and a release whose key has no fingerprint is refused. 10.1.0
+is judged but not installable (judged_only): --version refuses it, install auto notes it."""
 
 from __future__ import annotations
 
@@ -58,7 +59,8 @@ def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
 
 
 def test_the_newest_release_for_the_rx9070xt_is_the_new_streams(facts, m):
-    assert fitting_rocm(facts, m, newest=True).version == "10.0.0"
+    assert fitting_rocm(facts, m, newest=True).version == "10.1.0"  # judged, not installable (judged_only)
+    assert fitting_rocm(facts, m, repos.load().therock_installable("ubuntu", "24.04")).version == "10.0.0"
     assert fitting_rocm(facts, m).version == "7.2.4"  # the doctor's bare-box default is unchanged
 
 
@@ -83,7 +85,8 @@ def test_install_auto_plans_the_newest_release_through_amds_apt_route(facts, m):
     assert _step(p, "toolkit").packages == ("amdrocm10.0-gfx1201",)  # the RX 9070 XT's; not the Raphael iGPU's
     assert not any(s.kind is Kind.APT_PURGE or "dkms" in " ".join(s.packages or ()) for s in p.steps)
     assert any(n.startswith("the amdgpu kernel driver is left as it is") and "docs-31.50.0" in n for n in p.notes)
-    assert not any("also supports this machine" in n for n in p.notes)
+    # the one newer release, 10.1.0, is judged only: the note says so (test_install_auto_plans_1000_and_says_...)
+    assert [n for n in p.notes if "also supports this machine" in n] == [NOTE_1010]
 
 
 def test_7_14_by_version_writes_its_one_line_source(facts, m):
@@ -171,7 +174,7 @@ def test_the_cli_dry_run_shows_the_pinned_key_and_the_package(tmp_path):
 
 def test_facts_round_trip_keeps_the_choice(facts, m):
     again = facts_mod.loads(facts.to_json())
-    assert fitting_rocm(again, m, newest=True).version == "10.0.0"
+    assert fitting_rocm(again, m, newest=True).version == "10.1.0"
 
 
 def test_the_rocm_purge_rules_take_the_new_streams_packages_and_nothing_else():
@@ -213,3 +216,108 @@ def test_the_kernel_notes_speak_of_a_dkms_driver_only_where_the_plan_builds_one(
         assert new.target.driver is None and "driver" not in [s.id for s in new.steps]
         assert not [n for n in new.notes if n.startswith(("kernel.headers-missing", "kernel.secure-boot"))], new.notes
         assert any(n.startswith("the amdgpu kernel driver is left as it is") for n in new.notes)
+
+
+# -- ROCm Core SDK 10.1.0: judged, not installable (repos.json amd_therock judged_only) --
+
+REFUSAL_1010 = (
+    "ROCm 10.1.0 is judged by gpuenv but not installable by it yet: its install page (repository URL, package "
+    "names, signing key) was not read. Install ROCm 10.0.0 instead (gpuenv install rocm --version 10.0.0), or "
+    "follow AMD's own page by hand"
+)
+NOTE_1010 = (
+    "ROCm 10.1.0 (the new release stream) is newer and also supports this machine; it is not planned because it "
+    "is not installable by gpuenv yet: its install page (repository URL, package names, signing key) was not read; "
+    "ROCm 10.0.0 is the newest release gpuenv can install here"
+)
+
+
+def test_1010_is_a_judged_only_release_with_its_source():
+    r = repos.load()
+    [judged] = r.judged_only
+    assert (judged.rocm, judged.confirmed) == ("10.1.0", False)
+    assert judged.missing == "its install page (repository URL, package names, signing key) was not read"
+    assert "release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629" in judged.source
+    assert r.therock_judged_only("10.1.0") is judged and r.therock_judged_only("10.0.0") is None
+    assert r.therock_release("10.1.0") is None and "10.1.0" not in r.therock_installable()
+
+
+@pytest.mark.parametrize("version", ["10.1.0", "10.1"])
+def test_install_rocm_version_1010_is_refused_in_one_line(facts, m, version):
+    with pytest.raises(PlanError) as err:
+        plan(facts, m, version=version)
+    assert str(err.value) == REFUSAL_1010
+
+
+def test_install_auto_plans_1000_and_says_1010_is_newer_but_not_installable(facts, m):
+    p = plan(facts, m)
+    assert p.target.version == "10.0.0"
+    assert [n for n in p.notes if "10.1.0" in n] == [NOTE_1010]  # one note, not a second one beside it
+
+
+def test_no_newer_release_note_where_the_newest_release_is_the_one_planned(m):
+    mi50 = facts_mod.loads((Path(__file__).parent / "facts" / "rocm-auto-ubuntu2204-mi50.json").read_text())
+    p = plan(mi50, m)  # gfx906: only the legacy stream lists it, nothing newer fits
+    assert not any("is newer and also supports this machine" in n for n in p.notes)
+
+
+def _edited(tmp_path, edit):
+    doc = json.loads(Path(repos.default_path()).read_text())
+    edit(doc)
+    path = tmp_path / "repos.json"
+    path.write_text(json.dumps(doc))
+    return repos.load(path)
+
+
+def test_the_note_names_the_reason_the_newer_release_is_not_planned(tmp_path, facts, m):
+    """Without the judged_only entry 10.1.0 has no repository data; with the keys unpinned too, the
+    planned release is the legacy 7.2.4 and the note says why the newest is not."""
+
+    def unpinned(doc):
+        doc["amd_therock"]["judged_only"] = []
+        for rel in doc["amd_therock"]["releases"]:
+            rel["key"]["fingerprint"] = None
+
+    p = plan(facts, m, _edited(tmp_path, unpinned))
+    assert p.target.version == "7.2.4"
+    assert [n for n in p.notes if "is newer and also supports this machine" in n] == [
+        "ROCm 10.1.0 (the new release stream) is newer and also supports this machine; it is not planned because "
+        "gpuenv has no repository data for it; ROCm 7.2.4 is the newest release gpuenv can install here"
+    ]
+
+
+@pytest.mark.parametrize(
+    "edit, why",
+    [
+        (lambda d: d["amd_therock"]["judged_only"][0].update(rocm="10.1"), "judged_only[0].rocm: '10.1' is not well formed"),
+        (lambda d: d["amd_therock"]["judged_only"][0].update(rocm="10.0.0"), "10.0.0 is also an installable release"),
+        (lambda d: d["amd_therock"]["judged_only"][0].update(missing=" "), "judged_only[0].missing: is empty"),
+        (lambda d: d["amd_therock"]["judged_only"][0].pop("source"), "judged_only[0].source: required field missing"),
+        (lambda d: d["amd_therock"].update(judged_only={"rocm": "10.1.0"}), "judged_only: expected list"),
+    ],
+)
+def test_malformed_judged_only_data_is_refused(tmp_path, edit, why):
+    with pytest.raises(PlanError) as err:
+        _edited(tmp_path, edit)
+    assert str(err.value).startswith("repos: repos.json: $.amd_therock.") and why in str(err.value)
+
+
+def test_older_repos_files_without_judged_only_load(tmp_path):
+    r = _edited(tmp_path, lambda d: d["amd_therock"].pop("judged_only"))
+    assert r.judged_only == () and r.therock_judged_only("10.1.0") is None
+
+
+def test_the_cli_refuses_1010_with_one_line_and_exit_2():
+    done = runner.invoke(
+        app, ["install", "rocm", "--version", "10.1.0", "--dry-run", "--user", "alice", "--root", str(RX9070XT)]
+    )
+    assert done.exit_code == 2  # exitcodes.Exit.USAGE: a plan that cannot be made, as for an unpinned key
+    assert done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"gpuenv install: {REFUSAL_1010}"]
+
+
+def test_the_cli_install_auto_shows_the_note():
+    done = runner.invoke(app, ["install", "rocm", "--dry-run", "--user", "alice", "--root", str(RX9070XT)])
+    assert done.exit_code == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "install rocm 10.0.0" and f"note {NOTE_1010}" in lines

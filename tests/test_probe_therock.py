@@ -74,6 +74,25 @@ def test_packages_without_their_tree_still_report_the_release(tmp_path):
     assert therock.probe(Sysroot.at(str(tmp_path)), {"amdrocm-core7.15": "7.15.0~20260801-1"}, []) == []
 
 
+def test_a_1010_install_probes_to_1010_and_is_judged_as_itself(tmp_path):
+    """Core SDK 10.1.0 in the stream's layout (/opt/rocm/core-10.1, amdrocm-*10.1 at 10.1.0-N: the
+    scheme of 7.14 and 10.0 applied, since 10.1.0's install page was not read) is reported as
+    10.1.0, a release the matrices now bundle, so the doctor judges it as itself."""
+    from gpuenv.matrices import load
+    from gpuenv.resolve.finding import Target
+    from gpuenv.resolve.target import effective_target
+
+    got = therock.probe(Sysroot.at(str(tmp_path)), {"amdrocm-runtime10.1": "10.1.0-1", "amdrocm10.1-gfx1201": "10.1.0-1"}, [])
+    assert got == [Toolkit(version="10.1.0", path=None, source="package", stream="therock")]
+    tree = tmp_path / "opt/rocm/core-10.1/.info"
+    tree.mkdir(parents=True)
+    (tree / "version").write_text("10.1.0-1\n")
+    facts = collect(root=str(tmp_path))
+    assert [(t.version, t.path, t.stream) for t in facts.toolkits.rocm] == [("10.1.0", "/opt/rocm/core-10.1", "therock")]
+    target = effective_target(facts, load(), Target())
+    assert (target.stack, target.version, target.extra.get("installed")) == ("rocm", "10.1.0", None)
+
+
 def test_the_rocm_wheels_of_the_probed_python_are_an_install():
     py = Python(executable="/home/a/venv/bin/python", packages={"rocm": "7.14.0", "rocm-sdk-core": "7.14.0"})
     assert therock.from_python(py) == [Toolkit(version="7.14.0", path=None, source="pip", stream="therock")]

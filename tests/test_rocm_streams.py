@@ -1,7 +1,7 @@
 """ROCm's new release stream in the doctor (#29): a TheRock 7.14 install is judged like any
 release, a legacy install beside a TheRock one is rocm.mixed-streams, and a patch release the
-data lacks (6.4.4, TheRock's 7.14.1) is judged as its series' newest bundled one, and says so; a
-newer minor release (10.1.0) is not judged."""
+data lacks (6.4.4, TheRock's 7.14.1) is judged as its series' newest bundled one, and says so;
+Core SDK 10.1.0 is judged as itself, and a newer minor release than the data knows is not judged."""
 
 from __future__ import annotations
 
@@ -187,15 +187,75 @@ def test_an_installed_7141_is_judged_as_7140_and_says_so(m, tmp_path):
     assert (target["version"], target["installed"]) == ("7.14.0", "7.14.1")
 
 
-def test_an_installed_1010_is_newer_than_the_matrices_and_not_judged(m, tmp_path):
-    """ROCm Core SDK 10.1.0 exists (AMD's release notes) but its GPU and OS tables were not read: a
-    new minor release is not judged as 10.0.0; the doctor says it is newer than what it knows."""
-    assert m.rocm_release("10.1.0") is None and m.rocm_releases()[-1].version == "10.0.0"  # the premise
+def test_an_installed_1010_is_judged_against_1010(m, tmp_path):
+    """ROCm Core SDK 10.1.0 is a bundled release (10.0.0's tables with its release notes' changes):
+    an installed 10.1.0 is judged as itself, not rocm.release-unknown, and its kernels are 10.1.0's."""
+    rel = m.rocm_release("10.1.0")
+    assert rel is not None and rel.stream == "therock" and m.rocm_releases()[-1] is rel
+    assert rel.os_support("ubuntu", "24.04").point_releases == ("24.04.5",)
     root = _therock_root(tmp_path, "10.1.0")
     report = diagnose(collect(root=str(root), user="alice"), m, Target())
-    assert (report.target.version, report.target.extra["installed"]) == (None, "10.1.0")
+    assert (report.target.stack, report.target.version) == ("rocm", "10.1.0")
+    assert "installed" not in report.target.extra
+    found = codes(report)
+    assert "rocm.release-unknown" not in found and "doctor.matrices-stale" not in found
+    # the box runs 6.8.0-79 on Ubuntu 24.04: GA 6.8 is listed for 24.04.5 (Instinct), HWE 7.0 for the
+    # RX 9070 XT's class; the kernel series is one 10.1.0 lists
+    assert "kernel.unsupported" not in found
+    done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice", "--json"])
+    assert json.loads(done.stdout)["target"] == {"stack": "rocm", "version": "10.1.0", "torch": None, "basis": "installed"}
+
+
+def test_a_newer_minor_release_than_1010_is_not_judged(m, tmp_path):
+    """A release past the newest bundled one (a hypothetical 10.2.0: no source names it) is not
+    judged as 10.1.0; the doctor says it is newer than what it knows."""
+    assert m.rocm_release("10.2.0") is None  # the premise
+    root = _therock_root(tmp_path, "10.2.0")
+    report = diagnose(collect(root=str(root), user="alice"), m, Target())
+    assert (report.target.version, report.target.extra["installed"]) == (None, "10.2.0")
     [unknown] = codes(report)["rocm.release-unknown"]
-    assert "ROCm 10.1.0 is newer than the newest release the matrices know (10.0.0)" in unknown.detail
+    assert "ROCm 10.2.0 is newer than the newest release the matrices know (10.1.0)" in unknown.detail
     assert "matrix update" in unknown.fix
     done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice"])
-    assert "ROCm 10.1.0 (installed, not in the matrices: not judged)" in done.stdout.splitlines()[0]
+    assert "ROCm 10.2.0 (installed, not in the matrices: not judged)" in done.stdout.splitlines()[0]
+
+
+def test_1010_carries_1000s_os_entries_but_the_two_ubuntu_releases_its_notes_replace(m):
+    """10.1.0's OS entries are 10.0.0's (built from them, so a correction of a 10.0.0 per-GPU limit
+    carries over), less Ubuntu 26.04 and 24.04.4, which its release notes replace by 26.04.1 (GA
+    7.0) and 24.04.5 (GA 6.8 for Instinct, HWE 7.0 for Radeon and Ryzen)."""
+    old, new = m.rocm_release("10.0.0"), m.rocm_release("10.1.0")
+    assert [(o.id, o.version) for o in new.os] == [(o.id, o.version) for o in old.os]
+    for before, after in zip(old.os, new.os, strict=True):
+        if before.id == "ubuntu" and before.version in ("26.04", "24.04"):
+            assert "release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629" in after.source
+            continue
+        assert (after.kernels, after.point_releases, after.gpus_only, after.source) == (
+            before.kernels, before.point_releases, before.gpus_only, before.source
+        )
+        assert after.notes[-1].startswith("Carried over from 10.0.0")
+    assert (new.os_support("ubuntu", "26.04").point_releases, new.os_support("ubuntu", "26.04").ga_kernels) == (
+        ("26.04.1",), ("7.0",)
+    )
+    u2404 = new.os_support("ubuntu", "24.04")
+    assert (u2404.point_releases, u2404.ga_kernels, u2404.hwe_kernels) == (("24.04.5",), ("6.8",), ("7.0",))
+    assert not any(o.confirmed for o in new.os) and not new.confirmed
+    assert new.gpus == old.gpus  # the R9600 adds no target: no source read names its gfx target
+    assert (new.torch, new.release_date, new.amdgpu_driver) == (("2.14.0", "2.13.0", "2.12.0"), "2026-10-05", None)
+
+
+def test_the_tool_builds_1010s_os_entries_from_1000s():
+    """A per-GPU limit added to a 10.0.0 entry (the correction another change may make) reaches
+    10.1.0 through matrices/tools/therock.py's _os_101, without a second copy to edit."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "matrices" / "tools" / "therock.py"
+    spec = importlib.util.spec_from_file_location("therock_tool", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    edited = [dict(e) for e in tool.OS_100]
+    edited[2] = {**edited[2], "gpus_only": {"class": "instinct", "models": ["MI300X"]}}  # Ubuntu 22.04
+    built = tool._os_101(edited)
+    assert built[2]["gpus_only"] == {"class": "instinct", "models": ["MI300X"]}
+    assert [e["point_releases"] for e in built[:2]] == [["26.04.1"], ["24.04.5"]]
+    assert edited[2]["notes"] == tool.OS_100[2]["notes"]  # the copy is marked, 10.0.0's entry is not

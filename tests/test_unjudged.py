@@ -80,8 +80,8 @@ def test_rocm_3_10_with_an_rx_5500_says_no_release_supports_gfx1012(m):
     assert report.exit_code() is Exit.NOT_JUDGED
     [gpu] = found["amd.gpu-unsupported"]
     assert gpu.severity is Severity.WARNING  # whether 3.10 served it is not known
-    assert "no release from 5.0.0 to 10.0.0 lists gfx1012" in gpu.detail
-    assert "no ROCm release the matrices know (5.0.0 to 10.0.0) lists it" in found["rocm.release-unknown"][0].detail
+    assert "no release from 5.0.0 to 10.1.0 lists gfx1012" in gpu.detail
+    assert "no ROCm release the matrices know (5.0.0 to 10.1.0) lists it" in found["rocm.release-unknown"][0].detail
 
 
 def test_the_cli_never_says_all_good_and_exits_5_when_something_was_not_judged(tmp_path):
@@ -96,10 +96,10 @@ def test_the_cli_never_says_all_good_and_exits_5_when_something_was_not_judged(t
 
 
 def test_a_newer_rocm_than_the_matrices_know_asks_for_a_matrix_update(m):
-    # 10.1.0: TheRock's main branch (version.json @ 89553ce3), past the newest bundled 10.0.0 (#29)
-    report = judge(rocm_box("10.1.0", "ubuntu", "24.04", RADEON_VII, "6.8.0-51-generic"), m)
+    # a hypothetical 10.2.0 (no source names it), past the newest bundled 10.1.0 (#29)
+    report = judge(rocm_box("10.2.0", "ubuntu", "24.04", RADEON_VII, "6.8.0-51-generic"), m)
     [unknown] = codes(report)["rocm.release-unknown"]
-    assert "newer than the newest release the matrices know (10.0.0)" in unknown.detail
+    assert "newer than the newest release the matrices know (10.1.0)" in unknown.detail
     assert unknown.fix.startswith("gpuenv matrix update")
 
 

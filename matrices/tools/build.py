@@ -37,10 +37,16 @@ BUNDLE_VERSION = "2026.12.05"
 
 
 def material_dated(text: str) -> str:
-    """The reference's dating, with the newer releases added since (#29: torch 2.14)."""
-    old = "PyTorch 2.13 stable"
-    assert old in text, text  # the reference changed: revisit this line
-    return text.replace(old, "PyTorch 2.14.0 released by 2026-09-03")
+    """The reference's dating, with the newer releases added since (#29: torch 2.14; ROCm Core SDK
+    10.1.0, dated by ROCm/rocm-docs docs/release/versions.rst @ 9bcf25db1e77, therock.py VERSIONS)."""
+    for old, new in (
+        ("material up to ~2026-08/09", "material up to ~2026-10"),
+        ("PyTorch 2.13 stable", "PyTorch 2.14.0 released by 2026-09-03"),
+        ("ROCm 7.14 / 10.0 TheRock stream exists", "ROCm 7.14 / 10.0 / 10.1 TheRock stream, 10.1.0 released 2026-10-05"),
+    ):
+        assert old in text, text  # the reference changed: revisit this line
+        text = text.replace(old, new)
+    return text
 
 
 def main() -> None:

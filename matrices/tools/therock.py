@@ -1,4 +1,4 @@
-"""ROCm's new release stream (TheRock): ROCm 7.14.0 and ROCm Core SDK 10.0.0 (#29), merged into
+"""ROCm's new release stream (TheRock): ROCm 7.14.0 and ROCm Core SDK 10.0.0 and 10.1.0 (#29), merged into
 rocm.json by build.py (build_rocm.py), and AMD's own PyTorch wheel indexes for them (AMD_WHEELS,
 torch.json amd_wheels, by build_torch.py). Every value names where it was read; what was not read
 is left out and said so in the release's notes.
@@ -28,16 +28,23 @@ Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store 
   the therock-10.0 tag of ROCm/rocm-systems is dated 2026-08-26 (matrices/sources/reference/errata.md
   section 7; rocm.docs.amd.com/en/latest titled "ROCm Core SDK 10.0.0 release notes" by 2026-08-30).
 
+- NOTES_101 / VERSIONS / AI_101: ROCm Core SDK 10.1.0, bundled as a judged release (not an installable
+  one: its install page was not read; repos.json amd_therock judged_only). Its own GPU and OS tables
+  (docs/data/gpus.yaml, os-support.yaml at the 10.1.0 revision) are not in the store: the stored
+  gpus.yaml (@ 793e0c2edf9c) lists the Radeon AI PRO R9600D, not the R9600, and the stored
+  os-support.yaml is OS_YAML above (Ubuntu 24.04.4). So 10.1.0 is 10.0.0's tables with the changes its
+  release notes state (OS_101 is built from OS_100), unconfirmed; its date is versions.rst's.
+
 Later releases of the stream, known but not bundled as releases (their GPU and OS tables were not
 found in any stored revision, so nothing can be judged against them; what is known is in the notes
 of the release each follows):
 - THEROCK_7141: ROCm 7.14.1, a patch release of 7.14. An installed 7.14.1 is judged as 7.14.0
   (resolve/target.py: an unknown patch release is judged as its series' newest bundled one).
-- NOTES_101: ROCm Core SDK 10.1.0. An installed 10.1.0 is not judged (rocm.release-unknown: newer
-  than the newest release the matrices know); install auto does not plan it.
 """
 
 from __future__ import annotations
+
+import copy
 
 INSTINCT_714 = (
     "ROCm/legacy-rocm-build docs/compatibility/include/system-instinct.rst @ 8eb3b622ad34bf76fed627993f002750bd632890"
@@ -59,11 +66,25 @@ TRANSITION = "https://rocm.docs.amd.com/en/docs-7.14.0/about/transition-guide-Th
 THEROCK_7141 = (
     "ROCm/TheRock version.json @ f51dc6c91e0d3214f22853fd5cb3f96dbc7d2c4b (release/therock-7.14: 7.14.1)"
 )
-# AMD's 10.1.0 release notes; the tables they render (docs/data/gpus.yaml, os-support.yaml at that
-# revision) and the 10.1.0 install page were not in the store.
+# AMD's 10.1.0 release notes (what they say in their own words: the R9600 GPU, Ubuntu 26.04.1 and
+# 24.04.5 in place of 26.04 and 24.04.4, PyTorch 2.14.0 in place of 2.11.0). The tables they render
+# (docs/data/gpus.yaml, os-support.yaml at that revision) and the 10.1.0 install page were not in the store.
 NOTES_101 = (
     "ROCm/rocm-docs docs/about/release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629 (ROCm 10.1.0)"
 )
+# AMD's release history: 10.1.0 October 5, 2026; 7.14.1 September 2, 2026; 7.14.0 July 15, 2026
+# (a day before the 7.14.0 GitHub release's date, 2026-07-16, which the bundle keeps: see 7.14.0's notes).
+VERSIONS = "ROCm/rocm-docs docs/release/versions.rst @ 9bcf25db1e77f58b435fe162baaa99566bac0189"
+# The AI ecosystem table the 10.1.0 release notes include (docs/about/include/): PyTorch 2.14.0 (Linux,
+# Python 3.14-3.10) and 2.13.0, 2.12.0 ("Instinct GPUs only"). Tied to 10.1.0 by its contents: JAX
+# 0.11.1, vLLM 0.29.0, SGLang 0.5.18 and MIGraphX 2.18, the versions the 10.1.0 release notes name.
+AI_101 = (
+    "ROCm/rocm-docs docs/about/include/ai-ecosystem-support-table.html @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d "
+    "(ROCm 10.1.0 AI ecosystem table)"
+)
+# The 7.14.1 install page: runfile rocm-installer-7.14.1-1.run, amdgpu docs-31.40.1, the 7.14 apt route
+# (repo.amd.com/rocm/packages-multi-arch). Read for 7.14.0's notes; 7.14.1 stays judged as 7.14.0.
+INSTALL_7141 = "ROCm/rocm-docs docs/install/include/200-install.rst @ 50600d8da151e4ca8ce7fec9f68fa3048cc5bd85 (ROCm 7.14.1)"
 THEROCK_101 = "ROCm/TheRock version.json @ 89553ce3746eda74ade42557470d25e37c91b6f0 (main: 10.1.0)"
 
 INSTINCT = ("gfx950", "gfx942", "gfx90a", "gfx908")
@@ -191,6 +212,40 @@ OS_100 = [
 ]  # fmt: skip
 
 
+# ROCm Core SDK 10.1.0: 10.0.0's OS entries, built from OS_100 (so that a correction there, such as
+# a per-GPU limit, carries over), less the two Ubuntu releases its release notes replace: "Ubuntu
+# 26.04.1 (kernel: 7.0 [GA]) for AMD Instinct, Radeon, and Ryzen GPUs" and "Ubuntu 24.04.5: 6.8 [GA]
+# for AMD Instinct GPUs, 7.0 [HWE] for AMD Radeon and Ryzen GPUs", which "replaces the support for
+# Ubuntu 26.04 and Ubuntu 24.04.4 respectively". The other entries are 10.0.0's: the notes name no
+# change to them, and 10.1.0's own os-support.yaml was not read.
+_UBUNTU_101 = {
+    "26.04": _os("ubuntu", "26.04", ["26.04.1"], {"Ubuntu 26.04.1": "7.0 [GA]"}, NOTES_101, False, ga=["7.0"],
+                 notes=["The 10.1.0 release notes list Ubuntu 26.04.1 (GA 7.0) for Instinct, Radeon and Ryzen GPUs, "
+                        "in place of 26.04."]),
+    "24.04": _os("ubuntu", "24.04", ["24.04.5"], {"Ubuntu 24.04.5": "6.8 [GA] (Instinct), 7.0 [HWE] (Radeon, Ryzen)"},
+                 NOTES_101, False, ga=["6.8"], hwe=["7.0"],
+                 notes=["The 10.1.0 release notes list Ubuntu 24.04.5 with GA 6.8 for Instinct GPUs and HWE 7.0 "
+                        "for Radeon and Ryzen GPUs, in place of 24.04.4."]),
+}  # fmt: skip
+_CARRIED_101 = "Carried over from 10.0.0: the 10.1.0 release notes name no change to it (its own table was not read)."
+
+
+def _os_101(entries: list[dict]) -> list[dict]:
+    """10.1.0's OS entries: each of ``entries`` (10.0.0's) copied, the Ubuntu releases the 10.1.0
+    notes replace swapped for theirs, the rest marked as carried over."""
+    out = []
+    for entry in entries:
+        new = _UBUNTU_101.get(entry["version"]) if entry["id"] == "ubuntu" else None
+        if new is None:
+            new = copy.deepcopy(entry)
+            new["notes"] = [*new["notes"], _CARRIED_101]
+        out.append(new)
+    return out
+
+
+OS_101 = _os_101(OS_100)
+
+
 # -- PyTorch ---------------------------------------------------------------------------------
 # AMD lists for 10.0.0 (its compatibility matrix page, read in a stored copy of the rendered page):
 COMPAT_100 = (
@@ -199,6 +254,8 @@ COMPAT_100 = (
     "3.14-3.11)"
 )
 TORCH_100 = ["2.13.0", "2.12.0", "2.11.0"]
+# ... and for 10.1.0 (AI_101): 2.14.0; 2.13.0 and 2.12.0 on Instinct GPUs only (said in its notes).
+TORCH_101 = ["2.14.0", "2.13.0", "2.12.0"]
 # AMD's own wheels: one index per release channel, the GPU picked by a [device-gfxNNNN] extra
 # (TheRock RELEASES.md: "For packages which include device-specific code (such as rocm, torch, and
 # torchvision), select your GPU using a [device-*] install extra"; several targets as
@@ -284,10 +341,13 @@ RELEASES = [
             "PyTorch versions AMD lists for 7.14.0 were not read; AMD's own wheels for it (unconfirmed): "
             "torch.json amd_wheels.",
 
-            f"ROCm 7.14.1 followed ({THEROCK_7141}; a GitHub release \"ROCm Core SDK 7.14.1 "
-            "Release\" dated 2026-08-31 was reported, not read here). Its GPU, OS and driver tables were "
-            "not read, so it is not a release of its own here: an installed 7.14.1 is judged as 7.14.0, "
-            "and says so.",
+            f"ROCm 7.14.1 followed ({THEROCK_7141}), released 2026-09-02 ({VERSIONS}); its install page "
+            f"({INSTALL_7141}) keeps the 7.14 apt route and amdgpu 31.40.1 (runfile rocm-installer-7.14.1-1.run). "
+            "Its GPU, OS and driver tables were not read, so it is not a release of its own here: an installed "
+            "7.14.1 is judged as 7.14.0, and says so.",
+            f"AMD's release history ({VERSIONS}) dates 7.14.0 July 15, 2026, a day before the GitHub release "
+            "this date is read from (2026-07-16); no source read settles which is the release day, so the "
+            "GitHub release's is kept.",
         ],
     },
     {
@@ -315,11 +375,40 @@ RELEASES = [
             "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
             "AMD's own wheels for it: torch.json amd_wheels.",
 
-            f"ROCm Core SDK 10.1.0 followed ({NOTES_101}; {THEROCK_101}): its release notes add the "
-            "Radeon AI PRO R9600, Ubuntu 26.04.1 (GA 7.0) and Ubuntu 24.04.5 (GA 6.8 for Instinct, HWE 7.0 "
-            "for Radeon and Ryzen) in place of 26.04 and 24.04.4, and PyTorch 2.14.0. Its full GPU and OS "
-            "tables, its install page and its release date were not read, so it is not bundled: an "
-            "installed 10.1.0 is not judged and install auto does not plan it.",
+            f"ROCm Core SDK 10.1.0 followed ({NOTES_101}; {THEROCK_101}): a release of its own here "
+            "(judged, not installable by gpuenv).",
+        ],
+    },
+    {
+        "version": "10.1.0",
+        "release_date": "2026-10-05",
+        "stream": "therock",
+        "os": OS_101,
+        "gpus": _gpus(),
+        "amdgpu_driver": None,
+        "amdgpu_driver_compat": [],
+        "torch": TORCH_101,
+        "source": f"{NOTES_101}; {VERSIONS} (release date); PyTorch: {AI_101}; otherwise 10.0.0's tables: "
+        f"{INSTALL_100}; {OS_YAML}",
+        "kernels_source": f"{NOTES_101} (Ubuntu 26.04.1, 24.04.5); {OS_YAML} (the other distributions, as 10.0.0)",
+        "confirmed": False,
+        "kernels_confirmed": False,
+        "notes": [
+            "ROCm Core SDK 10.1.0 (TheRock stream): /opt/rocm/core-10.1, packages amdrocm-*10.1 (the stream's "
+            "naming; 10.1.0's install page was not read).",
+            "Read: AMD's 10.1.0 release notes, its AI ecosystem table and AMD's release history (the date). Not "
+            "read: 10.1.0's own GPU and OS tables (gpus.yaml, os-support.yaml at its revision), its install page "
+            "(repository, package names, key) and its amdgpu driver list.",
+            "gfx targets: 10.0.0's. The release notes add the Radeon AI PRO R9600; no source read names its gfx "
+            "target, so it adds none here.",
+            "OS and kernels: 10.0.0's entries with the release notes' changes: Ubuntu 26.04.1 (GA 7.0) for "
+            "Instinct, Radeon and Ryzen GPUs in place of 26.04; Ubuntu 24.04.5 (GA 6.8 for Instinct, HWE 7.0 for "
+            "Radeon and Ryzen) in place of 24.04.4. The other entries are 10.0.0's, unconfirmed for 10.1.0.",
+            "amdgpu: not read for 10.1.0 (the driver is not judged against it).",
+            "PyTorch: AMD's 10.1.0 AI ecosystem table lists 2.14.0 (Linux, Python 3.14-3.10) and 2.13.0, 2.12.0 "
+            "for Instinct GPUs only; AMD's own wheels for 10.1.0 were not read (torch.json amd_wheels has none).",
+            "Not installable by gpuenv: repos.json amd_therock judged_only; install auto plans the newest "
+            "installable release and says 10.1.0 is newer.",
         ],
     },
 ]

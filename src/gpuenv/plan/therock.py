@@ -1,4 +1,4 @@
-"""The planner's part for ROCm's new release stream (TheRock: 7.14, Core SDK 10.0, #29).
+"""The planner's part for ROCm's new release stream (TheRock: 7.14, Core SDK 10.0 and 10.1, #29).
 
 The steps are AMD's documented apt route (repos.json ``amd_therock``, from the release's install
 page, ROCm/rocm-docs docs/install/include/200-install.rst): the key, fetched and held to the
@@ -7,6 +7,8 @@ render and video; the release's package for each of the machine's gfx targets. A
 install goes first (AMD's page: "If you have ROCm 7.2.4 or older installed, please uninstall it
 before proceeding"), by the ROCm purge rules less the amdgpu driver, which this plan leaves as it is:
 the page does not give the driver's steps, it links the AMD GPU driver's own documentation.
+A release whose install page was not read (repos.json ``judged_only``: 10.1.0) is judged by the
+doctor but refused here, and install auto's note says it is newer than what it plans.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts
-from gpuenv.matrices import Matrices
+from gpuenv.matrices import JudgedOnly, Matrices
 from gpuenv.plan.builders import (
     GROUPS_WHY,
     apt_install,
@@ -161,13 +163,42 @@ def _first_uri(facts: Facts, rel: dict[str, Any]) -> str:
     return "?"
 
 
-def newer_stream_note(facts: Facts, matrices: Matrices, version: str, notes: list[str]) -> None:
-    """install auto chose a legacy release: say which newer release of the new stream also fits
-    this machine, and why it is not the one planned (its key has no pinned fingerprint)."""
+def judged_only_refusal(judged: JudgedOnly, instead: str) -> str:
+    """The one line `install rocm --version` is refused with for a release gpuenv judges but does
+    not install; ``instead`` is the newest release it can install on this machine."""
+    return (
+        f"ROCm {judged.rocm} is judged by gpuenv but not installable by it yet: {judged.missing}. "
+        f"Install ROCm {instead} instead (gpuenv install rocm --version {instead}), or follow AMD's own page by hand"
+    )
+
+
+def _not_planned(facts: Facts, repos: Repos, version: str) -> str | None:
+    """Why the planner cannot install a new-stream release here, in words; None when it can."""
+    judged = repos.therock_judged_only(version)
+    if judged is not None:
+        return f"it is not installable by gpuenv yet: {judged.missing}"
+    rel = repos.therock_release(version)
+    if rel is None:
+        return "gpuenv has no repository data for it"
+    if not rel["key"].get("fingerprint"):
+        return "its repository key has no verified fingerprint"
+    if repos.therock_distro(rel, facts.os.id, facts.os.version_id) is None:
+        return f"AMD's repository for it has no directory for {facts.os.id} {facts.os.version_id or '?'}"
+    return None
+
+
+def newer_release_note(facts: Facts, matrices: Matrices, repos: Repos, version: str, notes: list[str]) -> None:
+    """install auto planned ``version``: when a newer release of the new stream also supports this
+    machine (the newest the matrices judge, 10.1.0, say), say which and why it is not the one planned
+    (its install page was not read, its key has no pinned fingerprint, ...). One note, for either
+    stream's planned release."""
     newest = fitting_rocm(facts, matrices, newest=True)
-    if newest.stream == "therock" and inv.version_tuple(newest.version) > inv.version_tuple(version):
-        notes.append(
-            f"ROCm {newest.version} (the new release stream) also supports this machine; it is not planned because "
-            "its repository key has no verified fingerprint (gpuenv install rocm --version "
-            f"{newest.version} --dry-run says more)"
-        )
+    if newest.stream != "therock" or not inv.older(version, newest.version):
+        return
+    why = _not_planned(facts, repos, newest.version)
+    if why is None:
+        return
+    notes.append(
+        f"ROCm {newest.version} (the new release stream) is newer and also supports this machine; it is not "
+        f"planned because {why}; ROCm {version} is the newest release gpuenv can install here"
+    )
