@@ -324,3 +324,23 @@ def test_nothing_outside_the_matrices_gets_all_good_or_exit_0_unsaid(stack, what
         assert found & {"os.unsupported", "os.unknown"}, sorted(found)
     # Nothing unjudged hides behind exit 1: the unjudged findings are in the report either way.
     assert set(said - {"os"}) <= {f.code for f in report.findings if f.code in not_judged_codes()}
+
+
+def test_a_driver_beside_a_release_whose_pairing_the_matrices_lack_is_not_judged(m):
+    """10.1.0 is bundled without its amdgpu driver list (not read): an installed amdgpu-dkms beside
+    it is said to be unjudged, never passed silently; a release with a list judges it instead."""
+    assert m.rocm_release("10.1.0").amdgpu_driver is None
+    doc = base("doctor-healthy-rocm")
+    doc["toolkits"]["rocm"] = [{"version": "10.1.0", "path": "/opt/rocm/core-10.1", "source": "package", "stream": "therock"}]
+    found = codes(judge(doc, m))
+    [unjudged] = found["rocm.driver-unjudged"]
+    assert unjudged.title.startswith("amdgpu driver ") and "not judged against ROCm 10.1.0" in unjudged.title
+    assert "amdgpu-dkms" in unjudged.detail and "was not checked" in unjudged.detail
+    assert "rocm.driver-mismatch" not in found and "rocm.driver-unjudged" in not_judged_codes()
+    doc["toolkits"]["rocm"][0]["version"] = "10.0.0"
+    found = codes(judge(doc, m))
+    assert "rocm.driver-unjudged" not in found and "rocm.driver-mismatch" in found
+    # no driver package installed: nothing to judge, nothing said
+    doc["toolkits"]["rocm"][0]["version"] = "10.1.0"
+    doc["packages"]["installed"] = {n: v for n, v in doc["packages"]["installed"].items() if not n.startswith("amdgpu")}
+    assert "rocm.driver-unjudged" not in codes(judge(doc, m))

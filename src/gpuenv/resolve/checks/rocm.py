@@ -42,6 +42,28 @@ def driver_mismatch(facts: Facts, matrices: Matrices, target: Target) -> Iterato
     )
 
 
+@check(code="rocm.driver-unjudged", area="amd", needs=("matrices",), not_judged=True)
+def driver_unjudged(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
+    """A known release whose amdgpu pairing the matrices do not hold (10.1.0: its driver list was not
+    read) leaves an installed driver unjudged; silence there would read as "the pairing is fine"."""
+    rocm = inv.installed_rocm(facts)
+    driver = amdgpu_release(facts)
+    if not rocm or not driver or not inv.amd_driver_packages(facts):
+        return
+    release = matrices.rocm_release(rocm)
+    if release is None or release.amdgpu_driver or release.amdgpu_driver_compat:
+        return
+    yield Finding(
+        severity=Severity.WARNING,
+        title=f"amdgpu driver {driver} was not judged against ROCm {rocm}: the matrices do not know its pairing",
+        detail=f"ROCm user space {rocm}; amdgpu driver {driver} "
+        f"({', '.join(f'{n} {v}' for n, v in inv.amd_driver_packages(facts).items())}). The bundled matrices hold "
+        f"no amdgpu driver list for ROCm {rocm}, so whether this driver pairs with it was not checked.",
+        fix=f"Check the driver against AMD's compatibility page for ROCm {rocm}, or: gpuenv matrix update --from URL",
+        refs=(release.source,),
+    )
+
+
 @check(code="rocm.multiple-versions", area="amd")
 def multiple_versions(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     versions = {inv.version_tuple(t.version)[:3]: t for t in facts.toolkits.rocm}
