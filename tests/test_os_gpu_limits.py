@@ -109,7 +109,9 @@ def _entry(m, version, os_id, os_version):
 
 
 def test_the_bundled_limits_are_amds_statements(m):
-    assert _entry(m, "10.0.0", "debian", "12").gpus_only == GpuLimit(gpu_class="instinct")
+    debian12 = ("MI355X", "MI350X", "MI325X", "MI300X", "MI300A", "MI250X", "MI250")  # not the MI350P, MI210, MI100
+    for version in ("7.14.0", "10.0.0"):  # 10.0's os-support.yaml lists Debian 12 for the models 7.14's table does
+        assert _entry(m, version, "debian", "12").gpus_only == GpuLimit(gpu_class="instinct", models=debian12)
     assert _entry(m, "7.14.0", "rhel", "8.10").gpus_only == GpuLimit(gpu_class="instinct", excluded=("MI350P", "MI325X"))
     assert _entry(m, "7.14.0", "sles", "16.0").gpus_only == GpuLimit(gpu_class="instinct", excluded=("MI100",))
     assert _entry(m, "7.14.0", "rocky", "9").gpus_only == GpuLimit(gpu_class="instinct", models=("MI300X", "MI300A"))
@@ -183,9 +185,16 @@ def test_install_auto_does_not_plan_an_instinct_only_release_for_a_radeon_card(m
 def test_install_auto_plans_the_newest_release_for_an_instinct_card_on_debian_12(m):
     mi300x = box("debian", "12", MI300X)
     assert fitting_rocm(mi300x, m, _installable(mi300x)).version == "10.0.0"
-    mi210 = box("debian", "12", MI210)  # 7.14 lists Debian 12 for the MI250 but not the MI210
-    assert fitting_rocm(mi210, m, newest=True).version == "10.0.0"
-    assert "os.unsupported" in checks(mi210, m, "7.14.0")
+    # 7.14 and 10.0 list Debian 12 for the MI250 but not the MI210; 7.2.4's footnote names it:
+    # the newest release that supports an MI210 on Debian 12 is 7.2.4.
+    mi210 = box("debian", "12", MI210)
+    assert fitting_rocm(mi210, m, newest=True).version == "7.2.4"
+    assert fitting_rocm(mi210, m, _installable(mi210)).version == "7.2.4"
+    for version in ("7.14.0", "10.0.0"):
+        assert "os.unsupported" in checks(mi210, m, version)
+    assert "os.unsupported" not in checks(mi210, m, "7.2.4")
+    mi250 = box("debian", "12", "1002:740c")  # the MI250X / MI250 PCI id: both models listed
+    assert fitting_rocm(mi250, m, _installable(mi250)).version == "10.0.0"
 
 
 # -- the doctor ----------------------------------------------------------------------------------
@@ -229,7 +238,10 @@ def test_os_unsupported_names_the_limit(m, version, os_id, os_version, pci, out)
 
 def test_the_finding_says_what_the_gpu_is_and_that_10_0s_table_is_unconfirmed(m):
     finding = checks(box("debian", "12", RX9070XT), m, "10.0.0")["os.unsupported"]
-    assert finding.title == "ROCm 10.0.0 supports Debian GNU/Linux 12 only for Instinct GPUs"
+    assert finding.title == (
+        "ROCm 10.0.0 supports Debian GNU/Linux 12 only for Instinct MI355X, MI350X, MI325X, MI300X, MI300A, "
+        "MI250X and MI250"
+    )
     assert "/ RX 9070 (C3) (0000:03:00.0): a Radeon GPU)" in finding.detail
     assert "OS table is not confirmed" in finding.detail and finding.severity is Severity.WARNING
     excluded = checks(box("rhel", "8.10", MI325X), m, "7.14.0")["os.unsupported"]
@@ -246,13 +258,14 @@ def test_a_gpu_the_tables_do_not_know_is_not_judged_fine(m):
     unknown = from_dict(json.loads(UNKNOWN_AMD.read_text()))  # 1002:ffff, no gfx target
     found = checks(unknown, m, "10.0.0")
     assert "os.unsupported" not in found
-    assert "only for Instinct GPUs" in found["os.unknown"].detail
+    assert "only for Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250" in found["os.unknown"].detail
     assert "AMD GPU 1002:ffff (0000:03:00.0) is one is not known" in found["os.unknown"].detail
     # Its gfx target makes it an Instinct GPU (every gfx942 the tables list is one), which is all
-    # 10.0 asks on Debian 12; 7.14 names models there, and the model is not known.
+    # SLES 15 asks; Debian 12 names models, and the model is not known.
     gfx942 = box("debian", "12", "1002:ffff", gfx="gfx942")
-    assert checks(gfx942, m, "10.0.0") == {}
-    assert "os.unknown" in checks(gfx942, m, "7.14.0")
+    for version in ("7.14.0", "10.0.0"):
+        assert "os.unknown" in checks(gfx942, m, version)
+        assert checks(box("sles", "15.7", "1002:ffff", gfx="gfx942"), m, version) == {}
     assert fitting_rocm(unknown, m, newest=True).version == "10.0.0"  # an unknown GPU does not narrow
 
 

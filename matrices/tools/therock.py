@@ -168,26 +168,52 @@ OS_714 = [
         only=instinct_only()),
 ]  # fmt: skip
 
+# os-support.yaml lists each OS per GPU model; merged per distribution release as for 7.14. Its
+# Instinct rows are the 7.14 table's (MI350P: no Ubuntu 22.04, RHEL 10.0, 9.4, 8.10 or Oracle
+# Linux; MI325X: no RHEL 8.10; MI100: SLES 15.7 only), its Radeon GPUs list Ubuntu and RHEL 10.2 /
+# 9.8 only, its Ryzen APUs Ubuntu 26.04 and 24.04.4 only.
 OS_100 = [
-    _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, OS_YAML, False, ga=["7.0"]),
+    _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, OS_YAML, False, ga=["7.0"],
+        notes=["Listed for every Instinct GPU, the Radeon GPUs and the Ryzen APUs."]),
     _os("ubuntu", "24.04", ["24.04.4"], {"Ubuntu 24.04.4": "6.8 [GA], 6.17 [HWE], 6.17 [OEM]"}, OS_YAML, False,
         ga=["6.8"], hwe=["6.17"],
         notes=["GA 6.8 is listed for Instinct GPUs; Radeon GPUs list HWE 6.17, Ryzen APUs OEM 6.17."]),
     _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "5.15 [GA], 6.8 [HWE]"}, OS_YAML, False,
-        ga=["5.15"], hwe=["6.8"], notes=["GA 5.15 is listed for Instinct GPUs; Radeon GPUs list HWE 6.8."]),
-    _os("debian", "13", [], {"Debian 13": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("debian", "12", [], {"Debian 12": "6.1.0"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"}, OS_YAML, False),
+        ga=["5.15"], hwe=["6.8"],
+        notes=["GA 5.15 is listed for Instinct GPUs except the MI350P; Radeon GPUs list HWE 6.8; not listed for "
+               "Ryzen APUs."],
+        only=instinct_only(excluded=["MI350P"], also=["radeon"])),
+    _os("debian", "13", [], {"Debian 13": "6.12"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI350P, MI325X and MI300X only."],
+        only=instinct_only(["MI355X", "MI350X", "MI350P", "MI325X", "MI300X"])),
+    _os("debian", "12", [], {"Debian 12": "6.1.0"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X", "MI300A", "MI250X", "MI250"])),
+    _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"}, OS_YAML, False,
+        notes=["Instinct and Radeon GPUs; RHEL 10.0 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 10.2 "
+               "only; not listed for Ryzen APUs."],
+        only=instinct_only(also=["radeon"])),
     _os("rhel", "9", ["9.8", "9.6", "9.4"],
-        {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"}, OS_YAML, False),
-    _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, OS_YAML, False, notes=["MI300X only."], only=instinct_only(["MI300X"])),
-    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, OS_YAML, False, notes=["MI300X and MI300A only."],
+        {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"}, OS_YAML, False,
+        notes=["Instinct and Radeon GPUs; RHEL 9.4 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 9.8 "
+               "only; not listed for Ryzen APUs."],
+        only=instinct_only(also=["radeon"])),
+    _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, OS_YAML, False,
+        notes=["Instinct GPUs only, except the MI350P and MI325X."], only=instinct_only(excluded=["MI350P", "MI325X"])),
+    _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X"])),
+    _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X"])),
+    _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, OS_YAML, False, notes=["Instinct MI300X only."],
+        only=instinct_only(["MI300X"])),
+    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, OS_YAML, False, notes=["Instinct MI300X and MI300A only."],
         only=instinct_only(["MI300X", "MI300A"])),
-    _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("sles", "15", ["15.7"], {"SLES 15 SP7": "6.4.0-150700.51"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
+    _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, OS_YAML, False,
+        notes=["Instinct GPUs only, except the MI100."], only=instinct_only(excluded=["MI100"])),
+    _os("sles", "15", ["15.7"], {"SLES 15 SP7": "6.4.0-150700.51"}, OS_YAML, False, notes=["Instinct GPUs only."],
+        only=instinct_only()),
 ]  # fmt: skip
 
 
