@@ -16,9 +16,11 @@ from gpuenv.facts import from_dict
 from gpuenv.matrices import GpuLimit, MatrixError
 from gpuenv.matrices.records import instinct_models
 from gpuenv.plan import repos
+from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Severity, Target
 from gpuenv.resolve.registry import run_checks
 from gpuenv.resolve.target import fitting_rocm
+from gpuenv.standins.record import replace
 
 FACTS = Path(__file__).resolve().parent / "facts"
 UNKNOWN_AMD = FACTS / "os-limit-debian12-unknown-amd.json"
@@ -279,3 +281,141 @@ def test_install_auto_does_not_fall_back_to_an_older_release_whose_radeon_terms_
     assert checks(radeon, m, "7.2.4")["os.unsupported"].severity is Severity.ERROR
     ubuntu = box("ubuntu", "22.04", "1002:744c")  # Radeon terms admit Ubuntu: the default fits
     assert fitting_rocm(ubuntu, m).version == "7.2.4"
+
+
+# -- point releases (gpus_only_by_point) ---------------------------------------------------------
+
+
+def rhel(version_id: str, pretty: str, pci: str):
+    """A RHEL machine whose os-release says VERSION_ID and PRETTY_NAME as given."""
+    facts = box("rhel", "9.8", pci)
+    return replace(facts, os=replace(facts.os, version_id=version_id, pretty_name=pretty))
+
+
+def test_the_rhel_point_releases_are_amds_statements(m):
+    # The 7.14 Instinct and Radeon tables and 10.0's os-support.yaml list RHEL 10.0 and 9.4 for
+    # Instinct GPUs but the MI350P, Radeon GPUs on 10.2 and 9.8 only, and no RHEL for Ryzen APUs.
+    but_mi350p = GpuLimit(gpu_class="instinct", excluded=("MI350P",))
+    for version in ("7.14.0", "10.0.0"):
+        for major, points in (("10", {"10.0": but_mi350p}), ("9", {"9.6": GpuLimit(gpu_class="instinct"), "9.4": but_mi350p})):
+            entry = _entry(m, version, "rhel", major)
+            assert entry.gpus_only == GpuLimit(gpu_class="instinct", also=("radeon",))
+            assert entry.gpus_only_by_point == points
+            assert entry.point_limit("9.8") is None and entry.point_limit(None) is None
+    assert _entry(m, "7.2.4", "rhel", "9").gpus_only_by_point is None
+
+
+@pytest.mark.parametrize("version_id, pretty, point", [
+    ("9.4", "Red Hat Enterprise Linux 9.4 (Plow)", "9.4"),
+    ("", "Red Hat Enterprise Linux 9.4 (Plow)", "9.4"),  # no VERSION_ID: PRETTY_NAME's
+    ("9", "Red Hat Enterprise Linux 9.6 (Plow)", "9.6"),  # VERSION_ID names the major only
+    ("9", "Red Hat Enterprise Linux 9", None),
+    ("", "", None),
+    ("8.10", "Red Hat Enterprise Linux 8.10 (Ootpa)", None),  # another major's
+])  # fmt: skip
+def test_the_point_release_comes_from_os_release(version_id, pretty, point):
+    assert inv.os_point(rhel(version_id, pretty, MI300X), "9") == point
+    ubuntu = box("ubuntu", "24.04", MI300X)
+    assert inv.os_point(replace(ubuntu, os=replace(ubuntu.os, pretty_name="Ubuntu 24.04.3 LTS")), "24.04") == "24.04.3"
+    assert inv.os_point(ubuntu, "24.04") is None  # "Ubuntu 24.04": no point release said
+
+
+@pytest.mark.parametrize("version", ["7.14.0", "10.0.0"])
+@pytest.mark.parametrize("point, pci, limit", [
+    ("9.4", MI350P, "Instinct GPUs except the MI350P"),
+    ("9.6", MI350P, None),
+    ("9.8", MI350P, None),
+    ("9.4", MI300X, None),
+    ("9.4", RX9070XT, "Instinct GPUs except the MI350P"),
+    ("9.6", RX9070XT, "Instinct GPUs"),  # Radeon GPUs: 9.8 only
+    ("9.8", RX9070XT, None),
+    ("10.0", MI350P, "Instinct GPUs except the MI350P"),
+    ("10.0", RX9070XT, "Instinct GPUs except the MI350P"),
+    ("10.2", MI350P, None),
+    ("10.2", RX9070XT, None),
+    ("10.0", MI325X, None),
+    ("9.8", STRIX_HALO, "Instinct GPUs and Radeon GPUs"),  # no point release lists Ryzen APUs
+    ("10.2", STRIX_HALO, "Instinct GPUs and Radeon GPUs"),
+])  # fmt: skip
+def test_os_unsupported_names_the_point_release(m, version, point, pci, limit):
+    pretty = f"Red Hat Enterprise Linux {point} (Plow)"
+    found = checks(rhel(point, pretty, pci), m, version)
+    assert "os.unknown" not in found
+    if limit is None:
+        assert "os.unsupported" not in found
+        return
+    finding = found["os.unsupported"]
+    assert finding.title == f"ROCm {version} supports {pretty} only for {limit}"
+    assert finding.severity is (Severity.ERROR if version == "7.14.0" else Severity.WARNING)
+    major = point.split(".")[0]
+    narrower = limit != "Instinct GPUs and Radeon GPUs"
+    assert (f"(point release {point}; rhel {major} as a whole: Instinct GPUs and Radeon GPUs)" in finding.detail) is narrower
+
+
+def test_the_point_release_is_named_where_pretty_name_does_not_say_it(m):
+    finding = checks(rhel("9.4", "Red Hat Enterprise Linux", MI350P), m, "7.14.0")["os.unsupported"]
+    assert finding.title == "ROCm 7.14.0 supports Red Hat Enterprise Linux (rhel 9.4) only for Instinct GPUs except the MI350P"
+    assert finding.detail.startswith("AMD's table lists Red Hat Enterprise Linux (rhel 9.4) for these GPUs only (point")
+    # No VERSION_ID: the point release PRETTY_NAME carries is judged.
+    bare = checks(rhel("", "Red Hat Enterprise Linux 9.4 (Plow)", RX9070XT), m, "7.14.0")["os.unsupported"]
+    assert bare.title == "ROCm 7.14.0 supports Red Hat Enterprise Linux 9.4 (Plow) only for Instinct GPUs except the MI350P"
+
+
+def test_an_unknown_point_release_is_not_judged_fine_where_a_point_limit_could_matter(m):
+    for version in ("7.14.0", "10.0.0"):
+        for pci in (RX9070XT, MI350P):  # left out by 9.4 (and 9.6), admitted by 9.8
+            found = checks(rhel("9", "Red Hat Enterprise Linux 9", pci), m, version)
+            assert "os.unsupported" not in found
+            assert found["os.unknown"].detail.startswith(
+                f"ROCm {version} lists some point releases of rhel 9 for fewer GPUs (9.6: Instinct GPUs; 9.4: "
+                "Instinct GPUs except the MI350P), and this machine's point release is not known"
+            )
+        # Every point release lists the MI300X: the point release does not matter.
+        assert checks(rhel("9", "Red Hat Enterprise Linux 9", MI300X), m, version) == {}
+        # No point release lists a Ryzen APU: unsupported whatever the point release.
+        apu = checks(rhel("9", "Red Hat Enterprise Linux 9", STRIX_HALO), m, version)
+        assert "os.unknown" not in apu and "os.unsupported" in apu
+
+
+def test_install_auto_does_not_pick_a_release_whose_point_limit_leaves_the_gpu_out(m):
+    for point, pci in (("9.4", MI350P), ("10.0", MI350P), ("9.4", RX9070XT), ("9.6", RX9070XT), ("10.0", RX9070XT)):
+        facts = rhel(point, f"Red Hat Enterprise Linux {point}", pci)
+        pick = fitting_rocm(facts, m, newest=True)
+        assert pick.version not in ("7.14.0", "10.0.0"), (point, pci, pick.version)
+    for point, pci in (("9.6", MI350P), ("9.8", MI350P), ("10.2", MI350P), ("9.8", RX9070XT), ("10.2", RX9070XT)):
+        assert fitting_rocm(rhel(point, f"Red Hat Enterprise Linux {point}", pci), m, newest=True).version == "10.0.0"
+    # The point release not known: it does not narrow the choice (os.unknown then says so).
+    assert fitting_rocm(rhel("9", "Red Hat Enterprise Linux 9", RX9070XT), m, newest=True).version == "10.0.0"
+
+
+def test_a_bundle_without_point_limits_loads_as_before(m, tmp_path):
+    old = tmp_path / "old"
+    shutil.copytree(M.bundled_dir(), old)
+    doc = json.loads((old / "rocm.json").read_text())
+    for release in doc["releases"]:
+        for entry in release["os"]:
+            entry.pop("gpus_only_by_point", None)
+    (old / "rocm.json").write_text(json.dumps(doc))
+    legacy = M.parse_dir(old, "installed")
+    assert legacy.rocm_release("7.14.0").os_support("rhel", "9.4").gpus_only_by_point is None
+    radeon = rhel("9.4", "Red Hat Enterprise Linux 9.4", RX9070XT)
+    assert checks(radeon, legacy, "7.14.0") == {}  # judged by gpus_only alone: Radeon GPUs are listed
+    assert fitting_rocm(radeon, legacy, newest=True).version == "10.0.0"
+
+
+def test_a_malformed_point_limit_is_refused(tmp_path):
+    bad = tmp_path / "bad"
+    shutil.copytree(M.bundled_dir(), bad)
+    doc = json.loads((bad / "rocm.json").read_text())
+    release = next(r for r in doc["releases"] if r["version"] == "7.14.0")
+    entry = next(o for o in release["os"] if o["id"] == "rhel" and o["version"] == "9")
+    for value, where in (
+        ({"9.5": {"class": "instinct"}}, r"gpus_only_by_point\.9\.5"),  # not a point release the entry lists
+        ({}, r"gpus_only_by_point"),
+        ({"9.4": {"class": "datacenter"}}, r"gpus_only_by_point\.9\.4\.class"),
+        ({"9.4": "instinct"}, r"gpus_only_by_point"),
+    ):
+        entry["gpus_only_by_point"] = value
+        (bad / "rocm.json").write_text(json.dumps(doc))
+        with pytest.raises(MatrixError, match=where):
+            M.parse_dir(bad, "installed")

@@ -85,11 +85,12 @@ def instinct_only(models=None, excluded=(), also=()):
     return out
 
 
-def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes=(), only=None):
+def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes=(), only=None, by_point=None):
     """One OS entry in rocm.json's shape; ``printed`` maps the label AMD prints to its kernel text,
     and the kernel series are those texts' MAJOR.MINOR (a UEK release name carries none). ``only``
     is the entry's per-GPU limit where AMD gives one the limit's terms can hold (Instinct GPUs, or
-    named Instinct models, or Instinct GPUs but some); point-release limits stay in the notes."""
+    named Instinct models, or Instinct GPUs but some, and whole classes beside); ``by_point`` the
+    narrower limits of the point releases AMD lists for fewer GPUs (gpus_only_by_point)."""
     kernels = []
     for text in printed.values():
         words = text.replace(",", " ").split()
@@ -113,14 +114,24 @@ def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes
         "confirmed": confirmed,
         "notes": list(notes),
         **({"gpus_only": only} if only is not None else {}),
+        **({"gpus_only_by_point": by_point} if by_point else {}),
     }
+
+
+# RHEL in the 7.14 Instinct and Radeon tables and in 10.0's os-support.yaml alike: every point
+# release is listed for Instinct GPUs, 10.0 and 9.4 not for the MI350P; the Radeon GPUs list 10.2
+# and 9.8 only; the Ryzen APUs list no RHEL release. 10.2 and 9.8 need no limit of their own.
+RHEL10_POINTS = {"10.0": instinct_only(excluded=["MI350P"])}
+RHEL9_POINTS = {"9.6": instinct_only(), "9.4": instinct_only(excluded=["MI350P"])}
+_RHEL_NOTES = ("Instinct and Radeon GPUs; RHEL {old} is not listed for the Instinct MI350P; Radeon GPUs: RHEL "
+               "{new} only; not listed for Ryzen APUs.")
 
 
 _TABLES_714 = f"{INSTINCT_714}; {RADEON_714}; {RYZEN_714}"
 # The OS rows of the three 7.14 tables (Instinct, Radeon, Ryzen) merged per distribution release;
-# which GPUs a row is limited to is in the entry's notes and, where only Instinct GPUs are listed,
-# in its gpus_only (which the doctor and install auto judge), as is Ubuntu 22.04 (Instinct but the
-# MI350P, and Radeon); the per-point-release limits of RHEL are notes only.
+# which GPUs a row is limited to is in the entry's notes and in its gpus_only (which the doctor and
+# install auto judge): Instinct GPUs or named models, Ubuntu 22.04 Instinct but the MI350P and
+# Radeon, RHEL Instinct and Radeon with the narrower point releases in gpus_only_by_point.
 _ALL_INSTINCT = "all 7.14 Instinct GPUs (MI355X, MI350X, MI350P, MI325X, MI300X, MI300A, MI250X, MI250, MI210, MI100)"
 OS_714 = [
     _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, _TABLES_714, True, ga=["7.0"],
@@ -143,12 +154,12 @@ OS_714 = [
         notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."],
         only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X", "MI300A", "MI250X", "MI250"])),
     _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"},
-        f"{INSTINCT_714}; {RADEON_714}", True,
-        notes=["RHEL 10.0 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 10.2 only."]),
+        f"{INSTINCT_714}; {RADEON_714}", True, notes=[_RHEL_NOTES.format(old="10.0", new="10.2")],
+        only=instinct_only(also=["radeon"]), by_point=RHEL10_POINTS),
     _os("rhel", "9", ["9.8", "9.6", "9.4"],
         {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"},
-        f"{INSTINCT_714}; {RADEON_714}", True,
-        notes=["RHEL 9.4 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 9.8 only."]),
+        f"{INSTINCT_714}; {RADEON_714}", True, notes=[_RHEL_NOTES.format(old="9.4", new="9.8")],
+        only=instinct_only(also=["radeon"]), by_point=RHEL9_POINTS),
     _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, INSTINCT_714, True,
         notes=["Instinct GPUs only, except the MI350P and MI325X."], only=instinct_only(excluded=["MI350P", "MI325X"])),
     _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, INSTINCT_714, True,
@@ -190,14 +201,12 @@ OS_100 = [
         notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."],
         only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X", "MI300A", "MI250X", "MI250"])),
     _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"}, OS_YAML, False,
-        notes=["Instinct and Radeon GPUs; RHEL 10.0 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 10.2 "
-               "only; not listed for Ryzen APUs."],
-        only=instinct_only(also=["radeon"])),
+        notes=[_RHEL_NOTES.format(old="10.0", new="10.2")], only=instinct_only(also=["radeon"]),
+        by_point=RHEL10_POINTS),
     _os("rhel", "9", ["9.8", "9.6", "9.4"],
         {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"}, OS_YAML, False,
-        notes=["Instinct and Radeon GPUs; RHEL 9.4 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 9.8 "
-               "only; not listed for Ryzen APUs."],
-        only=instinct_only(also=["radeon"])),
+        notes=[_RHEL_NOTES.format(old="9.4", new="9.8")], only=instinct_only(also=["radeon"]),
+        by_point=RHEL9_POINTS),
     _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, OS_YAML, False,
         notes=["Instinct GPUs only, except the MI350P and MI325X."], only=instinct_only(excluded=["MI350P", "MI325X"])),
     _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, OS_YAML, False,
