@@ -16,6 +16,7 @@ from gpuenv.facts import from_dict
 from gpuenv.matrices import GpuLimit, MatrixError
 from gpuenv.matrices.records import instinct_models
 from gpuenv.plan import repos
+from gpuenv.resolve import gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Severity, Target
 from gpuenv.resolve.registry import run_checks
@@ -419,3 +420,34 @@ def test_a_malformed_point_limit_is_refused(tmp_path):
         (bad / "rocm.json").write_text(json.dumps(doc))
         with pytest.raises(MatrixError, match=where):
             M.parse_dir(bad, "installed")
+
+
+# -- an APU the tables do not know -----------------------------------------------------------------
+
+
+def _apu(pci: str, gfx: str | None, integrated: bool | None):
+    facts = box("ubuntu", "22.04", pci, gfx=gfx)
+    return replace(facts, gpus=(replace(facts.gpus[0], integrated=integrated),))
+
+
+@pytest.mark.parametrize("gfx, integrated, expected", [
+    (None, True, "ryzen"),  # the facts call it integrated: an APU
+    ("gfx1151", True, "ryzen"),
+    ("gfx1036", True, "ryzen"),  # a gfx target the tables do not list
+    ("gfx942", True, "instinct"),  # an integrated gfx942 is an MI300A: Instinct
+    (None, False, None),  # a discrete GPU the tables do not know: not judged
+    (None, None, None),  # integrated or not, not said
+    ("gfx942", None, "instinct"),
+])  # fmt: skip
+def test_an_amd_gpu_the_tables_lack_that_the_facts_call_integrated_is_a_ryzen_apu(m, gfx, integrated, expected):
+    facts = _apu("1002:ffff", gfx, integrated)
+    assert gpuinfo.gpu_class(facts.gpus[0], m) == expected
+
+
+def test_an_unknown_apu_is_judged_as_a_ryzen_apu(m):
+    # 7.14 lists Ubuntu 22.04 for Instinct and Radeon GPUs, not for Ryzen APUs: an APU the tables
+    # lack is now left out (os.unsupported), where its class unknown left it unjudged (os.unknown).
+    found = checks(_apu("1002:ffff", None, True), m, "7.14.0")
+    assert "os.unknown" not in found
+    assert found["os.unsupported"].detail.endswith("(0000:03:00.0): a Ryzen APU).")
+    assert "os.unknown" in checks(_apu("1002:ffff", None, None), m, "7.14.0")
