@@ -451,3 +451,39 @@ def test_an_unknown_apu_is_judged_as_a_ryzen_apu(m):
     assert "os.unknown" not in found
     assert found["os.unsupported"].detail.endswith("(0000:03:00.0): a Ryzen APU).")
     assert "os.unknown" in checks(_apu("1002:ffff", None, None), m, "7.14.0")
+
+
+# -- the 7.0.x footnotes ---------------------------------------------------------------------------
+
+
+def test_the_7_0_footnotes_that_name_instinct_models_are_limits(m):
+    sles_db = GpuLimit(gpu_class="instinct", models=("MI300X", "MI300A", "MI250X", "MI250", "MI210"))
+    for version in ("7.0.0", "7.0.1", "7.0.2"):
+        assert _entry(m, version, "rhel", "8.10").gpus_only == GpuLimit(
+            gpu_class="instinct", models=("MI300X", "MI300A", "MI250X", "MI250", "MI210", "MI100")
+        )
+        assert _entry(m, version, "sles", "15.7").gpus_only == sles_db
+        assert _entry(m, version, "debian", "12").gpus_only == sles_db
+        assert _entry(m, version, "ol", "9").gpus_only == GpuLimit(gpu_class="instinct", models=("MI355X", "MI350X", "MI300X"))
+        assert _entry(m, version, "ol", "8").gpus_only == GpuLimit(gpu_class="instinct", models=("MI300X",))
+        assert _entry(m, version, "rocky", "9").gpus_only == GpuLimit(gpu_class="instinct", models=("MI300X", "MI300A"))
+        # "MI300X and the Radeon PRO V710": a Radeon model, which the limit's terms cannot hold
+        azure = _entry(m, version, "azurelinux", "3.0")
+        assert azure.gpus_only is None and "Radeon PRO V710" in azure.notes[-1]
+        for os_id, os_version in (("ubuntu", "24.04"), ("ubuntu", "22.04"), ("rhel", "9")):
+            assert _entry(m, version, os_id, os_version).gpus_only is None
+    assert _entry(m, "7.0.2", "debian", "13").gpus_only == GpuLimit(gpu_class="instinct", models=("MI300X",))
+    assert _entry(m, "7.0.2", "ol", "10").gpus_only == GpuLimit(gpu_class="instinct", models=("MI355X", "MI350X", "MI300X"))
+    assert "7603fed08001716a8b968e7a3a2ec9b6c54c49d9" in _entry(m, "7.0.1", "rocky", "9").source
+    assert "245d53a021979f24eea1b6c7e0f366bea8ead3cb" in _entry(m, "7.0.2", "rocky", "9").source
+
+
+def test_the_doctor_judges_the_7_0_footnotes(m):
+    assert "os.unsupported" not in checks(box("rhel", "8.10", MI100), m, "7.0.1")  # RHEL 8.10 names the MI100
+    excluded = checks(box("rhel", "8.10", MI325X), m, "7.0.1")["os.unsupported"]
+    assert excluded.title == (
+        "ROCm 7.0.1 supports Red Hat Enterprise Linux 8.10 only for Instinct MI300X, MI300A, MI250X, MI250, MI210 and MI100"
+    )
+    assert "os.unsupported" in checks(box("sles", "15.7", MI100), m, "7.0.1")  # SLES 15 SP7 does not
+    assert "os.unsupported" not in checks(box("sles", "15.7", MI210), m, "7.0.1")
+    assert "os.unsupported" in checks(box("rocky", "9", MI210), m, "7.0.0")
