@@ -310,8 +310,8 @@ RELEASES = [
             "Radeon (gfx1201/1200/1100/1101/1102/1030) and Ryzen APU (gfx1151/1150/1152/1153/1103) targets from "
             "AMD's 7.14-era compatibility tables; the Instinct targets (gfx950/942/90a/908) from the 7.14 Instinct "
             "table and the per-target packages of the 7.14.0 install page. OS and kernels: the Instinct, Radeon and "
-            "Ryzen tables of 7.14 merged per distribution release (per-GPU limits in each OS entry's notes and "
-            "gpus_only).",
+            "Ryzen tables of 7.14 merged per distribution release (per-GPU limits in each OS entry's notes, "
+            "gpus_only and gpus_only_by_point).",
             "Ryzen APUs (gfx115x, gfx1103) use the inbox kernel driver of the Ubuntu release, not amdgpu-dkms; "
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
@@ -343,7 +343,8 @@ RELEASES = [
             "ROCm Core SDK 10.0.0 (TheRock stream): /opt/rocm/core-10.0, packages amdrocm-*10.0.",
             "gfx targets: the per-target packages of the 10.0 install page (amdrocm10.0-gfx950 ... -gfx1153). "
             "OS and kernels: os-support.yaml of AMD's docs source at a revision not tied to a release (its OS "
-            "set matches the 10.0 install page); per-GPU OS limits are in the OS entries' notes and gpus_only.",
+            "set matches the 10.0 install page); per-GPU OS limits are in the OS entries' notes, gpus_only and "
+            "gpus_only_by_point.",
             "amdgpu: the 10.0 install page links the AMD GPU driver docs-31.50.0; the full compatible-driver "
             "list of 10.0 was not read.",
             "The 10.0 release date is the therock-10.0 tag's; AMD's release notes page was not read for a date.",
