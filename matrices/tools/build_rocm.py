@@ -27,6 +27,55 @@ OS_IDS = {
 }
 INSTINCT_ARCHS = ("CDNA", "CDNA2", "CDNA3", "CDNA4")
 
+# AMD's footnotes to the 7.0.x columns of its compatibility matrix that limit an OS to named
+# Instinct GPUs: the terms an entry's gpus_only holds. Read in alanina/ROCm, a fork of ROCm/ROCm
+# (the repository the reference's 7.0.x rows cite): the 7.0.1 release-notes revision for the
+# '7.0.1/7.0.0' column, the post-7.0.2 revision for 7.0.2 (its column adds Oracle Linux 10 and
+# Debian 13). Azure Linux 3.0's footnote names a Radeon model (MI300X and the Radeon PRO V710),
+# which gpus_only cannot hold: it stays a note. The per-GPU footnotes (MI350X, MI325X, MI300A,
+# MI200, MI100, the Radeon GPUs) are in products[].os_limits as prose only.
+COMPAT_701 = (
+    "alanina/ROCm docs/compatibility/compatibility-matrix.rst @ 7603fed08001716a8b968e7a3a2ec9b6c54c49d9 "
+    "('7.0.1/7.0.0' column footnotes)"
+)
+COMPAT_702 = (
+    "alanina/ROCm docs/compatibility/compatibility-matrix.rst @ 245d53a021979f24eea1b6c7e0f366bea8ead3cb "
+    "('7.0.2' column footnotes)"
+)
+_SLES_DB_700 = ["MI300X", "MI300A", "MI250X", "MI250", "MI210"]
+FOOTNOTES_700 = {  # (os id, major) -> (footnote, its note, the Instinct models; None: not expressible)
+    ("rhel", "8"): ("rhel-700", "RHEL 8.10 is supported only on AMD Instinct MI300X, MI300A, MI250X, MI250, MI210 "
+                    "and MI100 GPUs.", ["MI300X", "MI300A", "MI250X", "MI250", "MI210", "MI100"]),
+    ("sles", "15"): ("sles-db-700", "SLES 15 SP7 is supported only on AMD Instinct MI300X, MI300A, MI250X, MI250 and "
+                     "MI210 GPUs.", _SLES_DB_700),
+    ("debian", "12"): ("sles-db-700", "Debian 12 is supported only on AMD Instinct MI300X, MI300A, MI250X, MI250 and "
+                       "MI210 GPUs.", _SLES_DB_700),
+    ("ol", "10"): ("ol-700-mi300x", "Oracle Linux 10 is supported only on AMD Instinct MI355X, MI350X and MI300X GPUs.",
+                   ["MI355X", "MI350X", "MI300X"]),
+    ("ol", "9"): ("ol-700-mi300x", "Oracle Linux 9 is supported only on AMD Instinct MI355X, MI350X and MI300X GPUs.",
+                  ["MI355X", "MI350X", "MI300X"]),
+    ("ol", "8"): ("ol-700-mi300x", "Oracle Linux 8 is supported only on AMD Instinct MI300X GPUs.", ["MI300X"]),
+    ("debian", "13"): ("db-mi300x", "Debian 13 is supported only on AMD Instinct MI300X GPUs (7.0.2).", ["MI300X"]),
+    ("rocky", "9"): ("rl-700", "Rocky Linux 9 is supported only on AMD Instinct MI300X and MI300A GPUs.",
+                     ["MI300X", "MI300A"]),
+    ("azurelinux", "3.0"): ("az-mi300x", "Azure Linux 3.0 is supported only on AMD Instinct MI300X and AMD Radeon PRO "
+                            "V710 GPUs (a Radeon model: not judged by gpus_only).", None),
+}  # fmt: skip
+
+
+def footnotes_700(version: str, oses: list[dict]) -> None:
+    """Puts the 7.0.x footnotes on the OS entries they limit (7.0.0, 7.0.1, 7.0.2)."""
+    source = COMPAT_702 if version == "7.0.2" else COMPAT_701
+    for e in oses:
+        found = FOOTNOTES_700.get((e["id"], e["version"]))
+        if found is None:
+            continue
+        name, note, models = found
+        e["notes"] = [*e["notes"], f"{note} Compatibility-matrix footnote {name}."]
+        e["source"] = f"{e['source']}; per-GPU limit: {source}"
+        if models is not None:
+            e["gpus_only"] = THEROCK.instinct_only(models)
+
 
 
 
@@ -238,6 +287,8 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
         e.setdefault("source", rel.get("kernels_source") or rel["source"])
         e.setdefault("confirmed", out["kernels_confirmed"] or not e["kernels"])
         e.setdefault("notes", [])
+    if v in ("7.0.0", "7.0.1", "7.0.2"):
+        footnotes_700(v, out["os"])
     return out
 
 

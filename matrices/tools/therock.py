@@ -106,11 +106,12 @@ def instinct_only(models=None, excluded=(), also=()):
     return out
 
 
-def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes=(), only=None):
+def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes=(), only=None, by_point=None):
     """One OS entry in rocm.json's shape; ``printed`` maps the label AMD prints to its kernel text,
     and the kernel series are those texts' MAJOR.MINOR (a UEK release name carries none). ``only``
     is the entry's per-GPU limit where AMD gives one the limit's terms can hold (Instinct GPUs, or
-    named Instinct models, or Instinct GPUs but some); point-release limits stay in the notes."""
+    named Instinct models, or Instinct GPUs but some, and whole classes beside); ``by_point`` the
+    narrower limits of the point releases AMD lists for fewer GPUs (gpus_only_by_point)."""
     kernels = []
     for text in printed.values():
         words = text.replace(",", " ").split()
@@ -134,14 +135,24 @@ def _os(os_id, version, points, printed, source, confirmed, ga=(), hwe=(), notes
         "confirmed": confirmed,
         "notes": list(notes),
         **({"gpus_only": only} if only is not None else {}),
+        **({"gpus_only_by_point": by_point} if by_point else {}),
     }
+
+
+# RHEL in the 7.14 Instinct and Radeon tables and in 10.0's os-support.yaml alike: every point
+# release is listed for Instinct GPUs, 10.0 and 9.4 not for the MI350P; the Radeon GPUs list 10.2
+# and 9.8 only; the Ryzen APUs list no RHEL release. 10.2 and 9.8 need no limit of their own.
+RHEL10_POINTS = {"10.0": instinct_only(excluded=["MI350P"])}
+RHEL9_POINTS = {"9.6": instinct_only(), "9.4": instinct_only(excluded=["MI350P"])}
+_RHEL_NOTES = ("Instinct and Radeon GPUs; RHEL {old} is not listed for the Instinct MI350P; Radeon GPUs: RHEL "
+               "{new} only; not listed for Ryzen APUs.")
 
 
 _TABLES_714 = f"{INSTINCT_714}; {RADEON_714}; {RYZEN_714}"
 # The OS rows of the three 7.14 tables (Instinct, Radeon, Ryzen) merged per distribution release;
-# which GPUs a row is limited to is in the entry's notes and, where only Instinct GPUs are listed,
-# in its gpus_only (which the doctor and install auto judge), as is Ubuntu 22.04 (Instinct but the
-# MI350P, and Radeon); the per-point-release limits of RHEL are notes only.
+# which GPUs a row is limited to is in the entry's notes and in its gpus_only (which the doctor and
+# install auto judge): Instinct GPUs or named models, Ubuntu 22.04 Instinct but the MI350P and
+# Radeon, RHEL Instinct and Radeon with the narrower point releases in gpus_only_by_point.
 _ALL_INSTINCT = "all 7.14 Instinct GPUs (MI355X, MI350X, MI350P, MI325X, MI300X, MI300A, MI250X, MI250, MI210, MI100)"
 OS_714 = [
     _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, _TABLES_714, True, ga=["7.0"],
@@ -164,12 +175,12 @@ OS_714 = [
         notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."],
         only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X", "MI300A", "MI250X", "MI250"])),
     _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"},
-        f"{INSTINCT_714}; {RADEON_714}", True,
-        notes=["RHEL 10.0 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 10.2 only."]),
+        f"{INSTINCT_714}; {RADEON_714}", True, notes=[_RHEL_NOTES.format(old="10.0", new="10.2")],
+        only=instinct_only(also=["radeon"]), by_point=RHEL10_POINTS),
     _os("rhel", "9", ["9.8", "9.6", "9.4"],
         {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"},
-        f"{INSTINCT_714}; {RADEON_714}", True,
-        notes=["RHEL 9.4 is not listed for the Instinct MI350P; Radeon GPUs: RHEL 9.8 only."]),
+        f"{INSTINCT_714}; {RADEON_714}", True, notes=[_RHEL_NOTES.format(old="9.4", new="9.8")],
+        only=instinct_only(also=["radeon"]), by_point=RHEL9_POINTS),
     _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, INSTINCT_714, True,
         notes=["Instinct GPUs only, except the MI350P and MI325X."], only=instinct_only(excluded=["MI350P", "MI325X"])),
     _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, INSTINCT_714, True,
@@ -189,26 +200,50 @@ OS_714 = [
         only=instinct_only()),
 ]  # fmt: skip
 
+# os-support.yaml lists each OS per GPU model; merged per distribution release as for 7.14. Its
+# Instinct rows are the 7.14 table's (MI350P: no Ubuntu 22.04, RHEL 10.0, 9.4, 8.10 or Oracle
+# Linux; MI325X: no RHEL 8.10; MI100: SLES 15.7 only), its Radeon GPUs list Ubuntu and RHEL 10.2 /
+# 9.8 only, its Ryzen APUs Ubuntu 26.04 and 24.04.4 only.
 OS_100 = [
-    _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, OS_YAML, False, ga=["7.0"]),
+    _os("ubuntu", "26.04", ["26.04"], {"Ubuntu 26.04": "7.0 [GA]"}, OS_YAML, False, ga=["7.0"],
+        notes=["Listed for every Instinct GPU, the Radeon GPUs and the Ryzen APUs."]),
     _os("ubuntu", "24.04", ["24.04.4"], {"Ubuntu 24.04.4": "6.8 [GA], 6.17 [HWE], 6.17 [OEM]"}, OS_YAML, False,
         ga=["6.8"], hwe=["6.17"],
         notes=["GA 6.8 is listed for Instinct GPUs; Radeon GPUs list HWE 6.17, Ryzen APUs OEM 6.17."]),
     _os("ubuntu", "22.04", ["22.04.5"], {"Ubuntu 22.04.5": "5.15 [GA], 6.8 [HWE]"}, OS_YAML, False,
-        ga=["5.15"], hwe=["6.8"], notes=["GA 5.15 is listed for Instinct GPUs; Radeon GPUs list HWE 6.8."]),
-    _os("debian", "13", [], {"Debian 13": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("debian", "12", [], {"Debian 12": "6.1.0"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"}, OS_YAML, False),
+        ga=["5.15"], hwe=["6.8"],
+        notes=["GA 5.15 is listed for Instinct GPUs except the MI350P; Radeon GPUs list HWE 6.8; not listed for "
+               "Ryzen APUs."],
+        only=instinct_only(excluded=["MI350P"], also=["radeon"])),
+    _os("debian", "13", [], {"Debian 13": "6.12"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI350P, MI325X and MI300X only."],
+        only=instinct_only(["MI355X", "MI350X", "MI350P", "MI325X", "MI300X"])),
+    _os("debian", "12", [], {"Debian 12": "6.1.0"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI325X, MI300X, MI300A, MI250X and MI250 only."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X", "MI300A", "MI250X", "MI250"])),
+    _os("rhel", "10", ["10.2", "10.0"], {"RHEL 10.2": "6.12.0-211", "RHEL 10.0": "6.12.0-55"}, OS_YAML, False,
+        notes=[_RHEL_NOTES.format(old="10.0", new="10.2")], only=instinct_only(also=["radeon"]),
+        by_point=RHEL10_POINTS),
     _os("rhel", "9", ["9.8", "9.6", "9.4"],
-        {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"}, OS_YAML, False),
-    _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, OS_YAML, False, notes=["MI300X only."], only=instinct_only(["MI300X"])),
-    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, OS_YAML, False, notes=["MI300X and MI300A only."],
+        {"RHEL 9.8": "5.14.0-687", "RHEL 9.6": "5.14.0-570", "RHEL 9.4": "5.14.0-427"}, OS_YAML, False,
+        notes=[_RHEL_NOTES.format(old="9.4", new="9.8")], only=instinct_only(also=["radeon"]),
+        by_point=RHEL9_POINTS),
+    _os("rhel", "8", ["8.10"], {"RHEL 8.10": "4.18.0-553"}, OS_YAML, False,
+        notes=["Instinct GPUs only, except the MI350P and MI325X."], only=instinct_only(excluded=["MI350P", "MI325X"])),
+    _os("ol", "10", [], {"Oracle Linux 10": "UEK 8.1"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X"])),
+    _os("ol", "9", [], {"Oracle Linux 9": "UEK 8"}, OS_YAML, False,
+        notes=["Instinct MI355X, MI350X, MI325X and MI300X only."],
+        only=instinct_only(["MI355X", "MI350X", "MI325X", "MI300X"])),
+    _os("ol", "8", [], {"Oracle Linux 8": "UEK 7"}, OS_YAML, False, notes=["Instinct MI300X only."],
+        only=instinct_only(["MI300X"])),
+    _os("rocky", "9", [], {"Rocky Linux 9": "5.14.0-570"}, OS_YAML, False, notes=["Instinct MI300X and MI300A only."],
         only=instinct_only(["MI300X", "MI300A"])),
-    _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
-    _os("sles", "15", ["15.7"], {"SLES 15 SP7": "6.4.0-150700.51"}, OS_YAML, False, notes=["Instinct GPUs only."], only=instinct_only()),
+    _os("sles", "16", ["16.0"], {"SLES 16.0": "6.12"}, OS_YAML, False,
+        notes=["Instinct GPUs only, except the MI100."], only=instinct_only(excluded=["MI100"])),
+    _os("sles", "15", ["15.7"], {"SLES 15 SP7": "6.4.0-150700.51"}, OS_YAML, False, notes=["Instinct GPUs only."],
+        only=instinct_only()),
 ]  # fmt: skip
 
 
@@ -332,8 +367,8 @@ RELEASES = [
             "Radeon (gfx1201/1200/1100/1101/1102/1030) and Ryzen APU (gfx1151/1150/1152/1153/1103) targets from "
             "AMD's 7.14-era compatibility tables; the Instinct targets (gfx950/942/90a/908) from the 7.14 Instinct "
             "table and the per-target packages of the 7.14.0 install page. OS and kernels: the Instinct, Radeon and "
-            "Ryzen tables of 7.14 merged per distribution release (per-GPU limits in each OS entry's notes and "
-            "gpus_only).",
+            "Ryzen tables of 7.14 merged per distribution release (per-GPU limits in each OS entry's notes, "
+            "gpus_only and gpus_only_by_point).",
             "Ryzen APUs (gfx115x, gfx1103) use the inbox kernel driver of the Ubuntu release, not amdgpu-dkms; "
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
@@ -368,7 +403,8 @@ RELEASES = [
             "ROCm Core SDK 10.0.0 (TheRock stream): /opt/rocm/core-10.0, packages amdrocm-*10.0.",
             "gfx targets: the per-target packages of the 10.0 install page (amdrocm10.0-gfx950 ... -gfx1153). "
             "OS and kernels: os-support.yaml of AMD's docs source at a revision not tied to a release (its OS "
-            "set matches the 10.0 install page); per-GPU OS limits are in the OS entries' notes and gpus_only.",
+            "set matches the 10.0 install page); per-GPU OS limits are in the OS entries' notes, gpus_only and "
+            "gpus_only_by_point.",
             "amdgpu: the 10.0 install page links the AMD GPU driver docs-31.50.0; the full compatible-driver "
             "list of 10.0 was not read.",
             "The 10.0 release date is the therock-10.0 tag's; AMD's release notes page was not read for a date.",

@@ -153,9 +153,28 @@ _MODEL = r"MI\d+[A-Z]*"
 def _gpu_limit(r: Reader, o: dict[str, Any], po: str) -> GpuLimit | None:
     """An OS entry's ``gpus_only``; absent (older bundles) means not limited or not known."""
     limit = r.get(o, "gpus_only", po, dict, optional=True)
-    if limit is None:
+    return None if limit is None else _limit(r, limit, f"{po}.gpus_only")
+
+
+def _point_limits(r: Reader, o: dict[str, Any], po: str, points: tuple[str, ...]) -> dict[str, GpuLimit] | None:
+    """An OS entry's ``gpus_only_by_point``: a limit per point release the entry lists (a key it
+    does not list would never be judged); absent (older bundles) means no point release is narrower."""
+    by_point = r.get(o, "gpus_only_by_point", po, dict, optional=True)
+    if by_point is None:
         return None
-    pl = f"{po}.gpus_only"
+    pp = f"{po}.gpus_only_by_point"
+    if not by_point:
+        raise r.fail(pp, "is empty: leave it out where no point release is narrower")
+    out = {}
+    for point in by_point:
+        if point not in points:
+            raise r.fail(f"{pp}.{point}", f"is not one of the entry's point_releases {list(points)}")
+        out[point] = _limit(r, r.get(by_point, point, pp, dict), f"{pp}.{point}")
+    return out
+
+
+def _limit(r: Reader, limit: dict[str, Any], pl: str) -> GpuLimit:
+    """One GpuLimit (``gpus_only``, or a point release's) at ``pl``."""
     gpu_class = r.get(limit, "class", pl, str)
     if gpu_class not in _GPU_CLASSES:
         raise r.fail(f"{pl}.class", f"{_show(gpu_class)} is not one of {_GPU_CLASSES}")
@@ -180,11 +199,12 @@ def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
     for p, rel in r.items(doc, "releases", "$"):
         oses = []
         for po, o in r.items(rel, "os", p):
+            points = r.strs(o, "point_releases", po)
             oses.append(
                 OsSupport(
                     id=r.get(o, "id", po, str),
                     version=r.get(o, "version", po, str),
-                    point_releases=r.strs(o, "point_releases", po),
+                    point_releases=points,
                     kernels=r.strs(o, "kernels", po),
                     ga_kernels=r.strs(o, "ga_kernels", po, optional=True),
                     hwe_kernels=r.strs(o, "hwe_kernels", po, optional=True),
@@ -192,6 +212,7 @@ def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
                     confirmed=r.get(o, "confirmed", po, bool),
                     notes=r.strs(o, "notes", po, optional=True),
                     gpus_only=_gpu_limit(r, o, po),
+                    gpus_only_by_point=_point_limits(r, o, po, points),
                 )
             )
         gpus = r.str_map(rel, "gpus", p, keys=_GFX)

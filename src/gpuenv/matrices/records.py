@@ -149,6 +149,14 @@ class OsSupport:
     notes: tuple[str, ...] = ()
     # The GPUs AMD supports this OS for in this release; None: not limited, or not known to be.
     gpus_only: GpuLimit | None = None
+    # Point releases AMD lists for fewer GPUs than the entry ("9.4": Instinct GPUs except the
+    # MI350P), each judged on top of gpus_only; a point release not named here is judged by
+    # gpus_only alone. None: no point release is narrower (or none is known to be).
+    gpus_only_by_point: dict[str, GpuLimit] | None = None
+
+    def point_limit(self, point: str | None) -> GpuLimit | None:
+        """The narrower limit AMD gives this point release ("9.4"), if it gives one."""
+        return (self.gpus_only_by_point or {}).get(point) if point else None
 
 
 @record(frozen=True)

@@ -63,16 +63,19 @@ _served = LastAsked()  # per matrices: {"gfx": the gfx targets ROCm or a ROCm wh
 def gpu_class(gpu: Gpu, matrices: Matrices | None) -> str | None:
     """The class AMD's per-GPU OS limits name: "instinct", "radeon" (Radeon and Radeon PRO) or
     "ryzen" (an APU); None when the tables do not say. A PCI id they lack is judged by its gfx
-    target when every GPU they list with that target is of one class (gfx942: Instinct)."""
+    target when every GPU they list with that target is of one class (gfx942: Instinct), and is a
+    Ryzen APU where the facts call it integrated and its gfx target does not make it an Instinct."""
     if matrices is None or gpu.vendor != "amd":
         return None
     known = matrices.amd_gpu(gpu.pci_id)
     if known is not None:
         return _class_of(known)
     gfx = gfx_target(gpu, matrices)
-    if gfx is None:
-        return None
-    classes = {_class_of(g) for g in matrices.amd_gpus() if g.gfx_target == gfx}
+    classes = {_class_of(g) for g in matrices.amd_gpus() if g.gfx_target == gfx} if gfx else set()
+    if gpu.integrated is True and classes != {"instinct"}:
+        # An APU newer than the tables: AMD's OS limits class every AMD APU with the Ryzen APUs but
+        # the MI300A, an integrated Instinct, which its gfx target (gfx942: Instinct only) tells.
+        return "ryzen"
     return classes.pop() if len(classes) == 1 else None
 
 

@@ -296,6 +296,20 @@ def os_version(facts: Facts) -> str | None:
     return m.group(1) if m else None
 
 
+_DOTTED = r"\b\d+(?:\.\d+)+\b"
+
+
+def os_point(facts: Facts, major: str) -> str | None:
+    """The point release of OS release ``major`` ("9", "24.04") this machine runs: VERSION_ID where
+    it names one ("9.4" on RHEL), else the one PRETTY_NAME carries ("Red Hat Enterprise Linux 9.4
+    (Plow)", "Ubuntu 24.04.3 LTS"); None when neither does (VERSION_ID "9", or no os-release)."""
+    dotted: list[str] = re.findall(_DOTTED, facts.os.pretty_name or "")
+    for text in (facts.os.version_id or "", *dotted):
+        if text.startswith(major + "."):
+            return text
+    return None
+
+
 _ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64", "ppc64el": "ppc64le"}
 
 

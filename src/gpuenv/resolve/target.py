@@ -76,10 +76,13 @@ def fitting_rocm(
         return installable is None or r.version in installable
 
     def fits_os(r: RocmRelease, os_id: str) -> bool:
-        # A release whose entry for this OS is limited to other GPUs (10.0 on Debian 12: Instinct
-        # only), or whose Radeon terms leave this OS out (6.3.3 for an RX 7900 XTX on Debian 12),
-        # does not fit; a GPU the limit cannot judge does not narrow the choice.
-        return not limited_out(r.os_support(os_id, os_version), gpus, matrices)[0] and not any(
+        # A release whose entry for this OS (or for its point release: 7.14 on RHEL 9.4 leaves the
+        # MI350P out) is limited to other GPUs (10.0 on Debian 12: named Instinct models), or whose
+        # Radeon terms leave this OS out (6.3.3 for an RX 7900 XTX on Debian 12), does not fit; a
+        # GPU the limit cannot judge does not narrow the choice.
+        entry = r.os_support(os_id, os_version)
+        point = inv.os_point(facts, entry.version) if entry is not None else None
+        return not limited_out(entry, gpus, matrices, point)[0] and not any(
             facts_view.off_radeon_terms(r, t, os_id) for t in gfx
         )
 
@@ -100,22 +103,26 @@ def fitting_rocm(
 
 
 def limited_out(
-    entry: OsSupport | None, gpus: Iterable[Gpu], matrices: Matrices
+    entry: OsSupport | None, gpus: Iterable[Gpu], matrices: Matrices, point: str | None = None
 ) -> tuple[tuple[Gpu, ...], tuple[Gpu, ...]]:
-    """The GPUs an OS entry's per-GPU limit (``gpus_only``) leaves out, and those it cannot judge
-    (their class, or their model where the limit names models, unknown); both empty when the entry
-    is not limited (or not known to be)."""
-    limit = entry.gpus_only if entry is not None else None
-    if limit is None:
+    """The GPUs an OS entry's per-GPU limit (``gpus_only``, and its limit for the machine's
+    ``point`` release) leaves out, and those it cannot judge: their class, or their model where the
+    limit names models, unknown; or, the point release unknown, one of the entry's point limits
+    would not admit them. Both empty when the entry is not limited (or not known to be)."""
+    if entry is None:
         return (), ()
+    sure = [x for x in (entry.gpus_only, entry.point_limit(point)) if x is not None]
+    # The point release not known: a GPU some point release leaves out may or may not be supported.
+    maybe = list((entry.gpus_only_by_point or {}).values()) if point is None else []
     out: list[Gpu] = []
     unknown: list[Gpu] = []
     for g in gpus:
-        verdict = limit.admits(gpuinfo.gpu_class(g, matrices), gpuinfo.instinct_models(g, matrices))
-        if verdict is None:
-            unknown.append(g)
-        elif not verdict:
+        gpu_class, models = gpuinfo.gpu_class(g, matrices), gpuinfo.instinct_models(g, matrices)
+        verdicts = [limit.admits(gpu_class, models) for limit in sure]
+        if False in verdicts:
             out.append(g)
+        elif None in verdicts or any(limit.admits(gpu_class, models) is not True for limit in maybe):
+            unknown.append(g)
     return tuple(out), tuple(unknown)
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from gpuenv.facts import Gpu
-    from gpuenv.matrices import Matrices, OsSupport, RocmRelease
+    from gpuenv.matrices import GpuLimit, Matrices, OsSupport, RocmRelease
 
 WSL_REF = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 CONTAINER_REFS = (
@@ -233,9 +233,10 @@ def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator
     if not version_id and any(o.id == facts.os.id for o in release.os):
         return  # a distribution the release lists, release not known
     entry = release.os_support(facts.os.id, version_id)
-    out = limited_out(entry, facts_view.rocm_gpus(facts, matrices), matrices)[0]
+    point = inv.os_point(facts, entry.version) if entry is not None else None
+    out = limited_out(entry, facts_view.rocm_gpus(facts, matrices), matrices, point)[0]
     if entry is not None and out:
-        yield _for_other_gpus(facts, release, entry, out, matrices)
+        yield _for_other_gpus(facts, release, entry, point, out, matrices)
         return
     if any(not o.confirmed for o in release.os if o.id == facts.os.id):
         return  # the release's OS table for this distribution is not confirmed (matrices/README.md)
@@ -265,17 +266,27 @@ def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator
 
 
 def _for_other_gpus(
-    facts: Facts, release: RocmRelease, entry: OsSupport, out: tuple[Gpu, ...], matrices: Matrices
+    facts: Facts, release: RocmRelease, entry: OsSupport, point: str | None, out: tuple[Gpu, ...], matrices: Matrices
 ) -> Finding:
-    """The release lists this OS for other GPUs only (10.0 on Debian 12: Instinct GPUs). An error
-    where AMD's table is confirmed, a warning where the table itself is not (10.0's)."""
-    limit = entry.gpus_only
+    """The release lists this OS, or this point release of it, for other GPUs only (10.0 on Debian
+    12: named Instinct models; 7.14 on RHEL 9.4: Instinct GPUs except the MI350P). An error where
+    AMD's table is confirmed, a warning where the table itself is not (10.0's)."""
+    narrower = entry.point_limit(point)
+    limit = narrower or entry.gpus_only
     assert limit is not None  # limited_out left GPUs out
+    where = _os_name(facts)
+    if narrower is not None and point is not None and point not in where:
+        where += f" ({facts.os.id} {point})"  # the point release is what the limit is about
+    whole = (
+        f" (point release {point}; {facts.os.id} {entry.version} as a whole: {entry.gpus_only.describe()})"
+        if narrower is not None and entry.gpus_only is not None
+        else ""
+    )
     these = "; ".join(f"{gpuinfo.describe([g], matrices)}: {_what(g, matrices)}" for g in out)
     return Finding(
         severity=Severity.ERROR if entry.confirmed else Severity.WARNING,
-        title=f"ROCm {release.version} supports {_os_name(facts)} only for {limit.describe()}",
-        detail=f"AMD's table lists {_os_name(facts)} for these GPUs only, and this machine's is not one of them "
+        title=f"ROCm {release.version} supports {where} only for {limit.describe()}",
+        detail=f"AMD's table lists {where} for these GPUs only{whole}, and this machine's is not one of them "
         f"({these})."
         + ("" if entry.confirmed else f" ROCm {release.version}'s OS table is not confirmed ({entry.source})."),
         fix=f"Install ROCm {release.version} on a distribution it supports for this GPU, or target a ROCm "
@@ -328,14 +339,30 @@ def _os_not_judged(facts: Facts, matrices: Matrices, target: Target) -> str | No
     if listed and not version_id:
         return f"ROCm {release.version} lists {facts.os.id}, and this machine's release of it is not known"
     entry = release.os_support(facts.os.id, version_id)
-    out, unknown = limited_out(entry, facts_view.rocm_gpus(facts, matrices), matrices)
-    if entry is not None and entry.gpus_only is not None and unknown and not out:
+    if entry is None:
+        return None
+    point = inv.os_point(facts, entry.version)
+    out, unknown = limited_out(entry, facts_view.rocm_gpus(facts, matrices), matrices, point)
+    if out or not unknown:
+        return None
+    limit = entry.point_limit(point) or entry.gpus_only
+    vague = [g for g in unknown if limit is not None and _admits(limit, g, matrices) is None]
+    if limit is not None and vague:
         return (
-            f"ROCm {release.version} supports {facts.os.id} {entry.version} only for "
-            f"{entry.gpus_only.describe()}, and whether {gpuinfo.describe(unknown, matrices)} is one is not known "
+            f"ROCm {release.version} supports {facts.os.id} {point if entry.point_limit(point) else entry.version} "
+            f"only for {limit.describe()}, and whether {gpuinfo.describe(vague, matrices)} is one is not known "
             "(the bundled GPU tables do not name its class or model)"
         )
-    return None
+    # The rest are GPUs some point release leaves out, on a machine whose point release is not known.
+    narrower = "; ".join(f"{p}: {x.describe()}" for p, x in (entry.gpus_only_by_point or {}).items())
+    return (
+        f"ROCm {release.version} lists some point releases of {facts.os.id} {entry.version} for fewer GPUs "
+        f"({narrower}), and this machine's point release is not known"
+    )
+
+
+def _admits(limit: GpuLimit, gpu: Gpu, matrices: Matrices) -> bool | None:
+    return limit.admits(gpuinfo.gpu_class(gpu, matrices), gpuinfo.instinct_models(gpu, matrices))
 
 
 @check(code="os.point-release", area="platform", needs=("matrices",), noted=True)
