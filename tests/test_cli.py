@@ -13,7 +13,7 @@ from gpuenv.cli import COMMANDS, parser_for
 from tests import pythons
 from tests.cli_runner import invoke
 from tests.doctor_cases import FACTS_DIR
-from tests.probe_helpers import ROOTS, cli_args, expected_of, without_volatile
+from tests.probe_helpers import cli_args, expected_of, without_volatile
 
 
 def test_probe_json_of_a_sysroot_is_its_expected_facts():
@@ -56,16 +56,6 @@ def test_usage_errors_are_one_line_and_exit_2(args, words):
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
-
-
-def test_a_judged_only_release_is_refused_in_one_line_and_exit_2():
-    """ROCm 10.1.0 is judged but not installable (repos.json amd_therock judged_only): a plan that
-    cannot be made is refused like a usage error, one line on stderr, nothing on stdout."""
-    root = ROOTS / "ubuntu2404-rx9070xt-fresh"
-    result = invoke(["install", "rocm", "--version", "10.1.0", "--dry-run", "--user", "alice", "--root", str(root)])
-    assert result.exit_code == 2 and result.stdout == ""
-    assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("gpuenv install: ROCm 10.1.0 is judged by gpuenv but not installable by it yet: ")
 
 
 def test_matrix_show_names_1010_as_the_newest_amd_release():

@@ -187,7 +187,7 @@ def test_install_auto_does_not_plan_an_instinct_only_release_for_a_radeon_card(m
 
 def test_install_auto_plans_the_newest_release_for_an_instinct_card_on_debian_12(m):
     mi300x = box("debian", "12", MI300X)
-    assert fitting_rocm(mi300x, m, _installable(mi300x)).version == "10.0.0"
+    assert fitting_rocm(mi300x, m, _installable(mi300x)).version == "10.1.0"
     # 7.14 and 10.0 list Debian 12 for the MI250 but not the MI210; 7.2.4's footnote names it:
     # the newest release that supports an MI210 on Debian 12 is 7.2.4.
     mi210 = box("debian", "12", MI210)
@@ -197,7 +197,7 @@ def test_install_auto_plans_the_newest_release_for_an_instinct_card_on_debian_12
         assert "os.unsupported" in checks(mi210, m, version)
     assert "os.unsupported" not in checks(mi210, m, "7.2.4")
     mi250 = box("debian", "12", "1002:740c")  # the MI250X / MI250 PCI id: both models listed
-    assert fitting_rocm(mi250, m, _installable(mi250)).version == "10.0.0"
+    assert fitting_rocm(mi250, m, _installable(mi250)).version == "10.1.0"
 
 
 # -- the doctor ----------------------------------------------------------------------------------

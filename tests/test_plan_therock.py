@@ -1,8 +1,8 @@
-"""The planner and ROCm's new release stream (#29): AMD's documented apt route for 7.14/10.0 is in
-repos.json with its key pinned by fingerprint, `install auto` plans the newest release that
-supports the machine whichever stream it is in, a legacy install is purged without the driver,
-7.2.4 stays installable by --version, and a release whose key has no fingerprint is refused. 10.1.0
-is judged but not installable (judged_only): --version refuses it, install auto notes it."""
+"""The planner and ROCm's new release stream (#29): AMD's documented apt route for 7.14/10.0/10.1
+is in repos.json with its key pinned by fingerprint, `install auto` plans the newest release that
+supports the machine whichever stream it is in (10.1.0 for an RX 9070 XT on Ubuntu 24.04), a legacy
+install is purged without the driver, 7.2.4 and 10.0.0 stay installable by --version, a release
+whose key has no fingerprint is refused, and install auto says why a newer release is not planned."""
 
 from __future__ import annotations
 
@@ -48,19 +48,25 @@ AMD_KEY = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
 
 def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
     r = repos.load()
-    for version, host in (("7.14.0", "https://repo.amd.com/rocm/packages-multi-arch/"), ("10.0.0", "https://stable.repo.amd.com/rocm/core/packages/")):
+    stable = "https://stable.repo.amd.com/rocm/core/packages/"
+    for version, host in (("7.14.0", "https://repo.amd.com/rocm/packages-multi-arch/"), ("10.0.0", stable), ("10.1.0", stable)):
         rel = r.therock_release(version)
         assert rel is not None and host in "\n".join(rel["list"]["lines"])
         assert "signed-by={keyring}" in rel["list"]["lines"][0] or "Signed-By: {keyring}" in rel["list"]["lines"]
         assert rel["key"]["fingerprint"] == AMD_KEY and rel["key"]["confirmed"] is True
         assert "ROCm/TheRock" in rel["key"]["source"] and rel["key"]["source"].count(" @ ") >= 2
         assert "rocm-docs" in rel["source"]
-    assert r.therock_installable() == {"7.14.0", "10.0.0"}
+    assert r.therock_installable() == {"7.14.0", "10.0.0", "10.1.0"}
+    # 10.1.0's route is its own install page's: the packages are 10.1's, the driver docs 31.60.0's
+    rel = r.therock_release("10.1.0")
+    assert "200-install.rst @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d" in rel["source"]
+    assert rel["packages"] == {"toolkit": "amdrocm10.1", "toolkit_gfx": "amdrocm10.1-{gfx}"}
+    assert "docs-31.60.0" in rel["driver"]
 
 
 def test_the_newest_release_for_the_rx9070xt_is_the_new_streams(facts, m):
-    assert fitting_rocm(facts, m, newest=True).version == "10.1.0"  # judged, not installable (judged_only)
-    assert fitting_rocm(facts, m, repos.load().therock_installable("ubuntu", "24.04")).version == "10.0.0"
+    assert fitting_rocm(facts, m, newest=True).version == "10.1.0"
+    assert fitting_rocm(facts, m, repos.load().therock_installable("ubuntu", "24.04")).version == "10.1.0"
     assert fitting_rocm(facts, m).version == "7.2.4"  # the doctor's bare-box default is unchanged
 
 
@@ -71,7 +77,7 @@ def _step(p, step_id):
 
 def test_install_auto_plans_the_newest_release_through_amds_apt_route(facts, m):
     p = plan(facts, m)
-    assert p.target.version == "10.0.0" and p.target.driver is None
+    assert p.target.version == "10.1.0" and p.target.driver is None
     assert [s.id for s in p.steps] == ["key", "source-0", "apt-update", "groups", "toolkit"]
     key = _step(p, "key")
     assert (key.url, key.fingerprint, key.path) == (
@@ -82,11 +88,18 @@ def test_install_auto_plans_the_newest_release_through_amds_apt_route(facts, m):
     assert "URIs: https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/\n" in source.content
     assert "Signed-By: /etc/apt/keyrings/amdrocm.gpg\n" in source.content
     assert _step(p, "groups").groups == ("render", "video")
-    assert _step(p, "toolkit").packages == ("amdrocm10.0-gfx1201",)  # the RX 9070 XT's; not the Raphael iGPU's
+    assert _step(p, "toolkit").packages == ("amdrocm10.1-gfx1201",)  # the RX 9070 XT's; not the Raphael iGPU's
     assert not any(s.kind is Kind.APT_PURGE or "dkms" in " ".join(s.packages or ()) for s in p.steps)
+    assert any(n.startswith("the amdgpu kernel driver is left as it is") and "docs-31.60.0" in n for n in p.notes)
+    assert not [n for n in p.notes if "also supports this machine" in n]  # the newest release is the one planned
+
+
+def test_10_0_stays_installable_by_version(facts, m):
+    p = plan(facts, m, version="10.0")
+    assert p.target.version == "10.0.0"
+    assert _step(p, "toolkit").packages == ("amdrocm10.0-gfx1201",)
+    assert "URIs: https://stable.repo.amd.com/rocm/core/packages/ubuntu2404/\n" in _step(p, "source-0").content
     assert any(n.startswith("the amdgpu kernel driver is left as it is") and "docs-31.50.0" in n for n in p.notes)
-    # the one newer release, 10.1.0, is judged only: the note says so (test_install_auto_plans_1000_and_says_...)
-    assert [n for n in p.notes if "also supports this machine" in n] == [NOTE_1010]
 
 
 def test_7_14_by_version_writes_its_one_line_source(facts, m):
@@ -169,7 +182,7 @@ def test_malformed_new_stream_data_is_refused(tmp_path):
 def test_the_cli_dry_run_shows_the_pinned_key_and_the_package(tmp_path):
     done = runner.invoke(app, ["install", "rocm", "--dry-run", "--user", "alice", "--root", str(RX9070XT)])
     assert done.exit_code == 0, done.stdout + done.stderr
-    assert "install rocm 10.0.0" in done.stdout and AMD_KEY in done.stdout and "amdrocm10.0-gfx1201" in done.stdout
+    assert "install rocm 10.1.0" in done.stdout and AMD_KEY in done.stdout and "amdrocm10.1-gfx1201" in done.stdout
 
 
 def test_facts_round_trip_keeps_the_choice(facts, m):
@@ -218,41 +231,7 @@ def test_the_kernel_notes_speak_of_a_dkms_driver_only_where_the_plan_builds_one(
         assert any(n.startswith("the amdgpu kernel driver is left as it is") for n in new.notes)
 
 
-# -- ROCm Core SDK 10.1.0: judged, not installable (repos.json amd_therock judged_only) --
-
-REFUSAL_1010 = (
-    "ROCm 10.1.0 is judged by gpuenv but not installable by it yet: its install page (repository URL, package "
-    "names, signing key) was not read. Install ROCm 10.0.0 instead (gpuenv install rocm --version 10.0.0), or "
-    "follow AMD's own page by hand"
-)
-NOTE_1010 = (
-    "ROCm 10.1.0 (the new release stream) is newer and also supports this machine; it is not planned because it "
-    "is not installable by gpuenv yet: its install page (repository URL, package names, signing key) was not read; "
-    "ROCm 10.0.0 is the newest release gpuenv can install here"
-)
-
-
-def test_1010_is_a_judged_only_release_with_its_source():
-    r = repos.load()
-    [judged] = r.judged_only
-    assert (judged.rocm, judged.confirmed) == ("10.1.0", False)
-    assert judged.missing == "its install page (repository URL, package names, signing key) was not read"
-    assert "release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629" in judged.source
-    assert r.therock_judged_only("10.1.0") is judged and r.therock_judged_only("10.0.0") is None
-    assert r.therock_release("10.1.0") is None and "10.1.0" not in r.therock_installable()
-
-
-@pytest.mark.parametrize("version", ["10.1.0", "10.1"])
-def test_install_rocm_version_1010_is_refused_in_one_line(facts, m, version):
-    with pytest.raises(PlanError) as err:
-        plan(facts, m, version=version)
-    assert str(err.value) == REFUSAL_1010
-
-
-def test_install_auto_plans_1000_and_says_1010_is_newer_but_not_installable(facts, m):
-    p = plan(facts, m)
-    assert p.target.version == "10.0.0"
-    assert [n for n in p.notes if "10.1.0" in n] == [NOTE_1010]  # one note, not a second one beside it
+# -- install auto says why a newer release is not the one planned --
 
 
 def test_no_newer_release_note_where_the_newest_release_is_the_one_planned(m):
@@ -270,54 +249,30 @@ def _edited(tmp_path, edit):
 
 
 def test_the_note_names_the_reason_the_newer_release_is_not_planned(tmp_path, facts, m):
-    """Without the judged_only entry 10.1.0 has no repository data; with the keys unpinned too, the
-    planned release is the legacy 7.2.4 and the note says why the newest is not."""
+    """An admin's repos.json without 10.1.0's route: install auto plans 10.0.0 and says why 10.1.0,
+    newer and listing this machine, is not the one planned; with the keys unpinned too, the planned
+    release is the legacy 7.2.4 and the note still names the newest."""
+
+    def without_1010(doc):
+        doc["amd_therock"]["releases"] = [r for r in doc["amd_therock"]["releases"] if r["rocm"] != "10.1.0"]
+
+    p = plan(facts, m, _edited(tmp_path, without_1010))
+    assert p.target.version == "10.0.0"
+    assert [n for n in p.notes if "10.1.0" in n] == [
+        "ROCm 10.1.0 (the new release stream) is newer and also supports this machine; it is not planned because "
+        "gpuenv has no repository data for it; ROCm 10.0.0 is the newest release gpuenv can install here"
+    ]
+    with pytest.raises(PlanError, match="10.1.0"):
+        plan(facts, m, _edited(tmp_path, without_1010), version="10.1.0")
 
     def unpinned(doc):
-        doc["amd_therock"]["judged_only"] = []
         for rel in doc["amd_therock"]["releases"]:
             rel["key"]["fingerprint"] = None
 
-    p = plan(facts, m, _edited(tmp_path, unpinned))
+    (tmp_path / "unpinned").mkdir()  # repos.load keeps what it read by path: a file of its own
+    p = plan(facts, m, _edited(tmp_path / "unpinned", unpinned))
     assert p.target.version == "7.2.4"
     assert [n for n in p.notes if "is newer and also supports this machine" in n] == [
         "ROCm 10.1.0 (the new release stream) is newer and also supports this machine; it is not planned because "
-        "gpuenv has no repository data for it; ROCm 7.2.4 is the newest release gpuenv can install here"
+        "its repository key has no verified fingerprint; ROCm 7.2.4 is the newest release gpuenv can install here"
     ]
-
-
-@pytest.mark.parametrize(
-    "edit, why",
-    [
-        (lambda d: d["amd_therock"]["judged_only"][0].update(rocm="10.1"), "judged_only[0].rocm: '10.1' is not well formed"),
-        (lambda d: d["amd_therock"]["judged_only"][0].update(rocm="10.0.0"), "10.0.0 is also an installable release"),
-        (lambda d: d["amd_therock"]["judged_only"][0].update(missing=" "), "judged_only[0].missing: is empty"),
-        (lambda d: d["amd_therock"]["judged_only"][0].pop("source"), "judged_only[0].source: required field missing"),
-        (lambda d: d["amd_therock"].update(judged_only={"rocm": "10.1.0"}), "judged_only: expected list"),
-    ],
-)
-def test_malformed_judged_only_data_is_refused(tmp_path, edit, why):
-    with pytest.raises(PlanError) as err:
-        _edited(tmp_path, edit)
-    assert str(err.value).startswith("repos: repos.json: $.amd_therock.") and why in str(err.value)
-
-
-def test_older_repos_files_without_judged_only_load(tmp_path):
-    r = _edited(tmp_path, lambda d: d["amd_therock"].pop("judged_only"))
-    assert r.judged_only == () and r.therock_judged_only("10.1.0") is None
-
-
-def test_the_cli_refuses_1010_with_one_line_and_exit_2():
-    done = runner.invoke(
-        app, ["install", "rocm", "--version", "10.1.0", "--dry-run", "--user", "alice", "--root", str(RX9070XT)]
-    )
-    assert done.exit_code == 2  # exitcodes.Exit.USAGE: a plan that cannot be made, as for an unpinned key
-    assert done.stdout == ""
-    assert done.stderr.strip().splitlines() == [f"gpuenv install: {REFUSAL_1010}"]
-
-
-def test_the_cli_install_auto_shows_the_note():
-    done = runner.invoke(app, ["install", "rocm", "--dry-run", "--user", "alice", "--root", str(RX9070XT)])
-    assert done.exit_code == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0] == "install rocm 10.0.0" and f"note {NOTE_1010}" in lines

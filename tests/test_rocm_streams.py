@@ -230,10 +230,12 @@ def test_1010_carries_1000s_os_entries_but_the_two_ubuntu_releases_its_notes_rep
         if before.id == "ubuntu" and before.version in ("26.04", "24.04"):
             assert "release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629" in after.source
             continue
-        assert (after.kernels, after.point_releases, after.gpus_only, after.source) == (
-            before.kernels, before.point_releases, before.gpus_only, before.source
+        assert (after.kernels, after.point_releases, after.gpus_only, after.gpus_only_by_point, after.source) == (
+            before.kernels, before.point_releases, before.gpus_only, before.gpus_only_by_point, before.source
         )
-        assert after.notes[-1].startswith("Carried over from 10.0.0")
+        assert after.notes[-1].startswith(
+            "Offered by the 10.1.0 install page; its kernels and per-GPU limits are carried over from 10.0.0"
+        )
     assert (new.os_support("ubuntu", "26.04").point_releases, new.os_support("ubuntu", "26.04").ga_kernels) == (
         ("26.04.1",), ("7.0",)
     )
@@ -241,7 +243,10 @@ def test_1010_carries_1000s_os_entries_but_the_two_ubuntu_releases_its_notes_rep
     assert (u2404.point_releases, u2404.ga_kernels, u2404.hwe_kernels) == (("24.04.5",), ("6.8",), ("7.0",))
     assert not any(o.confirmed for o in new.os) and not new.confirmed
     assert new.gpus == old.gpus  # the R9600 adds no target: no source read names its gfx target
-    assert (new.torch, new.release_date, new.amdgpu_driver) == (("2.14.0", "2.13.0", "2.12.0"), "2026-10-05", None)
+    assert (new.torch, new.release_date) == (("2.14.0", "2.13.0", "2.12.0"), "2026-10-05")
+    # the driver its install page links (docs-31.60.0), as 10.0.0's page links 31.50.0
+    assert (new.amdgpu_driver, new.amdgpu_driver_compat) == ("31.60.x", ("31.60.x",))
+    assert "200-install.rst @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d" in new.source
 
 
 def test_the_tool_builds_1010s_os_entries_from_1000s():

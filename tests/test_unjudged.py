@@ -326,21 +326,31 @@ def test_nothing_outside_the_matrices_gets_all_good_or_exit_0_unsaid(stack, what
     assert set(said - {"os"}) <= {f.code for f in report.findings if f.code in not_judged_codes()}
 
 
-def test_a_driver_beside_a_release_whose_pairing_the_matrices_lack_is_not_judged(m):
-    """10.1.0 is bundled without its amdgpu driver list (not read): an installed amdgpu-dkms beside
-    it is said to be unjudged, never passed silently; a release with a list judges it instead."""
-    assert m.rocm_release("10.1.0").amdgpu_driver is None
+def test_a_driver_beside_a_release_whose_pairing_the_matrices_lack_is_not_judged(m, tmp_path):
+    """A bundle (an older or hand-made one, `matrix update`) holding a release without its amdgpu
+    driver list: an installed amdgpu-dkms beside it is said to be unjudged, never passed silently;
+    the bundled data, which has the list, judges it instead."""
+    import shutil
+
+    import gpuenv.matrices as M
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(M.bundled_dir(), bundle)
+    doc = json.loads((bundle / "rocm.json").read_text())
+    [rel] = [r for r in doc["releases"] if r["version"] == "10.1.0"]
+    rel["amdgpu_driver"], rel["amdgpu_driver_compat"] = None, []
+    (bundle / "rocm.json").write_text(json.dumps(doc))
+    lacking = M.parse_dir(bundle, "installed")
     doc = base("doctor-healthy-rocm")
     doc["toolkits"]["rocm"] = [{"version": "10.1.0", "path": "/opt/rocm/core-10.1", "source": "package", "stream": "therock"}]
-    found = codes(judge(doc, m))
+    found = codes(judge(doc, lacking))
     [unjudged] = found["rocm.driver-unjudged"]
     assert unjudged.title.startswith("amdgpu driver ") and "not judged against ROCm 10.1.0" in unjudged.title
     assert "amdgpu-dkms" in unjudged.detail and "was not checked" in unjudged.detail
     assert "rocm.driver-mismatch" not in found and "rocm.driver-unjudged" in not_judged_codes()
-    doc["toolkits"]["rocm"][0]["version"] = "10.0.0"
+    # the bundled 10.1.0 pairs with 31.60.x: the 7.2-era driver of this box is a mismatch there
     found = codes(judge(doc, m))
-    assert "rocm.driver-unjudged" not in found and "rocm.driver-mismatch" in found
+    assert "rocm.driver-unjudged" not in found and "31.60.x" in found["rocm.driver-mismatch"][0].title
     # no driver package installed: nothing to judge, nothing said
-    doc["toolkits"]["rocm"][0]["version"] = "10.1.0"
     doc["packages"]["installed"] = {n: v for n, v in doc["packages"]["installed"].items() if not n.startswith("amdgpu")}
-    assert "rocm.driver-unjudged" not in codes(judge(doc, m))
+    assert "rocm.driver-unjudged" not in codes(judge(doc, lacking))

@@ -28,12 +28,15 @@ Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store 
   the therock-10.0 tag of ROCm/rocm-systems is dated 2026-08-26 (matrices/sources/reference/errata.md
   section 7; rocm.docs.amd.com/en/latest titled "ROCm Core SDK 10.0.0 release notes" by 2026-08-30).
 
-- NOTES_101 / VERSIONS / AI_101: ROCm Core SDK 10.1.0, bundled as a judged release (not an installable
-  one: its install page was not read; repos.json amd_therock judged_only). Its own GPU and OS tables
+- INSTALL_101 / NOTES_101 / VERSIONS / AI_101: ROCm Core SDK 10.1.0. Its install page
+  (docs/install/include/200-install.rst @ f47eb2f8ba97: runfile rocm-installer-10.1.0-5.run,
+  stable.repo.amd.com/rocm/core, amdrocm10.1-gfxNNNN, amdgpu docs-31.60.0) gives its gfx targets, its
+  OS set, its repository (repos.json amd_therock) and its driver. Its own GPU and OS tables
   (docs/data/gpus.yaml, os-support.yaml at the 10.1.0 revision) are not in the store: the stored
   gpus.yaml (@ 793e0c2edf9c) lists the Radeon AI PRO R9600D, not the R9600, and the stored
-  os-support.yaml is OS_YAML above (Ubuntu 24.04.4). So 10.1.0 is 10.0.0's tables with the changes its
-  release notes state (OS_101 is built from OS_100), unconfirmed; its date is versions.rst's.
+  os-support.yaml is OS_YAML above (Ubuntu 24.04.4). So 10.1.0's per-GPU OS limits are 10.0.0's with
+  the changes its release notes state (OS_101 is built from OS_100), unconfirmed; its date is
+  versions.rst's.
 
 Later releases of the stream, known but not bundled as releases (their GPU and OS tables were not
 found in any stored revision, so nothing can be judged against them; what is known is in the notes
@@ -66,6 +69,12 @@ TRANSITION = "https://rocm.docs.amd.com/en/docs-7.14.0/about/transition-guide-Th
 THEROCK_7141 = (
     "ROCm/TheRock version.json @ f51dc6c91e0d3214f22853fd5cb3f96dbc7d2c4b (release/therock-7.14: 7.14.1)"
 )
+# AMD's 10.1.0 install page: the OS releases it offers (Ubuntu 26.04.1, 24.04.5, 22.04.5; Debian 13,
+# 12; RHEL 10.2, 10.0, 9.8, 9.6, 9.4, 8.10; Oracle Linux 10, 9, 8; Rocky Linux; SLES 16.0, 15.7), the
+# per-target packages amdrocm10.1-gfxNNNN for the 15 targets of 10.0, the apt repository and key of
+# 10.0 (stable.repo.amd.com/rocm/core/packages/<distro>/, stable.repo.amd.com/rocm/gpg/packages.gpg),
+# and the AMD GPU driver documentation docs-31.60.0 (amdgpu-install 31.60.316000).
+INSTALL_101 = "ROCm/rocm-docs docs/install/include/200-install.rst @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d"
 # AMD's 10.1.0 release notes (what they say in their own words: the R9600 GPU, Ubuntu 26.04.1 and
 # 24.04.5 in place of 26.04 and 24.04.4, PyTorch 2.14.0 in place of 2.11.0). The tables they render
 # (docs/data/gpus.yaml, os-support.yaml at that revision) and the 10.1.0 install page were not in the store.
@@ -262,7 +271,10 @@ _UBUNTU_101 = {
                  notes=["The 10.1.0 release notes list Ubuntu 24.04.5 with GA 6.8 for Instinct GPUs and HWE 7.0 "
                         "for Radeon and Ryzen GPUs, in place of 24.04.4."]),
 }  # fmt: skip
-_CARRIED_101 = "Carried over from 10.0.0: the 10.1.0 release notes name no change to it (its own table was not read)."
+_CARRIED_101 = (
+    "Offered by the 10.1.0 install page; its kernels and per-GPU limits are carried over from 10.0.0: the 10.1.0 "
+    "release notes name no change to them (10.1.0's own table was not read)."
+)
 
 
 def _os_101(entries: list[dict]) -> list[dict]:
@@ -411,8 +423,8 @@ RELEASES = [
             "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
             "AMD's own wheels for it: torch.json amd_wheels.",
 
-            f"ROCm Core SDK 10.1.0 followed ({NOTES_101}; {THEROCK_101}): a release of its own here "
-            "(judged, not installable by gpuenv).",
+            f"ROCm Core SDK 10.1.0 followed ({NOTES_101}; {THEROCK_101}; {INSTALL_101}): a release of its "
+            "own here.",
         ],
     },
     {
@@ -421,30 +433,32 @@ RELEASES = [
         "stream": "therock",
         "os": OS_101,
         "gpus": _gpus(),
-        "amdgpu_driver": None,
-        "amdgpu_driver_compat": [],
+        "amdgpu_driver": "31.60.x",
+        "amdgpu_driver_compat": ["31.60.x"],
         "torch": TORCH_101,
-        "source": f"{NOTES_101}; {VERSIONS} (release date); PyTorch: {AI_101}; otherwise 10.0.0's tables: "
-        f"{INSTALL_100}; {OS_YAML}",
+        "source": f"{INSTALL_101}; {NOTES_101}; {VERSIONS} (release date); PyTorch: {AI_101}; per-GPU OS limits: "
+        f"10.0.0's, {OS_YAML}",
         "kernels_source": f"{NOTES_101} (Ubuntu 26.04.1, 24.04.5); {OS_YAML} (the other distributions, as 10.0.0)",
         "confirmed": False,
         "kernels_confirmed": False,
         "notes": [
-            "ROCm Core SDK 10.1.0 (TheRock stream): /opt/rocm/core-10.1, packages amdrocm-*10.1 (the stream's "
-            "naming; 10.1.0's install page was not read).",
-            "Read: AMD's 10.1.0 release notes, its AI ecosystem table and AMD's release history (the date). Not "
-            "read: 10.1.0's own GPU and OS tables (gpus.yaml, os-support.yaml at its revision), its install page "
-            "(repository, package names, key) and its amdgpu driver list.",
-            "gfx targets: 10.0.0's. The release notes add the Radeon AI PRO R9600; no source read names its gfx "
-            "target, so it adds none here.",
+            "ROCm Core SDK 10.1.0 (TheRock stream): /opt/rocm/core-10.1, packages amdrocm10.1 and "
+            "amdrocm10.1-gfxNNNN from stable.repo.amd.com/rocm/core, as its install page gives them.",
+            "Read: AMD's 10.1.0 install page, release notes, AI ecosystem table and release history (the date). "
+            "Not read: 10.1.0's own GPU and OS tables (gpus.yaml, os-support.yaml at its revision) and its full "
+            "compatible-driver list.",
+            "gfx targets: the per-target packages of the 10.1.0 install page (amdrocm10.1-gfx950 ... -gfx1153), "
+            "10.0.0's 15. The release notes add the Radeon AI PRO R9600; no source read names its gfx target, so "
+            "it adds none here.",
             "OS and kernels: 10.0.0's entries with the release notes' changes: Ubuntu 26.04.1 (GA 7.0) for "
             "Instinct, Radeon and Ryzen GPUs in place of 26.04; Ubuntu 24.04.5 (GA 6.8 for Instinct, HWE 7.0 for "
             "Radeon and Ryzen) in place of 24.04.4. The other entries are 10.0.0's, unconfirmed for 10.1.0.",
-            "amdgpu: not read for 10.1.0 (the driver is not judged against it).",
+            "amdgpu: the 10.1.0 install page links the AMD GPU driver docs-31.60.0 (amdgpu-install 31.60); the "
+            "full compatible-driver list of 10.1.0 was not read.",
             "PyTorch: AMD's 10.1.0 AI ecosystem table lists 2.14.0 (Linux, Python 3.14-3.10) and 2.13.0, 2.12.0 "
-            "for Instinct GPUs only; AMD's own wheels for 10.1.0 were not read (torch.json amd_wheels has none).",
-            "Not installable by gpuenv: repos.json amd_therock judged_only; install auto plans the newest "
-            "installable release and says 10.1.0 is newer.",
+            "for Instinct GPUs only. The install page installs the ROCm wheels from https://stable.repo.amd.com/rocm/whl-next/ "
+            "(\"rocm[libraries,device-gfxNNNN]==10.1.0\"); which torch wheels that index holds for 10.1.0 was not "
+            "read (torch.json amd_wheels has none for it).",
         ],
     },
 ]

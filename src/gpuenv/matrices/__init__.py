@@ -44,7 +44,6 @@ from gpuenv.matrices.records import (
     GfxOverride,
     GpuLimit,
     HostCompilers,
-    JudgedOnly,
     MatrixError,
     NvidiaArch,
     NvidiaGpu,
@@ -57,7 +56,7 @@ from gpuenv.matrices.records import (
 
 __all__ = [
     "FILES", "MAX_FILE", "OPTIONAL_FILES", "SUBJECTS", "AmdGpu", "AmdWheels", "BundleInfo", "CudaToolkit", "DriverBranch",
-    "GfxOverride", "GpuLimit", "HostCompilers", "JudgedOnly", "MatrixError", "Matrices", "NvidiaArch", "NvidiaGpu", "OsSupport", "Reader",
+    "GfxOverride", "GpuLimit", "HostCompilers", "MatrixError", "Matrices", "NvidiaArch", "NvidiaGpu", "OsSupport", "Reader",
     "RocmRelease", "TorchArchNote", "TorchVariant", "bundled_dir", "clear_cache", "load", "parse_dir", "state_dir",
     "vkey",
 ]  # fmt: skip

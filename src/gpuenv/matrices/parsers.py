@@ -36,7 +36,6 @@ from gpuenv.matrices.records import (
     GfxOverride,
     GpuLimit,
     HostCompilers,
-    JudgedOnly,
     NvidiaArch,
     NvidiaGpu,
     OsSupport,
@@ -239,31 +238,6 @@ def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
     if default not in {x.version for x in releases}:
         raise r.fail("$.default", f"{_show(default)} is not a bundled release")
     return releases, default
-
-
-_RELEASE = r"\d+\.\d+\.\d+"  # a full release number, "10.1.0": a series ("10.1") names no one release
-
-
-def parse_judged_only(doc: object) -> tuple[JudgedOnly, ...]:
-    """repos.json's ``amd_therock.judged_only``: the new-stream releases the doctor judges and the
-    planner refuses. Absent (older files) means none. A version that is also one of the section's
-    installable ``releases`` is refused: the two answers would contradict each other."""
-    r = Reader("repos.json")
-    section = r.get(doc, "amd_therock", "$", dict, optional=True)
-    if section is None:
-        return ()
-    installable = {rel.get("rocm") for _, rel in r.items(section, "releases", "$.amd_therock", optional=True)}
-    out = []
-    for p, entry in r.items(section, "judged_only", "$.amd_therock", optional=True):
-        rocm = r.text(entry, "rocm", p, _RELEASE)
-        if rocm in installable:
-            raise r.fail(f"{p}.rocm", f"{rocm} is also an installable release of amd_therock")
-        missing = r.get(entry, "missing", p, str)
-        if not missing.strip():
-            raise r.fail(f"{p}.missing", "is empty: say what was not read")
-        out.append(JudgedOnly(rocm=rocm, missing=missing, source=r.get(entry, "source", p, str),
-                              confirmed=r.get(entry, "confirmed", p, bool)))
-    return tuple(out)
 
 
 def _parse_cuda(doc: object) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:

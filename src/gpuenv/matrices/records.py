@@ -160,18 +160,6 @@ class OsSupport:
 
 
 @record(frozen=True)
-class JudgedOnly:
-    """A release the matrices judge but gpuenv does not install (repos.json ``amd_therock``
-    ``judged_only``): what an install needs (the release's install page: repository URL, package
-    names, signing key) was not read. ``missing`` says what, in words a refusal repeats."""
-
-    rocm: str  # "10.1.0"
-    missing: str  # "its install page (repository URL, package names, signing key) was not read"
-    source: str  # where the release itself was read (its release notes)
-    confirmed: bool = False
-
-
-@record(frozen=True)
 class RocmRelease:
     version: str  # "7.2.4"
     os: tuple[OsSupport, ...]

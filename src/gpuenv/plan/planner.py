@@ -228,10 +228,6 @@ def _rocm(
     if known is None:
         raise PlanError(f"ROCm {version} is not in the bundled matrices (gpuenv matrix show rocm)")
     version = known.version  # "7.2" means its newest bundled patch release
-    judged = repos.therock_judged_only(version)
-    if judged is not None:
-        # Judged by the doctor, but its install page (repository, packages, key) was not read.
-        raise PlanError(therock.judged_only_refusal(judged, fitting_rocm(facts, matrices, installable).version))
     if not req.version:
         therock.newer_release_note(facts, matrices, repos, version, notes)
     if known.stream == "therock":

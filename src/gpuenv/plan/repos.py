@@ -21,8 +21,6 @@ TYPE_CHECKING = False  # what only the type checker needs is not imported at run
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from gpuenv.matrices import JudgedOnly
-
 _FPR = re.compile(r"[0-9A-F]{40}")
 
 
@@ -54,9 +52,6 @@ class Key:
 class Repos:
     doc: dict[str, Any] = field(repr=False)
     purge: dict[str, PurgeRules]
-    # New-stream releases the doctor judges but gpuenv does not install (their install page was not
-    # read): `install rocm --version` refuses them, `install auto` passes over them and says so.
-    judged_only: tuple[JudgedOnly, ...] = ()
 
     # -- AMD --
     def amd_key(self) -> Key:
@@ -104,10 +99,6 @@ class Repos:
             for rel in self.doc.get("amd_therock", {}).get("releases", ())
             if rel["key"].get("fingerprint") and (os_id is None or self.therock_distro(rel, os_id, version))
         }
-
-    def therock_judged_only(self, rocm: str) -> JudgedOnly | None:
-        """The judged-only entry for a release (10.1.0), or None when it is not one."""
-        return next((j for j in self.judged_only if j.rocm == rocm), None)
 
     @staticmethod
     def therock_key(rel: dict[str, Any]) -> Key:
@@ -242,14 +233,7 @@ def _load(path: str) -> Repos:
             _check_therock(rel)
     except (KeyError, TypeError) as exc:
         raise PlanError(f"repos: {path}: missing or malformed {exc}") from exc
-    from gpuenv.matrices import MatrixError
-    from gpuenv.matrices.parsers import parse_judged_only
-
-    try:
-        judged_only = parse_judged_only(doc)
-    except MatrixError as exc:
-        raise PlanError(f"repos: {exc}") from None
-    return Repos(doc=doc, purge=purge, judged_only=judged_only)
+    return Repos(doc=doc, purge=purge)
 
 
 def _check_therock(rel: dict[str, Any]) -> None:

@@ -7,8 +7,8 @@ render and video; the release's package for each of the machine's gfx targets. A
 install goes first (AMD's page: "If you have ROCm 7.2.4 or older installed, please uninstall it
 before proceeding"), by the ROCm purge rules less the amdgpu driver, which this plan leaves as it is:
 the page does not give the driver's steps, it links the AMD GPU driver's own documentation.
-A release whose install page was not read (repos.json ``judged_only``: 10.1.0) is judged by the
-doctor but refused here, and install auto's note says it is newer than what it plans.
+A release the matrices judge but repos.json gives no route for is refused here, and install auto's
+note says it is newer than what it plans.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts
-from gpuenv.matrices import JudgedOnly, Matrices
+from gpuenv.matrices import Matrices
 from gpuenv.plan.builders import (
     GROUPS_WHY,
     apt_install,
@@ -163,20 +163,8 @@ def _first_uri(facts: Facts, rel: dict[str, Any]) -> str:
     return "?"
 
 
-def judged_only_refusal(judged: JudgedOnly, instead: str) -> str:
-    """The one line `install rocm --version` is refused with for a release gpuenv judges but does
-    not install; ``instead`` is the newest release it can install on this machine."""
-    return (
-        f"ROCm {judged.rocm} is judged by gpuenv but not installable by it yet: {judged.missing}. "
-        f"Install ROCm {instead} instead (gpuenv install rocm --version {instead}), or follow AMD's own page by hand"
-    )
-
-
 def _not_planned(facts: Facts, repos: Repos, version: str) -> str | None:
     """Why the planner cannot install a new-stream release here, in words; None when it can."""
-    judged = repos.therock_judged_only(version)
-    if judged is not None:
-        return f"it is not installable by gpuenv yet: {judged.missing}"
     rel = repos.therock_release(version)
     if rel is None:
         return "gpuenv has no repository data for it"

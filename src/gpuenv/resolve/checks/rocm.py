@@ -44,8 +44,9 @@ def driver_mismatch(facts: Facts, matrices: Matrices, target: Target) -> Iterato
 
 @check(code="rocm.driver-unjudged", area="amd", needs=("matrices",), not_judged=True)
 def driver_unjudged(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
-    """A known release whose amdgpu pairing the matrices do not hold (10.1.0: its driver list was not
-    read) leaves an installed driver unjudged; silence there would read as "the pairing is fine"."""
+    """A known release whose amdgpu pairing the matrices do not hold (a bundle from `matrix update`,
+    or one whose driver list was not read) leaves an installed driver unjudged; silence there would
+    read as "the pairing is fine"."""
     rocm = inv.installed_rocm(facts)
     driver = amdgpu_release(facts)
     if not rocm or not driver or not inv.amd_driver_packages(facts):
