@@ -55,6 +55,16 @@ def test_a_strix_halo_with_100_gets_the_stable_index_and_its_extra(m):
     assert m.rocm_release("10.0.0").torch == ("2.13.0", "2.12.0", "2.11.0")  # AMD's 10.0 compatibility matrix
 
 
+def test_an_rx9070xt_with_1010_gets_the_stable_index_and_only_the_torch_amd_lists_for_every_gpu(m):
+    """AMD's 10.1.0 AI ecosystem table lists torch 2.14.0 for every GPU, 2.13.0 and 2.12.0 for
+    Instinct GPUs only: a Radeon is named 2.14.0 and nothing older."""
+    c = pick(_box({"version": "10.1.0", "path": "/opt/rocm/core-10.1", "source": "package", "stream": "therock"}), m)
+    assert c.amd is not None and (c.amd.rocm, c.amd.confirmed) == ("10.1.0", False)
+    assert c.amd.pip == 'pip install "torch[device-gfx1201]==2.14.0" --index-url https://stable.repo.amd.com/rocm/whl-next/'
+    assert c.amd.also == ()
+    assert "200-install.rst @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d" in m.amd_wheels("10.1.0").source
+
+
 def test_a_legacy_install_gets_no_amd_route(m):
     c = pick(_box({"version": "7.2.4", "path": "/opt/rocm-7.2.4", "source": "package"}), m)
     assert c.amd is None and c.to_dict()["amd_wheels"] is None

@@ -314,6 +314,21 @@ SETUP_VENV = (
 )
 AMD_WHEELS = [
     {
+        "rocm": "10.1.0",
+        "index_url": "https://stable.repo.amd.com/rocm/whl-next/",
+        "torch": ["2.14.0"],
+        "archs": None,
+        "source": f"{INSTALL_101} (pip: --index-url https://stable.repo.amd.com/rocm/whl-next/ "
+        f"\"rocm[libraries,device-gfxNNNN]==10.1.0\" for each of its 15 targets); {RELEASES_MD}; torch versions: {AI_101}",
+        "confirmed": False,
+        "notes": [
+            "The index and the device extras are AMD's (the 10.1.0 install page installs the ROCm wheels from it for "
+            "each target; TheRock's RELEASES.md installs torch with the same extras). AMD's 10.1.0 AI ecosystem table "
+            "lists PyTorch 2.14.0 (Linux, Python 3.14-3.10), and 2.13.0 and 2.12.0 for Instinct GPUs only, so only "
+            "2.14.0 is named here for every target. That the index carries it for each target was not read.",
+        ],
+    },
+    {
         "rocm": "10.0.0",
         "index_url": "https://stable.repo.amd.com/rocm/whl-next/",
         "torch": TORCH_100,
@@ -456,9 +471,7 @@ RELEASES = [
             "amdgpu: the 10.1.0 install page links the AMD GPU driver docs-31.60.0 (amdgpu-install 31.60); the "
             "full compatible-driver list of 10.1.0 was not read.",
             "PyTorch: AMD's 10.1.0 AI ecosystem table lists 2.14.0 (Linux, Python 3.14-3.10) and 2.13.0, 2.12.0 "
-            "for Instinct GPUs only. The install page installs the ROCm wheels from https://stable.repo.amd.com/rocm/whl-next/ "
-            "(\"rocm[libraries,device-gfxNNNN]==10.1.0\"); which torch wheels that index holds for 10.1.0 was not "
-            "read (torch.json amd_wheels has none for it).",
+            "for Instinct GPUs only. AMD's own wheels for it: torch.json amd_wheels (the install page's index).",
         ],
     },
 ]
