@@ -232,7 +232,7 @@ def test_the_plan_for_a_custom_kernel_says_so_and_names_no_headers_package(custo
     # The new stream's plan leaves the kernel driver as it is: nothing to build, nothing to say.
     res = gpuenv("install", "rocm", "--json", "--root", custom_kernel_box, "--user", "root")
     plan = json.loads(res.stdout)
-    assert plan["target"]["version"] == "10.0.0"
+    assert plan["target"]["version"] == "10.1.0"
     assert not [n for n in plan["notes"] if n.startswith("kernel.headers-missing")], plan["notes"]
 
 
