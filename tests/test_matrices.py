@@ -97,7 +97,7 @@ def test_versions_sort_numerically(m):
     assert torch.index("2.10.0") > torch.index("2.9.1")
     assert torch[0] == "1.8.0" and torch[-1] == "2.14.0"
     rocm = [r.version for r in m.rocm_releases()]
-    assert rocm[0] == "5.0.0" and rocm[-4:] == ["7.2.4", "7.14.0", "10.0.0", "10.1.0"]  # the new stream sorts after 7.2 (#29)
+    assert rocm[0] == "5.0.0" and rocm[-5:] == ["7.2.4", "7.14.0", "7.14.1", "10.0.0", "10.1.0"]  # the new stream sorts after 7.2 (#29)
     assert [t.version for t in m.cuda_toolkits()][0] == "8.0.44"
     assert m.torch_variants("2.7")[0].torch == "2.7.1"  # a bare minor means its newest patch
     assert m.rocm_release("7.2").version == "7.2.4"

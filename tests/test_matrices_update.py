@@ -170,7 +170,7 @@ def test_show_tables_hold_the_data():
     ][:3]
     rocm = tables(m, "rocm")[0][2]
     row = next(r for r in rocm if r[0] == "7.2.4 (default)")
-    assert "gfx1201*" in row[2] and [r[0] for r in rocm[-3:]] == ["7.14.0", "10.0.0", "10.1.0"]  # the new stream follows (#29)
+    assert "gfx1201*" in row[2] and [r[0] for r in rocm[-4:]] == ["7.14.0", "7.14.1", "10.0.0", "10.1.0"]  # the new stream follows (#29)
     for subject in SUBJECTS:
         assert all(rows for _, _, rows in tables(m, subject))
 

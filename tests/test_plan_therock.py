@@ -49,14 +49,15 @@ AMD_KEY = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
 def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
     r = repos.load()
     stable = "https://stable.repo.amd.com/rocm/core/packages/"
-    for version, host in (("7.14.0", "https://repo.amd.com/rocm/packages-multi-arch/"), ("10.0.0", stable), ("10.1.0", stable)):
+    multi = "https://repo.amd.com/rocm/packages-multi-arch/"
+    for version, host in (("7.14.0", multi), ("7.14.1", multi), ("10.0.0", stable), ("10.1.0", stable)):
         rel = r.therock_release(version)
         assert rel is not None and host in "\n".join(rel["list"]["lines"])
         assert "signed-by={keyring}" in rel["list"]["lines"][0] or "Signed-By: {keyring}" in rel["list"]["lines"]
         assert rel["key"]["fingerprint"] == AMD_KEY and rel["key"]["confirmed"] is True
         assert "ROCm/TheRock" in rel["key"]["source"] and rel["key"]["source"].count(" @ ") >= 2
         assert "rocm-docs" in rel["source"]
-    assert r.therock_installable() == {"7.14.0", "10.0.0", "10.1.0"}
+    assert r.therock_installable() == {"7.14.0", "7.14.1", "10.0.0", "10.1.0"}
     # 10.1.0's route is its own install page's: the packages are 10.1's, the driver docs 31.60.0's
     rel = r.therock_release("10.1.0")
     assert "200-install.rst @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d" in rel["source"]
@@ -104,7 +105,8 @@ def test_10_0_stays_installable_by_version(facts, m):
 
 def test_7_14_by_version_writes_its_one_line_source(facts, m):
     p = plan(facts, m, version="7.14")
-    assert p.target.version == "7.14.0"
+    assert p.target.version == "7.14.1"  # a series means its newest bundled patch release
+    assert not [n for n in p.notes if "serves its newest patch release" in n]
     source = _step(p, "source-0")
     assert (source.path, source.content) == (
         "/etc/apt/sources.list.d/rocm.list",
@@ -113,6 +115,19 @@ def test_7_14_by_version_writes_its_one_line_source(facts, m):
     )
     assert _step(p, "key").url == "https://repo.amd.com/rocm/packages-multi-arch/gpg/rocm.gpg"
     assert _step(p, "toolkit").packages == ("amdrocm7.14-gfx1201",)
+
+
+def test_7_14_0_by_version_says_the_repository_serves_7_14_1(facts, m):
+    """7.14.0 and 7.14.1 share one repository and one set of package names: a plan for 7.14.0
+    cannot make apt choose it, and says what apt installs instead."""
+    p = plan(facts, m, version="7.14.0")
+    assert p.target.version == "7.14.0" and _step(p, "toolkit").packages == ("amdrocm7.14-gfx1201",)
+    assert [n for n in p.notes if "serves its newest patch release" in n] == [
+        "AMD's repository for ROCm 7.14 serves its newest patch release under the same package names: apt installs "
+        "ROCm 7.14.1 (or a newer patch), not 7.14.0"
+    ]
+    for version in ("10.0.0", "10.1.0"):  # their package names differ (amdrocm10.0 / amdrocm10.1): no such note
+        assert not [n for n in plan(facts, m, version=version).notes if "serves its newest patch release" in n]
 
 
 def test_7_2_4_stays_installable_by_version(facts, m):

@@ -1,6 +1,6 @@
 """ROCm's new release stream in the doctor (#29): a TheRock 7.14 install is judged like any
 release, a legacy install beside a TheRock one is rocm.mixed-streams, and a patch release the
-data lacks (6.4.4, TheRock's 7.14.1) is judged as its series' newest bundled one, and says so;
+data lacks (6.4.4; a 7.14 patch newer than 7.14.1) is judged as its series' newest bundled one, and says so;
 Core SDK 10.1.0 is judged as itself, and a newer minor release than the data knows is not judged."""
 
 from __future__ import annotations
@@ -171,20 +171,35 @@ def _therock_root(tmp_path: Path, release: str, revision: str = "1") -> Path:
     return root
 
 
-def test_an_installed_7141_is_judged_as_7140_and_says_so(m, tmp_path):
-    """ROCm 7.14.1 exists (TheRock release/therock-7.14 version.json) but its tables were not read:
-    the doctor judges it as 7.14.0, the newest bundled release of its series, and says so."""
-    assert m.rocm_release("7.14.1") is None and m.rocm_release("7.14.0") is not None  # the premise
+def test_an_installed_7141_is_judged_as_itself(m, tmp_path):
+    """ROCm 7.14.1 is bundled (its install page read, 7.14.0's tables carried over): an installed
+    7.14.1 in the stream's layout is judged as 7.14.1, not as 7.14.0 and not as unknown."""
+    rel = m.rocm_release("7.14.1")
+    assert rel is not None and (rel.release_date, rel.stream, rel.confirmed) == ("2026-09-02", "therock", False)
+    assert "200-install.rst @ 50600d8da151e4ca8ce7fec9f68fa3048cc5bd85" in rel.source
+    assert not any(o.confirmed for o in rel.os) and rel.gpus == m.rocm_release("7.14.0").gpus
     root = _therock_root(tmp_path, "7.14.1")
     report = diagnose(collect(root=str(root), user="alice"), m, Target())
-    assert (report.target.version, report.target.extra["installed"]) == ("7.14.0", "7.14.1")
+    assert (report.target.version, report.target.extra.get("installed")) == ("7.14.1", None)
     found = codes(report)
     assert "rocm.release-unknown" not in found and "kernel.unsupported" not in found
     done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice"])
-    assert "ROCm 7.14.1 (installed, judged as 7.14.0)" in done.stdout.splitlines()[0]
+    assert "judged as" not in done.stdout.splitlines()[0]
+
+
+def test_a_newer_patch_of_the_new_stream_is_judged_as_its_series_newest_and_says_so(m, tmp_path):
+    """A 7.14 patch release newer than the data (7.14.2: a made-up number, not a release read
+    anywhere) is judged as 7.14.1, the newest bundled release of its series, and says so."""
+    assert m.rocm_release("7.14.2") is None  # the premise
+    root = _therock_root(tmp_path, "7.14.2")
+    report = diagnose(collect(root=str(root), user="alice"), m, Target())
+    assert (report.target.version, report.target.extra["installed"]) == ("7.14.1", "7.14.2")
+    assert "rocm.release-unknown" not in codes(report)
+    done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice"])
+    assert "ROCm 7.14.2 (installed, judged as 7.14.1)" in done.stdout.splitlines()[0]
     done = runner.invoke(app, ["doctor", "--root", str(root), "--user", "alice", "--json"])
     target = json.loads(done.stdout)["target"]
-    assert (target["version"], target["installed"]) == ("7.14.0", "7.14.1")
+    assert (target["version"], target["installed"]) == ("7.14.1", "7.14.2")
 
 
 def test_an_installed_1010_is_judged_against_1010(m, tmp_path):

@@ -37,12 +37,11 @@ Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store 
   os-support.yaml is OS_YAML above (Ubuntu 24.04.4). So 10.1.0's per-GPU OS limits are 10.0.0's with
   the changes its release notes state (OS_101 is built from OS_100), unconfirmed; its date is
   versions.rst's.
-
-Later releases of the stream, known but not bundled as releases (their GPU and OS tables were not
-found in any stored revision, so nothing can be judged against them; what is known is in the notes
-of the release each follows):
-- THEROCK_7141: ROCm 7.14.1, a patch release of 7.14. An installed 7.14.1 is judged as 7.14.0
-  (resolve/target.py: an unknown patch release is judged as its series' newest bundled one).
+- INSTALL_7141 / THEROCK_7141 / VERSIONS: ROCm 7.14.1, a patch release of 7.14 (2026-09-02). Its
+  install page (200-install.rst @ 50600d8da151: runfile rocm-installer-7.14.1-1.run) keeps 7.14.0's
+  apt route, key, package names (amdrocm7.14-gfxNNNN), 15 targets and amdgpu 31.40.1. Its own GPU and
+  OS tables were not found in any stored revision, so its OS entries are 7.14.0's carried over
+  (OS_7141), unconfirmed.
 """
 
 from __future__ import annotations
@@ -92,7 +91,7 @@ AI_101 = (
     "(ROCm 10.1.0 AI ecosystem table)"
 )
 # The 7.14.1 install page: runfile rocm-installer-7.14.1-1.run, amdgpu docs-31.40.1, the 7.14 apt route
-# (repo.amd.com/rocm/packages-multi-arch). Read for 7.14.0's notes; 7.14.1 stays judged as 7.14.0.
+# (repo.amd.com/rocm/packages-multi-arch, the same key and package names), the same 15 targets.
 INSTALL_7141 = "ROCm/rocm-docs docs/install/include/200-install.rst @ 50600d8da151e4ca8ce7fec9f68fa3048cc5bd85 (ROCm 7.14.1)"
 THEROCK_101 = "ROCm/TheRock version.json @ 89553ce3746eda74ade42557470d25e37c91b6f0 (main: 10.1.0)"
 
@@ -292,6 +291,26 @@ def _os_101(entries: list[dict]) -> list[dict]:
 
 OS_101 = _os_101(OS_100)
 
+_CARRIED_7141 = (
+    "Carried over from 7.14.0: 7.14.1 is a patch release whose own GPU and OS tables were not read; its install "
+    "page keeps 7.14.0's route and targets."
+)
+
+
+def _carried(entries: list[dict], note: str) -> list[dict]:
+    """``entries`` copied, each saying where it comes from, and unconfirmed for the release it is
+    carried into."""
+    out = []
+    for entry in entries:
+        new = copy.deepcopy(entry)
+        new["notes"] = [*new["notes"], note]
+        new["confirmed"] = False
+        out.append(new)
+    return out
+
+
+OS_7141 = _carried(OS_714, _CARRIED_7141)
+
 
 # -- PyTorch ---------------------------------------------------------------------------------
 # AMD lists for 10.0.0 (its compatibility matrix page, read in a stored copy of the rendered page):
@@ -403,13 +422,34 @@ RELEASES = [
             "PyTorch versions AMD lists for 7.14.0 were not read; AMD's own wheels for it (unconfirmed): "
             "torch.json amd_wheels.",
 
-            f"ROCm 7.14.1 followed ({THEROCK_7141}), released 2026-09-02 ({VERSIONS}); its install page "
-            f"({INSTALL_7141}) keeps the 7.14 apt route and amdgpu 31.40.1 (runfile rocm-installer-7.14.1-1.run). "
-            "Its GPU, OS and driver tables were not read, so it is not a release of its own here: an installed "
-            "7.14.1 is judged as 7.14.0, and says so.",
+            f"ROCm 7.14.1 followed ({THEROCK_7141}), released 2026-09-02 ({VERSIONS}): a release of its own "
+            "here. AMD's 7.14 repository serves the series' newest patch release under the same package names.",
             f"AMD's release history ({VERSIONS}) dates 7.14.0 July 15, 2026, a day before the GitHub release "
             "this date is read from (2026-07-16); no source read settles which is the release day, so the "
             "GitHub release's is kept.",
+        ],
+    },
+    {
+        "version": "7.14.1",
+        "release_date": "2026-09-02",
+        "stream": "therock",
+        "os": OS_7141,
+        "gpus": _gpus(),
+        "amdgpu_driver": "31.40.x",
+        "amdgpu_driver_compat": ["31.40.x", "31.30.x", "31.20.x", "31.10.x", "30.30.x", "30.20.x", "30.10.x"],
+        "torch": [],
+        "source": f"{INSTALL_7141}; {THEROCK_7141}; {VERSIONS} (release date); otherwise 7.14.0's tables: {_TABLES_714}",
+        "kernels_source": f"{_TABLES_714} (7.14.0's, carried over)",
+        "confirmed": False,
+        "kernels_confirmed": False,
+        "notes": [
+            "ROCm 7.14.1, a patch release of 7.14 (TheRock stream): /opt/rocm/core-7.14, packages amdrocm-*7.14 from "
+            "the 7.14 repository (repo.amd.com/rocm/packages-multi-arch), as its install page gives them.",
+            "Read: its install page (runfile rocm-installer-7.14.1-1.run; the 7.14 apt route and key; per-target "
+            "packages amdrocm7.14-gfx950 ... -gfx1153, 7.14.0's 15 targets; the AMD GPU driver docs-31.40.1), TheRock's "
+            "version.json on release/therock-7.14 and AMD's release history (the date). Not read: 7.14.1's own GPU, "
+            "OS and driver tables: its OS entries and compatible-driver list are 7.14.0's, unconfirmed for 7.14.1.",
+            "PyTorch versions AMD lists for 7.14.1 were not read.",
         ],
     },
     {

@@ -83,7 +83,27 @@ def install_steps(
             f"the amdgpu kernel driver is left as it is: AMD's install page for ROCm {version} does not give its "
             f"steps but points to {rel['driver']}"
         )
+    _shared_route_note(repos, rel, version, notes)
     return steps
+
+
+def _shared_route_note(repos: Repos, rel: dict[str, Any], version: str, notes: list[str]) -> None:
+    """A patch release whose route a newer one of its series shares (7.14.0 and 7.14.1: one
+    repository, one set of package names) cannot be chosen by apt: the repository serves its newest.
+    Said, so that a plan for 7.14.0 does not pass for an install of exactly 7.14.0."""
+    newer = [
+        other["rocm"]
+        for other in repos.section("amd_therock")["releases"]
+        if inv.series(other["rocm"]) == inv.series(version)
+        and inv.older(version, other["rocm"])
+        and (other["list"], other["packages"]) == (rel["list"], rel["packages"])
+    ]
+    if newer:
+        newest = max(newer, key=inv.version_tuple)
+        notes.append(
+            f"AMD's repository for ROCm {inv.series(version)} serves its newest patch release under the same package "
+            f"names: apt installs ROCm {newest} (or a newer patch), not {version}"
+        )
 
 
 def _packages(facts: Facts, matrices: Matrices, rel: dict[str, Any], version: str) -> list[str]:
