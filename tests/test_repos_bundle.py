@@ -59,7 +59,7 @@ def test_the_installed_script_ignores_the_old_test_switches(tmp_path):
     rocm = plan_json("rocm", "--version", "7.2.4", "--facts", str(AMD_FACTS), env=env)
     therock = plan_json("rocm", "--version", "10.0.0", "--facts", str(AMD_FACTS), env=env)
     nv, amd = shipped()["nvidia"]["key"], shipped()["amd"]["key"]
-    amd_100 = shipped()["amd_therock"]["releases"][1]["key"]
+    amd_100 = next(r for r in shipped()["amd_therock"]["releases"] if r["rocm"] == "10.0.0")["key"]
     assert keys(cuda) == [(nv["url"].format(distro="debian12", arch="x86_64"), nv["fingerprint"])]
     assert keys(rocm) == [(amd["url"], amd["fingerprint"])]
     assert keys(therock) == [(amd_100["url"], amd_100["fingerprint"])]
