@@ -487,3 +487,13 @@ def test_the_doctor_judges_the_7_0_footnotes(m):
     assert "os.unsupported" in checks(box("sles", "15.7", MI100), m, "7.0.1")  # SLES 15 SP7 does not
     assert "os.unsupported" not in checks(box("sles", "15.7", MI210), m, "7.0.1")
     assert "os.unsupported" in checks(box("rocky", "9", MI210), m, "7.0.0")
+
+
+def test_a_rhel_point_release_newer_than_the_listed_ones_is_said_as_for_ubuntu(m):
+    """One reader of the point release (inv.os_point) serves the GPU limits and the "newer point
+    release" warning, so RHEL's two-part VERSION_ID counts as Ubuntu's three-part PRETTY_NAME does.
+    9.9 is a made-up number, not a release read anywhere: newer than 7.14's 9.8 / 9.6 / 9.4."""
+    newer = checks(rhel("9.9", "Red Hat Enterprise Linux 9.9 (Plow)", MI300X), m, "7.14.0")
+    assert list(newer) == ["os.unsupported"] and newer["os.unsupported"].severity is Severity.WARNING
+    assert newer["os.unsupported"].detail.startswith("running 9.9; ROCm 7.14.0 lists 9.8, 9.6, 9.4 for rhel 9.")
+    assert checks(rhel("9.8", "Red Hat Enterprise Linux 9.8 (Plow)", MI300X), m, "7.14.0") == {}

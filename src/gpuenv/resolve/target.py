@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Container, Iterable
 
     from gpuenv.facts import Gpu
-    from gpuenv.matrices import CudaToolkit, Matrices, OsSupport, RocmRelease
+    from gpuenv.matrices import CudaToolkit, GpuLimit, Matrices, OsSupport, RocmRelease
 
 
 class TargetError(ValueError):
@@ -117,13 +117,18 @@ def limited_out(
     out: list[Gpu] = []
     unknown: list[Gpu] = []
     for g in gpus:
-        gpu_class, models = gpuinfo.gpu_class(g, matrices), gpuinfo.instinct_models(g, matrices)
-        verdicts = [limit.admits(gpu_class, models) for limit in sure]
+        verdicts = [admits(limit, g, matrices) for limit in sure]
         if False in verdicts:
             out.append(g)
-        elif None in verdicts or any(limit.admits(gpu_class, models) is not True for limit in maybe):
+        elif None in verdicts or any(admits(limit, g, matrices) is not True for limit in maybe):
             unknown.append(g)
     return tuple(out), tuple(unknown)
+
+
+def admits(limit: GpuLimit, gpu: Gpu, matrices: Matrices) -> bool | None:
+    """Whether an OS entry's per-GPU limit admits this GPU; None when its class (or its model,
+    where the limit names models) is not known."""
+    return limit.admits(gpuinfo.gpu_class(gpu, matrices), gpuinfo.instinct_models(gpu, matrices))
 
 
 def newest_cuda_for(facts: Facts, matrices: Matrices) -> str | None:

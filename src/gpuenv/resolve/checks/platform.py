@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import re
-
 from gpuenv.facts import Facts
 from gpuenv.resolve import facts_view, gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
-from gpuenv.resolve.target import basis, limited_out, rocm_release
+from gpuenv.resolve.target import admits, basis, limited_out, rocm_release
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from gpuenv.facts import Gpu
-    from gpuenv.matrices import GpuLimit, Matrices, OsSupport, RocmRelease
+    from gpuenv.matrices import Matrices, OsSupport, RocmRelease
 
 WSL_REF = "https://docs.nvidia.com/cuda/wsl-user-guide/index.html"
 CONTAINER_REFS = (
@@ -193,15 +191,6 @@ def arch_unsupported(facts: Facts, matrices: Matrices | None, target: Target) ->
     )
 
 
-_POINT = r"\b(\d+\.\d+\.\d+)\b"
-
-
-def point_release(facts: Facts) -> str | None:
-    """'24.04.3' from PRETTY_NAME 'Ubuntu 24.04.3 LTS' (Ubuntu keeps the point release there)."""
-    m = re.search(_POINT, facts.os.pretty_name or "")
-    return m.group(1) if m else None
-
-
 def _os_name(facts: Facts) -> str:
     return facts.os.pretty_name or f"{facts.os.id} {facts.os.version_id or '?'}"
 
@@ -253,7 +242,6 @@ def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator
             refs=(release.source,),
         )
         return
-    point = point_release(facts)
     if point and entry.point_releases and all(inv.older(p, point) for p in entry.point_releases):
         yield Finding(
             severity=Severity.WARNING,
@@ -346,7 +334,7 @@ def _os_not_judged(facts: Facts, matrices: Matrices, target: Target) -> str | No
     if out or not unknown:
         return None
     limit = entry.point_limit(point) or entry.gpus_only
-    vague = [g for g in unknown if limit is not None and _admits(limit, g, matrices) is None]
+    vague = [g for g in unknown if limit is not None and admits(limit, g, matrices) is None]
     if limit is not None and vague:
         return (
             f"ROCm {release.version} supports {facts.os.id} {point if entry.point_limit(point) else entry.version} "
@@ -361,17 +349,13 @@ def _os_not_judged(facts: Facts, matrices: Matrices, target: Target) -> str | No
     )
 
 
-def _admits(limit: GpuLimit, gpu: Gpu, matrices: Matrices) -> bool | None:
-    return limit.admits(gpuinfo.gpu_class(gpu, matrices), gpuinfo.instinct_models(gpu, matrices))
-
-
 @check(code="os.point-release", area="platform", needs=("matrices",), noted=True)
 def os_point_release(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
     release = rocm_release(matrices, target)
     if release is None:
         return
     entry = release.os_support(facts.os.id, inv.os_version(facts))
-    point = point_release(facts)
+    point = inv.os_point(facts, entry.version) if entry is not None else None
     if entry is None or not point or not entry.point_releases:
         return
     oldest = min(entry.point_releases, key=inv.version_tuple)
