@@ -14,29 +14,39 @@ TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from gpuenv.matrices import Matrices
+    from gpuenv.matrices import Matrices, RocmRelease
+
+
+def _pairing(facts: Facts, matrices: Matrices) -> tuple[str, str, RocmRelease] | None:
+    """The installed ROCm release, the installed amdgpu driver package's release and the bundled
+    record of that ROCm release; None when any of them is not there to judge."""
+    rocm = inv.installed_rocm(facts)
+    driver = amdgpu_release(facts)
+    if not rocm or not driver or not inv.amd_driver_packages(facts):
+        return None
+    release = matrices.rocm_release(rocm)
+    return None if release is None else (rocm, driver, release)
+
+
+def _seen(facts: Facts, rocm: str, driver: str) -> str:
+    packages = ", ".join(f"{n} {v}" for n, v in inv.amd_driver_packages(facts).items())
+    return f"ROCm user space {rocm}; amdgpu driver {driver} ({packages})."
 
 
 @check(code="rocm.driver-mismatch", area="amd", needs=("matrices",))
 def driver_mismatch(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
-    rocm = inv.installed_rocm(facts)
-    driver = amdgpu_release(facts)
-    if not rocm or not driver or not inv.amd_driver_packages(facts):
+    pairing = _pairing(facts, matrices)
+    if pairing is None or not pairing[2].amdgpu_driver:
         return
-    release = matrices.rocm_release(rocm)
-    if release is None or not release.amdgpu_driver:
-        return
+    rocm, driver, release = pairing
     paired = release.amdgpu_driver
     compatible = tuple(getattr(release, "amdgpu_driver_compat", ()) or ()) or (paired,)
-    fits = any(same_line(driver, c) for c in compatible)
-    if fits:
+    if any(same_line(driver, c) for c in compatible):
         return
     yield Finding(
         severity=Severity.WARNING,
         title=f"amdgpu driver {driver} is not the one ROCm {rocm} pairs with ({paired})",
-        detail=f"ROCm user space {rocm}; amdgpu driver {driver} "
-        f"({', '.join(f'{n} {v}' for n, v in inv.amd_driver_packages(facts).items())}). The matrix pairs ROCm {rocm} "
-        f"with amdgpu {', '.join(compatible)}.",
+        detail=f"{_seen(facts, rocm, driver)} The matrix pairs ROCm {rocm} with amdgpu {', '.join(compatible)}.",
         fix=f"Point /etc/apt/sources.list.d/amdgpu.list at the paired driver release and upgrade: gpuenv install rocm@{rocm} --dry-run",
         refs=(release.source,),
     )
@@ -47,19 +57,15 @@ def driver_unjudged(facts: Facts, matrices: Matrices, target: Target) -> Iterato
     """A known release whose amdgpu pairing the matrices do not hold (a bundle from `matrix update`,
     or one whose driver list was not read) leaves an installed driver unjudged; silence there would
     read as "the pairing is fine"."""
-    rocm = inv.installed_rocm(facts)
-    driver = amdgpu_release(facts)
-    if not rocm or not driver or not inv.amd_driver_packages(facts):
+    pairing = _pairing(facts, matrices)
+    if pairing is None or pairing[2].amdgpu_driver or pairing[2].amdgpu_driver_compat:
         return
-    release = matrices.rocm_release(rocm)
-    if release is None or release.amdgpu_driver or release.amdgpu_driver_compat:
-        return
+    rocm, driver, release = pairing
     yield Finding(
         severity=Severity.WARNING,
         title=f"amdgpu driver {driver} was not judged against ROCm {rocm}: the matrices do not know its pairing",
-        detail=f"ROCm user space {rocm}; amdgpu driver {driver} "
-        f"({', '.join(f'{n} {v}' for n, v in inv.amd_driver_packages(facts).items())}). The bundled matrices hold "
-        f"no amdgpu driver list for ROCm {rocm}, so whether this driver pairs with it was not checked.",
+        detail=f"{_seen(facts, rocm, driver)} The bundled matrices hold no amdgpu driver list for ROCm {rocm}, so "
+        "whether this driver pairs with it was not checked.",
         fix=f"Check the driver against AMD's compatibility page for ROCm {rocm}, or: gpuenv matrix update --from URL",
         refs=(release.source,),
     )
