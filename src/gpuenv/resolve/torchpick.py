@@ -152,10 +152,12 @@ def _python_minor(facts: Facts) -> str | None:
     return ".".join(parts[:2]) if len(parts) >= 2 else None
 
 
-def _rank(variant: TorchVariant, mode: str | None) -> tuple[bool, tuple[int, ...]]:
-    # A CUDA version the driver runs natively beats one that needs minor-version compatibility
+def _rank(variant: TorchVariant, mode: str | None) -> tuple[bool, bool, tuple[int, ...]]:
+    # A variant whose data a primary source confirms beats one known only from secondary sources
+    # (#42: torch 2.9.0 cu129 may be absent from the index, cu128 is in PyTorch's own build matrix);
+    # then a CUDA version the driver runs natively beats one that needs minor-version compatibility
     # (a 580 driver gets cu130, not cu132); then the newest stack. No driver yet: the newest.
-    return (mode != "minor", vkey(variant.stack_version or "0"))
+    return (variant.confirmed, mode != "minor", vkey(variant.stack_version or "0"))
 
 
 def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: str | None = None) -> Choice:
@@ -279,7 +281,7 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
             vendor,
             tuple(gpus),
             best.confirmed,
-            tuple(v.variant for v, _ in fitting[1:]),
+            tuple(v.variant + ("" if v.confirmed else " (unconfirmed)") for v, _ in fitting[1:]),
             amd=amd,
         )
     scope = f"torch {wanted[0]}" if version is not None else f"torch {wanted[-1]} .. {wanted[0]}"
@@ -391,6 +393,12 @@ def _rule(
     driver: str | None,
 ) -> str | None:
     """Which ranking rule chose ``variant`` among the fitting CUDA variants of its release."""
+    unconfirmed = [v.variant for v, _md in fitting if not v.confirmed and v is not variant]
+    if variant.confirmed and unconfirmed:
+        return (
+            f"rule: a variant whose data a primary source confirms is preferred: {variant.variant} over "
+            f"{', '.join(unconfirmed)} (not confirmed: the index may lack the wheel)"
+        )
     newer_minor = [
         v.variant
         for v, md in fitting
