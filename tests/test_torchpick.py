@@ -493,3 +493,13 @@ def test_a_confirmed_variant_beats_an_unconfirmed_one_that_also_fits(m):
     blackwell = pick(machine(nv(pci=RTX5090, cc="12.0"), driver="575.57.08", python="3.12"), m, "2.9.0")
     assert blackwell.variant in {"cu128", "cu129"}
     assert blackwell.confirmed == variant(m, "2.9.0", blackwell.variant).confirmed
+
+
+def test_a_wheel_that_bundles_its_rocm_beats_one_that_pip_installs_it(m):
+    # #42: 2.14's rocm7.14 wheels list the same targets as rocm7.2's, but take ROCm 7.14's runtime
+    # from TheRock's pip packages; the wheel with its runtime inside is chosen, the other also fits.
+    c = pick(machine(amd(gfx="gfx1201"), python="3.12"), m, "2.14")
+    assert (c.torch, c.variant) == ("2.14.0", "rocm7.2")
+    assert "rocm7.14 (unconfirmed)" in c.alternatives
+    v714 = variant(m, "2.14.0", "rocm7.14")
+    assert v714.rocm_from_pip and "gfx1201" in v714.archs

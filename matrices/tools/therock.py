@@ -331,8 +331,25 @@ COMPAT_100 = (
     "3.14-3.11)"
 )
 TORCH_100 = ["2.13.0", "2.12.0", "2.11.0"]
-# ... and for 10.1.0 (AI_101): 2.14.0; 2.13.0 and 2.12.0 on Instinct GPUs only (said in its notes).
+# ... and for 10.1.0 (AI_101, and the same table in docs/compatibility/include/ai-ecosystem.rst
+# @ 9bcf25db1e77, read 2026-12-07): 2.14.0, 2.13.0, 2.12.0 for gfx950/gfx942/gfx90a/gfx908 (Instinct),
+# 2.14.0 alone for Radeon and Ryzen ('fam=radeon fam=ryzen').
 TORCH_101 = ["2.14.0", "2.13.0", "2.12.0"]
+AI_101_TABLE = (
+    "ROCm/rocm-docs docs/compatibility/include/ai-ecosystem.rst @ 9bcf25db1e77f58b435fe162baaa99566bac0189 "
+    "(PyTorch '2.14.0, 2.13.0, 2.12.0' for gfx950/gfx942/gfx90a/gfx908, '2.14.0' for Radeon and Ryzen)"
+)
+# ... and for 7.14 (#42): the AI ecosystem table of ROCm/legacy-rocm-build, the repository of the 7.14.0
+# release notes and of the 7.14 Instinct table (INSTINCT_714): PyTorch 2.12.0, 2.11.0, 2.10.0 for
+# gfx950/gfx942/gfx90a/gfx908, 2.12.0 and 2.11.0 for Radeon and Ryzen; Python 3.14-3.11. Tied to 7.14 by
+# its contents: PyTorch 2.12.0 newest (the +rocm7.14.0 wheels public notes install), vLLM 0.23, MIGraphX
+# 2.16, JAX 0.10.0 (10.0's page lists PyTorch 2.13.0 newest).
+AI_714 = (
+    "ROCm/legacy-rocm-build docs/compatibility/include/ai-ecosystem.rst @ 114129958d7e0293e643a1c11dddcd45ddb9a331 "
+    "(PyTorch '2.12.0, 2.11.0, 2.10.0' for gfx950/gfx942/gfx90a/gfx908, '2.12.0, 2.11.0' for Radeon and Ryzen), "
+    "read 2026-12-07"
+)
+TORCH_714 = ["2.12.0", "2.11.0", "2.10.0"]
 # AMD's own wheels: one index per release channel, the GPU picked by a [device-gfxNNNN] extra
 # (TheRock RELEASES.md: "For packages which include device-specific code (such as rocm, torch, and
 # torchvision), select your GPU using a [device-*] install extra"; several targets as
@@ -387,8 +404,9 @@ AMD_WHEELS = [
         "confirmed": False,
         "notes": [
             "Not read in AMD's own pages: the index and torch 2.12.0 (+rocm7.14.0) come from public scripts quoting "
-            "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's list of "
-            "PyTorch versions for 7.14.0 was not read.",
+            "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's 7.14 AI "
+            f"ecosystem table lists PyTorch 2.12.0, 2.11.0 and 2.10.0 (2.10.0 for Instinct GPUs only: {AI_714}); "
+            "which of them the index carries for each target was not read, so only 2.12.0 is named here.",
         ],
     },
 ]
@@ -412,9 +430,10 @@ RELEASES = [
         "gpus": _gpus(),
         "amdgpu_driver": "31.40.x",
         "amdgpu_driver_compat": ["31.40.x", "31.30.x", "31.20.x", "31.10.x", "30.30.x", "30.20.x", "30.10.x"],
-        "torch": [],
+        "torch": TORCH_714,
+        "torch_instinct_only": ["2.10.0"],
         "source": f"{RELEASE_714}; {TRANSITION}; {INSTINCT_714}; {RADEON_714}; {RYZEN_714}; {INSTALL_714}; "
-        f"{VERSIONS} (release date)",
+        f"{VERSIONS} (release date); PyTorch: {AI_714}",
         "kernels_source": _TABLES_714,
         "confirmed": False,
         "kernels_confirmed": True,
@@ -431,8 +450,9 @@ RELEASES = [
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
             "30.20.1-30.20.0, 30.10.2-30.10.0 for Radeon, and the same list for Instinct (lines kept here).",
-            "PyTorch versions AMD lists for 7.14.0 were not read; AMD's own wheels for it (unconfirmed): "
-            "torch.json amd_wheels.",
+            "PyTorch (#42): AMD's 7.14 AI ecosystem table lists 2.12.0, 2.11.0 and 2.10.0 for Instinct GPUs "
+            "(gfx950/gfx942/gfx90a/gfx908), 2.12.0 and 2.11.0 for Radeon and Ryzen (torch_instinct_only: 2.10.0); "
+            "Python 3.14-3.11. AMD's own wheels for it (unconfirmed): torch.json amd_wheels.",
 
             f"ROCm 7.14.1 followed ({THEROCK_7141}), released 2026-09-02 ({VERSIONS}): a release of its own "
             "here. AMD's 7.14 repository serves the series' newest patch release under the same package names.",
@@ -503,7 +523,9 @@ RELEASES = [
         "amdgpu_driver": "31.60.x",
         "amdgpu_driver_compat": ["31.60.x"],
         "torch": TORCH_101,
-        "source": f"{INSTALL_101}; {NOTES_101}; {VERSIONS} (release date); PyTorch: {AI_101}; per-GPU OS limits: "
+        "torch_instinct_only": ["2.13.0", "2.12.0"],
+        "source": f"{INSTALL_101}; {NOTES_101}; {VERSIONS} (release date); PyTorch: {AI_101}; {AI_101_TABLE}; "
+        "per-GPU OS limits: "
         f"10.0.0's, {OS_YAML}",
         "kernels_source": f"{NOTES_101} (Ubuntu 26.04.1, 24.04.5); {OS_YAML} (the other distributions, as 10.0.0)",
         "confirmed": False,
@@ -523,7 +545,8 @@ RELEASES = [
             "amdgpu: the 10.1.0 install page links the AMD GPU driver docs-31.60.0 (amdgpu-install 31.60); the "
             "full compatible-driver list of 10.1.0 was not read.",
             "PyTorch: AMD's 10.1.0 AI ecosystem table lists 2.14.0 (Linux, Python 3.14-3.10) and 2.13.0, 2.12.0 "
-            "for Instinct GPUs only. AMD's own wheels for it: torch.json amd_wheels (the install page's index).",
+            "for Instinct GPUs only (gfx950/gfx942/gfx90a/gfx908; torch_instinct_only), 2.14.0 alone for Radeon and "
+            "Ryzen. AMD's own wheels for it: torch.json amd_wheels (the install page's index).",
         ],
     },
 ]

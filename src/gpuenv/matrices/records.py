@@ -176,6 +176,8 @@ class RocmRelease:
     # "therock" for the new release stream (7.14, Core SDK 10.0: /opt/rocm/core-X.Y, amdrocm-*);
     # None for the legacy stream (/opt/rocm-X.Y.Z, rocm-*).
     stream: str | None = None
+    # Of ``torch``, the versions AMD lists for Instinct GPUs only (10.1.0: 2.13.0, 2.12.0; #42).
+    torch_instinct_only: tuple[str, ...] = ()
 
     def support(self, gfx: str) -> str | None:
         """Support level of a gfx target in this release, or None when unsupported."""
@@ -271,6 +273,9 @@ class TorchVariant:
         None  # the pip -f page the release's own install instructions use (torch <= 1.10)
     )
     released: str | None = None  # the release's date as torch.json gives it: "8 Jul 2026"
+    # The ROCm runtime is not in the wheel but installed from pip packages (rocm7.14: TheRock's
+    # rocm[libraries,device-all]), a requirement the pick ranks below a bundled runtime (#42).
+    rocm_from_pip: str | None = None
 
     @property
     def usable_archs(self) -> tuple[str, ...]:
