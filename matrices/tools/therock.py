@@ -407,6 +407,10 @@ AMD_WHEELS = [
             "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's 7.14 AI "
             f"ecosystem table lists PyTorch 2.12.0, 2.11.0 and 2.10.0 (2.10.0 for Instinct GPUs only: {AI_714}); "
             "which of them the index carries for each target was not read, so only 2.12.0 is named here.",
+            "The index itself is AMD's 7.14 wheel index (#42): TheRock's RELEASES.md names it as a release channel, "
+            "and PyTorch's own CI installs ROCm 7.14 from it (pytorch/pytorch#190276, 2026-07-16: 'installing ROCm "
+            "from the multi-arch TheRock wheel index (https://repo.amd.com/rocm/whl-multi-arch/)'). The entry stays "
+            "confirmed=false for its torch versions, which only third parties show on it.",
         ],
     },
 ]
