@@ -31,6 +31,23 @@ class BundleInfo:
     # `gpuenv matrix show` can make staleness visible; None where a bundle does not say.
     material: str | None = None
 
+    def dated(self) -> str | None:
+        """The bundle's date, YYYY-MM-DD, from its version (a bundle is versioned by its date:
+        "2026.12.07"); None for a version that is no date."""
+        import re
+
+        m = re.fullmatch(r"(\d{4})\.(\d{2})\.(\d{2})(\..*)?", self.version)
+        return f"{m[1]}-{m[2]}-{m[3]}" if m else None
+
+    def age_days(self, today: str) -> int | None:
+        """Days from the bundle's date to ``today`` (YYYY-MM-DD); None where either is no date."""
+        import datetime
+
+        try:
+            return (datetime.date.fromisoformat(today) - datetime.date.fromisoformat(self.dated() or "")).days
+        except ValueError:
+            return None
+
 
 @record(frozen=True)
 class AmdGpu:
@@ -182,6 +199,13 @@ class RocmRelease:
     def support(self, gfx: str) -> str | None:
         """Support level of a gfx target in this release, or None when unsupported."""
         return self.gpus.get(gfx)
+
+    def unconfirmed(self, what: str) -> str:
+        """A finding's words where this release's ``what`` decides it and no AMD page confirms the
+        release's data (#42); "" where AMD's pages do."""
+        if self.confirmed:
+            return ""
+        return f" ROCm {self.version}'s {what} is not confirmed by AMD (see its notes: gpuenv matrix show rocm)."
 
     supports = support  # the issue text spells it this way
 
