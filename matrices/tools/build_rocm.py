@@ -354,6 +354,16 @@ def rocm5_release(v: str) -> dict:
         f"amdgpu_driver_compat: the release's own driver line ({own}) plus the KFD rows of the user/kernel-space "
         "support matrix that list its user space series."
     )
+    # A line between two listed ones that the list skips (#42: every list is a range, or says why not).
+    lines = sorted({_series_x(x) for x in ADD.ROCM5_DOCS} | set(ADD.ROCM5_KFD), key=vtuple)
+    low, high = vtuple(compat[-1]), vtuple(compat[0])
+    skipped = [x for x in lines if low < vtuple(x) < high and x not in compat]
+    if skipped:
+        notes.append(
+            f"amdgpu_driver_compat skips {', '.join(skipped)}: the support matrix read has KFD rows from "
+            f"{min(ADD.ROCM5_KFD, key=vtuple)} on only, none for {', '.join(skipped)}, so whether that driver pairs "
+            f"with {v} is not stated (not that it does not)."
+        )
     return {
         "version": v,
         "release_date": None,
