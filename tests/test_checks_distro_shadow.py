@@ -1,5 +1,6 @@
 """rocm.distro-package-shadow: the distribution's own rocminfo/hipcc/rocm-cmake/rocm-device-libs
-in the way of AMD's ROCm packages, and APT pins read from a sysroot (gpuenv/probe/apt_prefs.py)."""
+in the way of AMD's ROCm packages, APT pins read from a sysroot (gpuenv/probe/apt_prefs.py), and
+apt.source-insecure, which does not call a source whose signed-by is not known unsigned."""
 
 from __future__ import annotations
 
@@ -111,3 +112,12 @@ def test_no_apt_no_pins(tmp_path):
     assert facts.apt_pins is None and "apt_pins" not in facts.to_dict()
     (tmp_path / "etc/apt").mkdir(parents=True)
     assert collect(str(tmp_path)).apt_pins == ()
+
+
+def test_a_source_whose_signed_by_is_not_known_is_not_called_unsigned(matrices):
+    def unknown_signed_by(d):
+        del d["apt_sources"][2]["signed_by"]
+
+    assert judged(box("rocm", unknown_signed_by), matrices, "apt.source-insecure") == []
+    f = judged_one(box("rocm", ("apt_sources.2.signed_by", None)), matrices, "apt.source-insecure")
+    assert "no signed-by" in f.detail

@@ -40,7 +40,7 @@ def source_insecure(facts: Facts, matrices: Matrices | None, target: Target) -> 
         problems = []
         if src.uri.startswith("http://"):
             problems.append("plain http")
-        if not src.signed_by:
+        if not src.signed_by and not src.signed_by_unknown:  # left out: not known, not "none"
             problems.append("no signed-by: it trusts every key in the legacy trusted.gpg keyring")
         if not problems:
             continue
