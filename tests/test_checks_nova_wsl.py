@@ -72,7 +72,7 @@ def test_a_guest_that_is_not_ubuntu_is_an_error(matrices):
     os_ = {"id": "ol", "version_id": "9.4", "pretty_name": "Oracle Linux Server 9.4"}
     f = judged_one(_wsl(("os", os_)), matrices, WSL)
     assert f.severity.value == "error"
-    assert "Oracle Linux Server 9.4" in f.title
+    assert "(Oracle Linux Server 9.4)" in f.title
     assert any("3561" in r for r in f.refs)
 
 

@@ -200,7 +200,7 @@ def wsl_release_unsupported(facts: Facts, matrices: Matrices | None, target: Tar
     if facts.os.id not in ("ubuntu", "unknown", "linux"):
         yield Finding(
             severity=Severity.ERROR,
-            title=f"{stack} on WSL does not run on a {guest} guest",
+            title=f"{stack} on WSL does not run on this guest ({guest})",
             detail=f"This WSL 2 guest is {guest}; AMD's ROCm-on-WSL path supports Ubuntu guests only (its WSL "
             "compatibility matrix), and AMD answered a ROCm-on-WSL failure on Oracle Linux with 'this configuration "
             "is unsupported'. rocminfo fails there (HSA_STATUS_ERROR_OUT_OF_RESOURCES).",
