@@ -394,6 +394,9 @@ def mirror_bundle(dest: Path, url: str, fingerprint: str, therock: bool = False)
         repos[vendor]["source_hosts"].append(f"{host}/{vendor}")
     for rel in repos["amd_therock"]["releases"]:
         rel["key"]["fingerprint"] = fingerprint if therock else None
+        # The mirror's key is the test's own, made by it: known, not one AMD's pages should confirm
+        # (#42: the shipped new-stream key is confirmed=false, pinned only with --trust-unconfirmed-key).
+        rel["key"]["confirmed"] = therock
     (dest / "repos.json").write_text(json.dumps(repos))
     return dest
 

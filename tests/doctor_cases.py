@@ -480,6 +480,14 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
         None,
         "info",
     ),
+    "matrices.stale": (
+        "doctor-healthy-rocm",
+        # probed 2027-06-01, 176 days after the bundle (2026-12-07), running a hypothetical 10.2.0 (#42)
+        _p(("collected_at", "2027-06-01T10:00:00Z"),
+           ("toolkits.rocm", [{"version": "10.2.0", "path": "/opt/rocm/core-10.2", "source": "package", "stream": "therock"}])),
+        None,
+        "warning",
+    ),
     # -- codes gpuenv adds (FINDINGS.md "Codes gpuenv adds") --
     "cuda.library-conflict": (
         "doctor-healthy-cuda",

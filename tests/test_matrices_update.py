@@ -8,6 +8,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import stat
 import tarfile
 from pathlib import Path
@@ -300,9 +301,11 @@ def test_show_prints_the_bundle_date_and_each_vendors_newest_release():
     assert result.exit_code == 0
     out = _shown(result.output)
     y, mo, d = bundle["version"].split(".")[:3]
-    assert f"bundle {bundle['version']} (dated {y}-{mo}-{d};" in out
+    first = _shown(result.output.splitlines()[0])  # #42: date, age and each vendor's newest on line one
+    assert first.startswith(f"bundle {bundle['version']} (dated {y}-{mo}-{d}, ")
+    assert re.search(r"dated \d{4}-\d{2}-\d{2}, \d+ days old\); newest known: ROCm ", first)
     assert f"data {_shown(bundle['material_dated_up_to'])}" in out
-    assert f"newest ROCm {rocm[-1]['version']} ({rocm[-1]['release_date']})" in out
+    assert f"newest known: ROCm {rocm[-1]['version']} ({rocm[-1]['release_date']})" in out
     assert f"legacy stream {legacy['version']} ({legacy['release_date']})" in out
     assert f"CUDA {cuda} (date not in the data)" in out
     assert f"PyTorch {torch['versions'][-1]} ({torch['released']})" in out
@@ -320,7 +323,7 @@ def test_show_reads_the_newest_releases_from_the_bundle_in_use(tmp_path, state):
     archive, sha = tarball(older, tmp_path / "b.tar.gz")
     assert runner.invoke(app, ["matrix", "update", "--from", str(archive), "--sha256", sha]).exit_code == 0
     out = _shown(runner.invoke(app, ["matrix", "show"]).output)
-    assert "bundle 2099.01.01 (dated 2099-01-01; installed," in out
+    assert "bundle 2099.01.01 (dated 2099-01-01); newest known:" in out and "from installed," in out
     assert "data the bundle does not date its material" in out
-    assert f"newest ROCm {rocm['version']} ({rocm['release_date']}); CUDA" in out and "legacy stream" not in out
+    assert f"newest known: ROCm {rocm['version']} ({rocm['release_date']}); CUDA" in out and "legacy stream" not in out
     assert f"PyTorch {torch['versions'][-1]} ({torch['released']})" in out and newest_minor not in torch["versions"][-1]

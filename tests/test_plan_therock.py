@@ -38,12 +38,15 @@ def facts():
     return fx
 
 
+AMD_KEY = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
+
+
 def plan(facts, m, r=None, **kw):
+    # The new stream's key is unconfirmed (#42): these plans trust it, as the user would by
+    # --trust-unconfirmed-key; tests/test_key_trust.py checks the refusal without it.
+    kw.setdefault("trust_key", AMD_KEY)
     req = planner.Request(action=Action.INSTALL, stack="rocm", user="alice", **kw)
     return planner.make_plan(facts, m, r or repos.load(), req)
-
-
-AMD_KEY = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
 
 
 def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
@@ -54,10 +57,12 @@ def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
         rel = r.therock_release(version)
         assert rel is not None and host in "\n".join(rel["list"]["lines"])
         assert "signed-by={keyring}" in rel["list"]["lines"][0] or "Signed-By: {keyring}" in rel["list"]["lines"]
-        assert rel["key"]["fingerprint"] == AMD_KEY and rel["key"]["confirmed"] is True
+        assert rel["key"]["fingerprint"] == AMD_KEY and rel["key"]["confirmed"] is False  # no AMD page (#42)
+        assert rel["key"]["review"].startswith("FOR REVIEW (#42)")
         assert "ROCm/TheRock" in rel["key"]["source"] and rel["key"]["source"].count(" @ ") >= 2
         assert "rocm-docs" in rel["source"]
-    assert r.therock_installable() == {"7.14.0", "7.14.1", "10.0.0", "10.1.0"}
+    assert r.therock_installable() == set()  # an unconfirmed key is pinned only when the user repeats it
+    assert r.therock_installable(trust=AMD_KEY) == {"7.14.0", "7.14.1", "10.0.0", "10.1.0"}
     # 10.1.0's route is its own install page's: the packages are 10.1's, the driver docs 31.60.0's
     rel = r.therock_release("10.1.0")
     assert "200-install.rst @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d" in rel["source"]
@@ -67,7 +72,7 @@ def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
 
 def test_the_newest_release_for_the_rx9070xt_is_the_new_streams(facts, m):
     assert fitting_rocm(facts, m, newest=True).version == "10.1.0"
-    assert fitting_rocm(facts, m, repos.load().therock_installable("ubuntu", "24.04")).version == "10.1.0"
+    assert fitting_rocm(facts, m, repos.load().therock_installable("ubuntu", "24.04", AMD_KEY)).version == "10.1.0"
     assert fitting_rocm(facts, m).version == "7.2.4"  # the doctor's bare-box default is unchanged
 
 
@@ -195,7 +200,9 @@ def test_malformed_new_stream_data_is_refused(tmp_path):
 
 
 def test_the_cli_dry_run_shows_the_pinned_key_and_the_package(tmp_path):
-    done = runner.invoke(app, ["install", "rocm", "--dry-run", "--user", "alice", "--root", str(RX9070XT)])
+    done = runner.invoke(
+        app, ["install", "rocm", "--dry-run", "--user", "alice", "--root", str(RX9070XT), "--trust-unconfirmed-key", AMD_KEY]
+    )
     assert done.exit_code == 0, done.stdout + done.stderr
     assert "install rocm 10.1.0" in done.stdout and AMD_KEY in done.stdout and "amdrocm10.1-gfx1201" in done.stdout
 

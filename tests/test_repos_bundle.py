@@ -23,6 +23,7 @@ FACTS = HERE / "facts" / "plan-debian12-h100-rocm-leftovers.json"
 AMD_FACTS = HERE / "facts" / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 MIRROR = "http://127.0.0.1:8765"
 FPR = "0123456789ABCDEF0123456789ABCDEF01234567"
+AMD_THEROCK_KEY = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"  # unconfirmed (#42): pinned when repeated
 state = test_matrices_update.state  # the fixture: GPUENV_STATE_DIR in tmp_path, matrices cache cleared
 HOSTILE = {
     "GPUENV_TEST_REPO_MAP": "https://developer.download.nvidia.com=https://evil.example/nv,"
@@ -57,7 +58,8 @@ def test_the_installed_script_ignores_the_old_test_switches(tmp_path):
     env = {**HOSTILE, "GPUENV_STATE_DIR": str(tmp_path / "state")}
     cuda = plan_json("cuda", "--version", "12.8", "--facts", str(FACTS), env=env)
     rocm = plan_json("rocm", "--version", "7.2.4", "--facts", str(AMD_FACTS), env=env)
-    therock = plan_json("rocm", "--version", "10.0.0", "--facts", str(AMD_FACTS), env=env)
+    therock = plan_json("rocm", "--version", "10.0.0", "--facts", str(AMD_FACTS),
+                        "--trust-unconfirmed-key", AMD_THEROCK_KEY, env=env)  # fmt: skip
     nv, amd = shipped()["nvidia"]["key"], shipped()["amd"]["key"]
     amd_100 = next(r for r in shipped()["amd_therock"]["releases"] if r["rocm"] == "10.0.0")["key"]
     assert keys(cuda) == [(nv["url"].format(distro="debian12", arch="x86_64"), nv["fingerprint"])]

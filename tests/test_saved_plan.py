@@ -230,7 +230,8 @@ def test_the_plan_for_a_custom_kernel_says_so_and_names_no_headers_package(custo
     assert f"the running kernel {CUSTOM_KERNEL} is not a distribution kernel" in note
     assert f"/lib/modules/{CUSTOM_KERNEL}/build" in note and "DKMS" in note
     # The new stream's plan leaves the kernel driver as it is: nothing to build, nothing to say.
-    res = gpuenv("install", "rocm", "--json", "--root", custom_kernel_box, "--user", "root")
+    res = gpuenv("install", "rocm", "--json", "--root", custom_kernel_box, "--user", "root",
+                 "--trust-unconfirmed-key", "D0F004A0025A1145C7807FCD0701EAC4D5E02107")  # fmt: skip
     plan = json.loads(res.stdout)
     assert plan["target"]["version"] == "10.1.0"
     assert not [n for n in plan["notes"] if n.startswith("kernel.headers-missing")], plan["notes"]

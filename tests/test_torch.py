@@ -103,8 +103,8 @@ def test_cpu_only_gets_the_cpu_wheel(m):
 def test_no_driver_is_judged_by_architecture_from_the_pci_id(m):
     c = pick(facts("rtx4090-nodriver"), m, "2.7.0")
     assert c.gpus[0].arch == "sm_89" and c.gpus[0].via == "matrices"
-    assert c.variant == "cu128"
-    assert any("install an NVIDIA driver >= 570.26" in r for r in c.reasons)
+    assert c.variant == "cu126"  # 2.7.0 cu128 is unconfirmed (its PTX entry), cu126 is not (#42)
+    assert any("install an NVIDIA driver >= 560.28" in r for r in c.reasons)
 
 
 def test_gfx_in_no_wheel_gets_no_wheel(m):
@@ -305,7 +305,7 @@ def test_radeon_vii_and_vega_are_not_sent_to_a_wheel_without_kernels(m):
 
 def test_driver_580_gets_cu130_not_cu132(m):
     c = pick(edited("rtx5090-570", driver="580.65.06"), m)
-    assert (c.torch, c.variant) == (m.torch_versions()[-1], "cu130") and c.alternatives[0] == "cu132"
+    assert (c.torch, c.variant) == (m.torch_versions()[-1], "cu130") and c.alternatives[0] == "cu132 (unconfirmed)"
     assert any(r.startswith("rule: a CUDA version driver 580.65.06 runs natively is preferred: cu130 over cu132") for r in c.reasons)
 
 
@@ -451,11 +451,17 @@ def test_214_is_a_release_with_its_sources(m):
     assert "3.14t" in v.python and "3.15" not in v.python  # 3.15 is experimental: left out
 
 
-def test_214_rocm_lists_not_read_are_unconfirmed_and_714_is_never_chosen(m):
+def test_214_rocm_lists_not_read_are_unconfirmed_and_714_ranks_below_a_bundled_runtime(m):
     variants = {v.variant: v for v in m.torch_variants("2.14")}
     assert not variants["rocm7.2"].confirmed and "not read" in " ".join(variants["rocm7.2"].notes)
-    assert variants["rocm7.14"].archs == () and not variants["rocm7.14"].confirmed
-    assert "pytorch/pytorch#191688" in " ".join(variants["rocm7.14"].notes)
+    # #42: rocm7.14 wheels are built in build.sh's generic rocm* case (pytorch/pytorch#190276), so for
+    # rocm7.2's list; unconfirmed, and their ROCm comes from pip, so rocm7.2 is preferred where both fit
+    v714 = variants["rocm7.14"]
+    assert v714.archs == variants["rocm7.2"].archs and "gfx1201" in v714.archs and not v714.confirmed
+    notes = " ".join(v714.notes)
+    assert "pytorch/pytorch#191688" in notes and "pytorch/pytorch#190276" in notes
+    assert v714.rocm_from_pip == "rocm[libraries,device-all]==7.14"
+    assert v714.archs_without_kernels == ("gfx900", "gfx906")  # 7.14's libraries have no such targets
 
 
 def test_newest_amd_pick_on_214_says_unconfirmed():

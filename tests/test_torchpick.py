@@ -232,7 +232,8 @@ def test_the_choice_and_its_gpus_are_frozen(m):
 
 def test_an_nvidia_card_beside_an_amd_igpu_needs_no_vendor(m):
     c = pick(machine(nv(cc="8.9"), amd(RAPHAEL_IGPU), driver="570.133.07"), m, "2.7.0")
-    assert (c.variant, c.vendor, c.exit) == ("cu128", "nvidia", Exit.OK)
+    # cu126, not cu128: 2.7.0 cu128's PTX entry is not confirmed (#42: a confirmed variant first)
+    assert (c.variant, c.vendor, c.exit) == ("cu126", "nvidia", Exit.OK)
     assert c.reasons[0] == "Raphael iGPU: Radeon 610M (1002:164e) is an AMD integrated GPU: set aside"
     assert [g.vendor for g in c.gpus] == ["nvidia"]
 
@@ -319,7 +320,7 @@ def test_the_driver_and_python_lines(m):
 @pytest.mark.parametrize("python", [{"executable": "/usr/bin/python3"}, "3"])
 def test_a_python_of_unknown_minor_version_is_not_judged(m, python):
     c = pick(machine(nv(cc="8.9"), driver="570.133.07", python=python), m, "2.7.0")
-    assert c.variant == "cu128"
+    assert c.variant == "cu126"
     assert not any(r.startswith("Python") for r in c.reasons)
 
 
@@ -403,7 +404,7 @@ def test_with_no_release_named_only_the_newest_releases_refusals_are_listed(m):
 
 def test_a_rocm_pick_says_the_system_rocm_is_not_used(m):
     c = pick(machine(amd(gfx="gfx1100"), rocm=("6.4.1",)), m, "2.13")
-    assert (c.variant, c.alternatives) == ("rocm7.2", ("rocm7.1",))
+    assert (c.variant, c.alternatives) == ("rocm7.2", ("rocm7.1 (unconfirmed)",))
     assert "rocm7.2 is built for gfx1100" in c.reasons
     assert (
         "the wheel bundles its own ROCm 7.2 runtime; it needs only the amdgpu kernel driver "
@@ -473,3 +474,32 @@ def test_two_unsupported_targets_get_no_override_route(m):
 def test_two_gpus_of_one_unsupported_target_get_the_route(m):
     c = pick(machine(amd(RX6700XT), amd(RX6700XT)), m)
     assert c.unofficial is not None and c.unofficial.runs_as == "gfx1030"
+
+
+def test_a_confirmed_variant_beats_an_unconfirmed_one_that_also_fits(m):
+    # #42: torch 2.9.0's cu129 is known only from secondary sources (PyTorch's build matrix lists
+    # cu126, cu128, cu130); on an H100 with driver 550.54.15 all three CUDA 12 variants fit through
+    # minor-version compatibility, and the newest-CUDA rule alone would pick cu129.
+    cu129 = variant(m, "2.9.0", "cu129")
+    assert not cu129.confirmed and variant(m, "2.9.0", "cu128").confirmed
+    c = pick(machine(nv(pci="10de:2330", cc="9.0"), driver="550.54.15", python="3.12"), m, "2.9.0")
+    assert (c.torch, c.variant, c.confirmed, c.exit) == ("2.9.0", "cu128", True, Exit.OK)
+    assert "cu129 (unconfirmed)" in c.alternatives
+    assert (
+        "rule: a variant whose data a primary source confirms is preferred: cu128 over cu129 "
+        "(not confirmed: the index may lack the wheel)"
+    ) in c.reasons
+    # with no confirmed variant fitting, the unconfirmed one is still chosen, and says so
+    blackwell = pick(machine(nv(pci=RTX5090, cc="12.0"), driver="575.57.08", python="3.12"), m, "2.9.0")
+    assert blackwell.variant in {"cu128", "cu129"}
+    assert blackwell.confirmed == variant(m, "2.9.0", blackwell.variant).confirmed
+
+
+def test_a_wheel_that_bundles_its_rocm_beats_one_that_pip_installs_it(m):
+    # #42: 2.14's rocm7.14 wheels list the same targets as rocm7.2's, but take ROCm 7.14's runtime
+    # from TheRock's pip packages; the wheel with its runtime inside is chosen, the other also fits.
+    c = pick(machine(amd(gfx="gfx1201"), python="3.12"), m, "2.14")
+    assert (c.torch, c.variant) == ("2.14.0", "rocm7.2")
+    assert "rocm7.14 (unconfirmed)" in c.alternatives
+    v714 = variant(m, "2.14.0", "rocm7.14")
+    assert v714.rocm_from_pip and "gfx1201" in v714.archs

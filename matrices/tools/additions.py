@@ -500,8 +500,21 @@ ROCM_214_72_NOTE = (
 )
 ROCM_214_714_NOTE = (
     "ROCm 7.14 wheels are built against TheRock's rocm wheels and install ROCm from pip (pytorch/pytorch#191688: "
-    "PYTORCH_EXTRA_INSTALL_REQUIREMENTS '7.14': 'rocm[libraries,device-all]==7.14'); the gfx targets torch itself "
-    "is compiled for were not read, so the list is left empty (never chosen) and confirmed=false"
+    "PYTORCH_EXTRA_INSTALL_REQUIREMENTS '7.14': 'rocm[libraries,device-all]==7.14'). Their targets (#42): "
+    "pytorch/pytorch#190276 ('[ROCm][CI] Add rocm7.14 nightly manywheel build via TheRock wheels + RPATH', "
+    "2026-07-16, before the release/2.14 cut; ROCM_ARCHES = ['7.2', '7.14']) 'folded rocm7.14 into the generic "
+    "rocm* case' of .ci/docker/manywheel/build.sh, the case that sets PYTORCH_ROCM_ARCH, so a rocm7.14 wheel is "
+    "built for the same list as the rocm7.2 wheel of the same branch (2.14 rocm7.2's list, itself inferred from "
+    "2.13's). release/2.14's build.sh was not read, so confirmed=false"
+)
+# What a rocm7.14 wheel requires in place of a bundled runtime (pytorch/pytorch#191688).
+ROCM_714_FROM_PIP = "rocm[libraries,device-all]==7.14"
+# The ROCm libraries a rocm7.14 wheel runs on are TheRock's, built for the release's targets: AMD's 7.14.0
+# install page packages 15 (amdrocm7.14-gfx950 ... -gfx1153: therock.py), none of them gfx900 or gfx906.
+NO_KERNELS_714_SOURCE = (
+    "the ROCm 7.14 libraries the wheel installs (rocm[libraries,device-all]==7.14, pytorch/pytorch#191688) are "
+    "built for 7.14's targets, which AMD's 7.14.0 install page lists per package (amdrocm7.14-gfx950 ... "
+    "-gfx1153: matrices/tools/therock.py INSTALL_714): gfx900 and gfx906 are not among them (inferred)"
 )
 
 # Effective support: arch lists that name a target whose bundled rocBLAS has no kernels for it.
@@ -513,7 +526,7 @@ NO_KERNELS_SOURCE = (
     "unslothai/unsloth#7354 (citing ROCm/TheRock#1844: rocm6.4+/7.x torch wheels no longer run on gfx906; "
     "rocm6.3 is the last wheel family that does)"
 )
-NO_KERNELS_VARIANTS = {"rocm6.4", "rocm7.0", "rocm7.1", "rocm7.2"}
+NO_KERNELS_VARIANTS = {"rocm6.4", "rocm7.0", "rocm7.1", "rocm7.2", "rocm7.14"}
 NO_KERNELS_ARCHS = ["gfx900", "gfx906"]
 
 ARCH_NOTES = [

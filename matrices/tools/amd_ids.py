@@ -39,7 +39,67 @@ UNNAMED_NOTE = (
     "Named by amdgpu.ids only (pci.ids has no codename for it under vendor 1002): chip, architecture and gfx "
     "target left null."
 )
-PICASSO_NOTE = "gfx902 or gfx909 (Raven 2) depending on the silicon revision: not settled by a source read."
+# AMD's own device table (GPUOpen-Tools/device_info, AMD's developer-tools library: PCI id and revision ->
+# gfx target and marketing name), read 2026-12-07.
+DEVICE_INFO = "GPUOpen-Tools/device_info DeviceInfo.cpp @ a44c00c0c5f83acbda444ac500c8b0e627b05fa1 (v0.44, 2026-01-29)"
+# The amdgpu kernel driver's pciidlist (0x15d8: CHIP_RAVEN) and its KFD, which reports every Raven-family
+# GPU (GC 9.1.0 Raven, 9.2.2 Raven2/Picasso) as gfx_target_version 90002: what ROCm sees.
+RAVEN_KFD = (
+    "torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c @ 005440066f92 (pciidlist: 0x15d8 CHIP_RAVEN|AMD_IS_APU); "
+    "drivers/gpu/drm/amd/amdkfd/kfd_device.c @ 002c6ca75289 kgd2kfd_probe ('/* Raven */ case IP_VERSION(9, 1, 0): "
+    "case IP_VERSION(9, 2, 2): gfx_target_version = 90002')"
+)
+PICASSO_NOTE = (
+    "gfx902: AMD's device table gives gfx902 for all 52 revisions of 15D8 it lists, and the KFD reports every "
+    "Raven-family GPU (Raven, Raven2, Picasso) as 90002 (gfx902). LLVM's gfx909 ('raven2') is a compiler target "
+    "the KFD never reports (#42: the bundle had no target)."
+)
+# #42: values the audit found missing, each from the source named beside it. Applied by build_amd.py over
+# whatever entry the reference or IDS gives for the id.
+FIXES = {
+    "1002:75a8": {
+        "gfx_target": "gfx950",
+        "architecture": "CDNA4",
+        "gfx_source": "ROCm/rocm-docs docs/data/gpus.yaml @ 793e0c2edf9cef63d320ef0e985f52c81e666ecb ('AMD Instinct "
+        "MI350P: gfx: gfx950, arch: CDNA 4'; the product -> target table AMD's compatibility pages render), read "
+        "2026-12-07; the PCI id -> product name from pci.ids ('Aqua Vanjaram [Instinct MI350P]')",
+        "confirmed": True,
+        "notes": [
+            "gfx950, as the MI350X and MI355X (#42: the bundle had no target, so the doctor could not judge an "
+            "MI350P). AMD's device table (GPUOpen-Tools/device_info @ a44c00c0c5f8) has no 75A8 row; the id is "
+            "named by pci.ids only."
+        ],
+    },
+    "1002:15d8": {
+        "gfx_target": "gfx902",
+        "gfx_source": f"{DEVICE_INFO} (0x15D8, every revision: gfx902); {RAVEN_KFD}",
+        "confirmed": True,
+        "notes": [PICASSO_NOTE, "amdgpu.ids names 40 revisions (Radeon Vega 1-11 Graphics, Ryzen Embedded R1000)."],
+    },
+    "1002:1902": {
+        "name": "Krackan2 iGPU: Radeon 840M / 820M",
+        "gfx_target": "gfx1153",
+        "gfx_source": f"{DEVICE_INFO} (0x1902, revisions C0-C9: gfx1153, 'AMD Radeon(TM) 840M Graphics' / "
+        "'AMD Radeon(TM) 820M Graphics' / 'AMD Radeon(TM) Graphics')",
+        "confirmed": True,
+        "notes": [
+            "gfx1153's PCI id (#42): AMD's device table lists 0x1902 revisions C0-C9 as gfx1153 (GFX11_5_3), named "
+            "Radeon 840M, 820M or Radeon Graphics by revision; pci.ids names the id 'Krackan2'. The pinned "
+            "amdgpu.ids has no 1902 line, so no revisions are carried."
+        ],
+    },
+    "1002:163f": {
+        "name": "AMD Custom GPU 0405",
+        "codename": "VanGogh",
+        "revisions": {"AE": "AMD Custom GPU 0405", "E1": "AMD Custom GPU 0405"},
+        "notes": [
+            "Named as pci.ids ('VanGogh [AMD Custom GPU 0405]') and amdgpu.ids (revisions AE, E1) name it (#42: the "
+            "bundle had no marketing name, only '(Steam Deck)', which no source read states). AMD's device table "
+            f"({DEVICE_INFO}) names revisions 00 and E1 'AMD Radeon(TM) Navi Graphics Custom Made for Magic Leap' "
+            "and AF 'AMD Radeon(TM) Graphics', all gfx1033: the id is more than one product."
+        ],
+    },
+}
 
 # (id, pci.ids line, name, codename, gfx, architecture, integrated, amdgpu.ids revisions, notes)
 IDS = [

@@ -33,7 +33,7 @@ from build_torch import build_torch  # noqa: E402
 # can still be named on the command line.
 REF = Path(sys.argv[1]) if len(sys.argv) > 1 else OUT / "sources" / "reference"
 
-BUNDLE_VERSION = "2026.12.05"
+BUNDLE_VERSION = "2026.12.07"  # #42: corrected values; a bundle is versioned by its date
 
 
 def material_dated(text: str) -> str:

@@ -43,8 +43,21 @@ def build_amd(ref: dict) -> dict:
     gpus += amd_legacy(gpus)
     known = {g["pci_id"] for g in gpus}
     gpus += [g for g in AMD_IDS.entries() if g["pci_id"] not in known]  # #29's missing ids
+    apply_fixes(gpus)
     follow_amdgpu_ids(gpus)
     return {"schema": "gpuenv.matrices.amd_gpus/1", "gpus": gpus}
+
+
+def apply_fixes(gpus: list[dict]) -> None:
+    """#42's corrections (amd_ids.FIXES): each replaces the fields it names, its notes replace the
+    entry's, and the entry's source gains the citation of what was added."""
+    by_pci = {g["pci_id"]: g for g in gpus}
+    assert set(AMD_IDS.FIXES) <= set(by_pci), set(AMD_IDS.FIXES) - set(by_pci)
+    for pci, fix in AMD_IDS.FIXES.items():
+        g = by_pci[pci]
+        g.update(fix)
+        if "revisions" in fix and AMD_IDS.AMDGPU_IDS not in g["source"]:
+            g["source"] = f"{g['source']}; {AMD_IDS.AMDGPU_IDS}"
 
 
 def follow_amdgpu_ids(gpus: list[dict]) -> None:

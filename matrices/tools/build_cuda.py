@@ -225,6 +225,16 @@ def build_cuda(ref: dict) -> dict:
         if max_cuda and " " in max_cuda:
             notes.append(f"max CUDA as printed: {max_cuda}")
             max_cuda = max_cuda.split(" ")[0]
+        major = b["max_cuda_major_without_forward_compat"]
+        if max_cuda is None and major:
+            # #42: no Table 3 row names a 13.x minor for R620 yet, but NVIDIA's data center table gives
+            # the branch its CUDA major ('CUDA 13', i.e. every 13.x through minor-version compatibility):
+            # the series, not a guessed minor.
+            max_cuda = major.removeprefix("CUDA ")
+            notes.append(
+                f"max CUDA: the {major}.x series, as the {b['source'].split(' (')[0]} table gives it for the branch; "
+                "the newest 13.x minor whose Table 3 minimum falls in this branch is not in the pages read"
+            )
         branches.append(
             {
                 "branch": b["branch"],

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import additions as ADD  # the sourced additions (matrices/tools/additions.py)
+import rocm_dates as DATES  # every release date, from AMD's release history (#42)
 import therock as THEROCK  # ROCm 7.14 / Core SDK 10.0 (matrices/tools/therock.py)
 from build_common import ERRATA, LEGACY, vtuple
 
@@ -353,6 +354,16 @@ def rocm5_release(v: str) -> dict:
         f"amdgpu_driver_compat: the release's own driver line ({own}) plus the KFD rows of the user/kernel-space "
         "support matrix that list its user space series."
     )
+    # A line between two listed ones that the list skips (#42: every list is a range, or says why not).
+    lines = sorted({_series_x(x) for x in ADD.ROCM5_DOCS} | set(ADD.ROCM5_KFD), key=vtuple)
+    low, high = vtuple(compat[-1]), vtuple(compat[0])
+    skipped = [x for x in lines if low < vtuple(x) < high and x not in compat]
+    if skipped:
+        notes.append(
+            f"amdgpu_driver_compat skips {', '.join(skipped)}: the support matrix read has KFD rows from "
+            f"{min(ADD.ROCM5_KFD, key=vtuple)} on only, none for {', '.join(skipped)}, so whether that driver pairs "
+            f"with {v} is not stated (not that it does not)."
+        )
     return {
         "version": v,
         "release_date": None,
@@ -418,6 +429,12 @@ def build_rocm(ref: dict) -> dict:
     releases = [rocm5_release(v) for v in ADD.ROCM5_DOCS]
     releases += [rocm_release(r, archs) for r in ref["rocm_releases"] if vtuple(r["version"])[:2] >= ROCM_MIN]
     releases += THEROCK.RELEASES  # the new stream (#29): matrices/tools/therock.py
+    for rel in releases:
+        # One named source for every date (#42): AMD's release history. The reference's own dates
+        # (7.2.1 and 7.2.3 a day off) are replaced; therock.py's must already agree with it.
+        date = DATES.iso(rel["version"])
+        assert rel["release_date"] in (None, date) or rel.get("stream") != "therock", rel["version"]
+        rel["release_date"] = date
     products = []
     for p in ref["rocm_gpu_support"]:
         gfx = p["gfx_target"]
@@ -451,6 +468,7 @@ def build_rocm(ref: dict) -> dict:
         },
         "levels_source": "ROCm system-requirements.rst per-GPU OS limits; "
         "matrices/sources/reference/matrices.md section 1c; 5.x: the Instinct tab of gpu_os_support.md is full, the Radeon Pro and Radeon tabs radeon",
+        "release_dates_source": DATES.SOURCE,
         "releases": releases,
         "products": products,
     }

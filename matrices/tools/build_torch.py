@@ -127,7 +127,7 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
     if torch_minor == "2.14":
         if variant == "rocm7.2":
             return ROCM_15, False, ADD.ROCM_214_72_NOTE
-        return [], False, ADD.ROCM_214_714_NOTE
+        return ROCM_15, False, ADD.ROCM_214_714_NOTE
     if torch_minor == "2.9" and variant in ("rocm6.3", "rocm6.4"):
         # #29: the 2.9 lists rest on a third-party quote of the release build script; the pytorch/pytorch
         # snapshot is too large to fetch here, so the script at the release commit was not read.
@@ -181,6 +181,8 @@ def build_torch(ref: dict) -> dict:
                 entry["confirmed"] = confirmed
                 if note:
                     entry["notes"].append(note)
+                if name == "rocm7.14":  # TheRock's runtime comes from pip, not in the wheel (#42)
+                    entry["rocm_from_pip"] = ADD.ROCM_714_FROM_PIP
             variants.append(entry)
         confirmed = bool(w["confirmed"]) or minor == "2.7"  # ERRATA item 1 (item 2 leaves 2.10 open)
         releases.append(
@@ -241,7 +243,9 @@ def mark_no_kernels(v: dict) -> None:
         missing = [a for a in ADD.NO_KERNELS_ARCHS if a in v["archs"]]
         if missing:
             v["archs_without_kernels"] = missing
-            v["archs_without_kernels_source"] = ADD.NO_KERNELS_SOURCE
+            v["archs_without_kernels_source"] = (
+                ADD.NO_KERNELS_714_SOURCE if v["variant"] == "rocm7.14" else ADD.NO_KERNELS_SOURCE
+            )
             v["archs_without_kernels_confirmed"] = False
 
 

@@ -24,9 +24,14 @@ Sources (AMD's documentation source, ROCm/rocm-docs, read in a searchable store 
 - OS_YAML: docs/data/os-support.yaml @ 1d2ba3f7b017f525e5ae3bbb7cb9afeaea490d63 (OS versions
   and kernels per GPU). Not tied to a release by anything in it; its OS set is the one the 10.0
   install page offers, so it is used for 10.0 only, unconfirmed.
-- Dates: 7.14.0 released 2026-07-16 (github.com/ROCm/legacy-rocm-build/releases/tag/rocm-7.14.0);
-  the therock-10.0 tag of ROCm/rocm-systems is dated 2026-08-26 (matrices/sources/reference/errata.md
-  section 7; rocm.docs.amd.com/en/latest titled "ROCm Core SDK 10.0.0 release notes" by 2026-08-30).
+- Dates: every release date of rocm.json, this stream's included, is AMD's release history
+  (VERSIONS below, rendered at https://rocm.docs.amd.com/en/latest/release/versions.html; #42: one
+  named source for every date): 7.14.0 July 15, 2026; 10.0.0 August 26, 2026; 7.14.1 September 2,
+  2026; 10.1.0 October 5, 2026 (build_rocm.py ROCM_DATES).
+- DRIVERS_100: docs/data/driver-firmware-support.yaml @ 65339780cb2b1ec8fef14458b0a42aba093f7904 (the
+  same list @ 384a5ef4fd74): the amdgpu drivers AMD lists for every Instinct GPU and for Radeon, 31.50.0
+  newest (the driver the 10.0 install page links) back to 30.10.0. Tied to 10.0.0 by its contents: 31.50.0
+  newest and the MI350P, which 10.0.0 adds; no 31.60 (10.1.0's driver).
 
 - INSTALL_101 / NOTES_101 / VERSIONS / AI_101: ROCm Core SDK 10.1.0. Its install page
   (docs/install/include/200-install.rst @ f47eb2f8ba97: runfile rocm-installer-10.1.0-5.run,
@@ -80,9 +85,15 @@ INSTALL_101 = "ROCm/rocm-docs docs/install/include/200-install.rst @ f47eb2f8ba9
 NOTES_101 = (
     "ROCm/rocm-docs docs/about/release-notes.md @ 15846f3dbb5e4994c02b1146d2a206df639cc629 (ROCm 10.1.0)"
 )
-# AMD's release history: 10.1.0 October 5, 2026; 7.14.1 September 2, 2026; 7.14.0 July 15, 2026
-# (a day before the 7.14.0 GitHub release's date, 2026-07-16, which the bundle keeps: see 7.14.0's notes).
+# AMD's release history: 10.1.0 October 5, 2026; 7.14.1 September 2, 2026; 10.0.0 August 26, 2026; 7.14.0
+# July 15, 2026 (the 7.14.0 GitHub release is dated a day later, 2026-07-16; the history is the named source).
 VERSIONS = "ROCm/rocm-docs docs/release/versions.rst @ 9bcf25db1e77f58b435fe162baaa99566bac0189"
+# The amdgpu drivers AMD calls compatible with Core SDK 10.0 (its compatibility page's driver table).
+DRIVERS_100 = (
+    "ROCm/rocm-docs docs/data/driver-firmware-support.yaml @ 65339780cb2b1ec8fef14458b0a42aba093f7904 (amdgpu "
+    "31.50.0, 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, 30.20.1-30.20.0, 30.10.2-30.10.0 for "
+    "every Instinct GPU and for Radeon; read 2026-12-07)"
+)
 # The AI ecosystem table the 10.1.0 release notes include (docs/about/include/): PyTorch 2.14.0 (Linux,
 # Python 3.14-3.10) and 2.13.0, 2.12.0 ("Instinct GPUs only"). Tied to 10.1.0 by its contents: JAX
 # 0.11.1, vLLM 0.29.0, SGLang 0.5.18 and MIGraphX 2.18, the versions the 10.1.0 release notes name.
@@ -320,8 +331,25 @@ COMPAT_100 = (
     "3.14-3.11)"
 )
 TORCH_100 = ["2.13.0", "2.12.0", "2.11.0"]
-# ... and for 10.1.0 (AI_101): 2.14.0; 2.13.0 and 2.12.0 on Instinct GPUs only (said in its notes).
+# ... and for 10.1.0 (AI_101, and the same table in docs/compatibility/include/ai-ecosystem.rst
+# @ 9bcf25db1e77, read 2026-12-07): 2.14.0, 2.13.0, 2.12.0 for gfx950/gfx942/gfx90a/gfx908 (Instinct),
+# 2.14.0 alone for Radeon and Ryzen ('fam=radeon fam=ryzen').
 TORCH_101 = ["2.14.0", "2.13.0", "2.12.0"]
+AI_101_TABLE = (
+    "ROCm/rocm-docs docs/compatibility/include/ai-ecosystem.rst @ 9bcf25db1e77f58b435fe162baaa99566bac0189 "
+    "(PyTorch '2.14.0, 2.13.0, 2.12.0' for gfx950/gfx942/gfx90a/gfx908, '2.14.0' for Radeon and Ryzen)"
+)
+# ... and for 7.14 (#42): the AI ecosystem table of ROCm/legacy-rocm-build, the repository of the 7.14.0
+# release notes and of the 7.14 Instinct table (INSTINCT_714): PyTorch 2.12.0, 2.11.0, 2.10.0 for
+# gfx950/gfx942/gfx90a/gfx908, 2.12.0 and 2.11.0 for Radeon and Ryzen; Python 3.14-3.11. Tied to 7.14 by
+# its contents: PyTorch 2.12.0 newest (the +rocm7.14.0 wheels public notes install), vLLM 0.23, MIGraphX
+# 2.16, JAX 0.10.0 (10.0's page lists PyTorch 2.13.0 newest).
+AI_714 = (
+    "ROCm/legacy-rocm-build docs/compatibility/include/ai-ecosystem.rst @ 114129958d7e0293e643a1c11dddcd45ddb9a331 "
+    "(PyTorch '2.12.0, 2.11.0, 2.10.0' for gfx950/gfx942/gfx90a/gfx908, '2.12.0, 2.11.0' for Radeon and Ryzen), "
+    "read 2026-12-07"
+)
+TORCH_714 = ["2.12.0", "2.11.0", "2.10.0"]
 # AMD's own wheels: one index per release channel, the GPU picked by a [device-gfxNNNN] extra
 # (TheRock RELEASES.md: "For packages which include device-specific code (such as rocm, torch, and
 # torchvision), select your GPU using a [device-*] install extra"; several targets as
@@ -376,8 +404,13 @@ AMD_WHEELS = [
         "confirmed": False,
         "notes": [
             "Not read in AMD's own pages: the index and torch 2.12.0 (+rocm7.14.0) come from public scripts quoting "
-            "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's list of "
-            "PyTorch versions for 7.14.0 was not read.",
+            "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's 7.14 AI "
+            f"ecosystem table lists PyTorch 2.12.0, 2.11.0 and 2.10.0 (2.10.0 for Instinct GPUs only: {AI_714}); "
+            "which of them the index carries for each target was not read, so only 2.12.0 is named here.",
+            "The index itself is AMD's 7.14 wheel index (#42): TheRock's RELEASES.md names it as a release channel, "
+            "and PyTorch's own CI installs ROCm 7.14 from it (pytorch/pytorch#190276, 2026-07-16: 'installing ROCm "
+            "from the multi-arch TheRock wheel index (https://repo.amd.com/rocm/whl-multi-arch/)'). The entry stays "
+            "confirmed=false for its torch versions, which only third parties show on it.",
         ],
     },
 ]
@@ -395,14 +428,16 @@ for _w in AMD_WHEELS:
 RELEASES = [
     {
         "version": "7.14.0",
-        "release_date": "2026-07-16",
+        "release_date": "2026-07-15",
         "stream": "therock",
         "os": OS_714,
         "gpus": _gpus(),
         "amdgpu_driver": "31.40.x",
         "amdgpu_driver_compat": ["31.40.x", "31.30.x", "31.20.x", "31.10.x", "30.30.x", "30.20.x", "30.10.x"],
-        "torch": [],
-        "source": f"{RELEASE_714}; {TRANSITION}; {INSTINCT_714}; {RADEON_714}; {RYZEN_714}; {INSTALL_714}",
+        "torch": TORCH_714,
+        "torch_instinct_only": ["2.10.0"],
+        "source": f"{RELEASE_714}; {TRANSITION}; {INSTINCT_714}; {RADEON_714}; {RYZEN_714}; {INSTALL_714}; "
+        f"{VERSIONS} (release date); PyTorch: {AI_714}",
         "kernels_source": _TABLES_714,
         "confirmed": False,
         "kernels_confirmed": True,
@@ -419,14 +454,14 @@ RELEASES = [
             "7.14.0 adds the Ryzen AI Max PRO 495/490/485 (gfx1151).",
             "amdgpu: AMD lists drivers 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, 30.30.3-30.30.0, "
             "30.20.1-30.20.0, 30.10.2-30.10.0 for Radeon, and the same list for Instinct (lines kept here).",
-            "PyTorch versions AMD lists for 7.14.0 were not read; AMD's own wheels for it (unconfirmed): "
-            "torch.json amd_wheels.",
+            "PyTorch (#42): AMD's 7.14 AI ecosystem table lists 2.12.0, 2.11.0 and 2.10.0 for Instinct GPUs "
+            "(gfx950/gfx942/gfx90a/gfx908), 2.12.0 and 2.11.0 for Radeon and Ryzen (torch_instinct_only: 2.10.0); "
+            "Python 3.14-3.11. AMD's own wheels for it (unconfirmed): torch.json amd_wheels.",
 
             f"ROCm 7.14.1 followed ({THEROCK_7141}), released 2026-09-02 ({VERSIONS}): a release of its own "
             "here. AMD's 7.14 repository serves the series' newest patch release under the same package names.",
-            f"AMD's release history ({VERSIONS}) dates 7.14.0 July 15, 2026, a day before the GitHub release "
-            "this date is read from (2026-07-16); no source read settles which is the release day, so the "
-            "GitHub release's is kept.",
+            f"Release date: AMD's release history ({VERSIONS}), the one source every date of rocm.json is taken "
+            "from (#42); the GitHub release of 7.14.0 is dated a day later (2026-07-16).",
         ],
     },
     {
@@ -459,10 +494,9 @@ RELEASES = [
         "os": OS_100,
         "gpus": _gpus(),
         "amdgpu_driver": "31.50.x",
-        "amdgpu_driver_compat": ["31.50.x"],
+        "amdgpu_driver_compat": ["31.50.x", "31.40.x", "31.30.x", "31.20.x", "31.10.x", "30.30.x", "30.20.x", "30.10.x"],
         "torch": TORCH_100,
-        "source": f"{INSTALL_100}; {OS_YAML}; matrices/sources/reference/errata.md section 7 "
-        f"(therock-10.0 tag, 2026-08-26); PyTorch: {COMPAT_100}",
+        "source": f"{INSTALL_100}; {OS_YAML}; amdgpu: {DRIVERS_100}; {VERSIONS} (release date); PyTorch: {COMPAT_100}",
         "kernels_source": OS_YAML,
         "confirmed": False,
         "kernels_confirmed": False,
@@ -472,9 +506,11 @@ RELEASES = [
             "OS and kernels: os-support.yaml of AMD's docs source at a revision not tied to a release (its OS "
             "set matches the 10.0 install page); per-GPU OS limits are in the OS entries' notes, gpus_only and "
             "gpus_only_by_point.",
-            "amdgpu: the 10.0 install page links the AMD GPU driver docs-31.50.0; the full compatible-driver "
-            "list of 10.0 was not read.",
-            "The 10.0 release date is the therock-10.0 tag's; AMD's release notes page was not read for a date.",
+            "amdgpu: the 10.0 install page links the AMD GPU driver docs-31.50.0; AMD's driver table for 10.0 lists "
+            "31.50.0 back to 30.10.0 as compatible (31.50.0, 31.40.1, 31.40.0, 31.30.0, 31.20.0, 31.10.0, "
+            "30.30.3-30.30.0, 30.20.1-30.20.0, 30.10.2-30.10.0), for every Instinct GPU and for Radeon (#42: "
+            "the bundle had 31.50.x only).",
+            "Release date: AMD's release history (the therock-10.0 tag of ROCm/rocm-systems carries the same day).",
             "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
             "AMD's own wheels for it: torch.json amd_wheels.",
 
@@ -491,7 +527,9 @@ RELEASES = [
         "amdgpu_driver": "31.60.x",
         "amdgpu_driver_compat": ["31.60.x"],
         "torch": TORCH_101,
-        "source": f"{INSTALL_101}; {NOTES_101}; {VERSIONS} (release date); PyTorch: {AI_101}; per-GPU OS limits: "
+        "torch_instinct_only": ["2.13.0", "2.12.0"],
+        "source": f"{INSTALL_101}; {NOTES_101}; {VERSIONS} (release date); PyTorch: {AI_101}; {AI_101_TABLE}; "
+        "per-GPU OS limits: "
         f"10.0.0's, {OS_YAML}",
         "kernels_source": f"{NOTES_101} (Ubuntu 26.04.1, 24.04.5); {OS_YAML} (the other distributions, as 10.0.0)",
         "confirmed": False,
@@ -511,7 +549,8 @@ RELEASES = [
             "amdgpu: the 10.1.0 install page links the AMD GPU driver docs-31.60.0 (amdgpu-install 31.60); the "
             "full compatible-driver list of 10.1.0 was not read.",
             "PyTorch: AMD's 10.1.0 AI ecosystem table lists 2.14.0 (Linux, Python 3.14-3.10) and 2.13.0, 2.12.0 "
-            "for Instinct GPUs only. AMD's own wheels for it: torch.json amd_wheels (the install page's index).",
+            "for Instinct GPUs only (gfx950/gfx942/gfx90a/gfx908; torch_instinct_only), 2.14.0 alone for Radeon and "
+            "Ryzen. AMD's own wheels for it: torch.json amd_wheels (the install page's index).",
         ],
     },
 ]

@@ -57,6 +57,8 @@ def _target_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the account added to render/video and owning the venv (default: SUDO_USER)",
     )
+    p.add_argument("--trust-unconfirmed-key", dest="trust_key", metavar="FINGERPRINT",
+                   help="pin this repository key although no vendor page confirms its fingerprint (repeat it in full)")  # fmt: skip
 
 
 def _apply_options(p: argparse.ArgumentParser) -> None:
@@ -180,7 +182,7 @@ def _planned_facts(args: argparse.Namespace) -> tuple[Facts, str | None]:
 def _request(action: str, args: argparse.Namespace, facts: Facts, user: str | None) -> Request:
     from gpuenv import __version__
     from gpuenv.plan import planner
-    from gpuenv.plan.plan import Action, PlanError, Request
+    from gpuenv.plan.plan import Action, PlanError, Request, trusted_fingerprint
 
     stack = args.stack
     if stack == "auto":
@@ -195,6 +197,7 @@ def _request(action: str, args: argparse.Namespace, facts: Facts, user: str | No
             torch=getattr(args, "torch", None),
             venv=getattr(args, "venv", None),
             user=user,
+            trust_key=trusted_fingerprint(args.trust_key) if getattr(args, "trust_key", None) else None,
             created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             gpuenv_version=__version__,
         )
@@ -204,10 +207,12 @@ def _request(action: str, args: argparse.Namespace, facts: Facts, user: str | No
 
 def _make(req: Request, facts: Facts) -> Plan:
     from gpuenv.plan import planner
-    from gpuenv.plan.plan import PlanError
+    from gpuenv.plan.plan import KeyNotTrusted, PlanError
 
     try:
         return planner.make_plan(facts, _matrices(), _repos(), req)
+    except KeyNotTrusted as exc:  # a key no vendor page confirms: refused, not a usage error (#42)
+        raise _Stop(Exit.REFUSED, f"{exc}. Nothing was planned.") from None
     except PlanError as exc:
         raise Usage(str(exc)) from None
 

@@ -49,10 +49,36 @@ def _show(args: argparse.Namespace) -> int:
     from gpuenv.render.matrix import render_show
 
     try:
-        render_show(load(), args.subject, make_console())
+        render_show(load(), args.subject, make_console(), _keys() if args.subject is None else ())
     except MatrixError as exc:
         raise Usage(str(exc)) from None
     return 0
+
+
+LABELS = {"amd": "ROCm (repo.radeon.com)", "nvidia": "NVIDIA CUDA"}
+
+
+def _keys() -> tuple[str, ...]:
+    """Each repository signing key the planner may pin, and whether a vendor page confirms its
+    fingerprint (#42: the new ROCm stream's does not); nothing where repos.json cannot be read."""
+    from gpuenv.plan import repos
+    from gpuenv.plan.plan import PlanError
+
+    try:
+        r = repos.load()
+    except (PlanError, OSError):
+        return ()
+    out = []
+    for vendor in ("amd", "nvidia"):
+        key = r.section(vendor)["key"]
+        out.append(f"{LABELS[vendor]} {key['fingerprint']}: " + ("confirmed" if key.get("confirmed") else "NOT confirmed"))
+    therock: dict[str, list[str]] = {}
+    for rel in r.section("amd_therock").get("releases", ()):
+        key = rel["key"]
+        state = "confirmed" if key.get("confirmed") else "NOT confirmed by AMD, for review (--trust-unconfirmed-key)"
+        therock.setdefault(f"{key['fingerprint']}: {state}", []).append(rel["rocm"])
+    out += [f"ROCm {', '.join(v)} {line}" for line, v in therock.items()]
+    return tuple(out)
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -231,6 +231,7 @@ def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
                 amdgpu_driver_compat=r.strs(rel, "amdgpu_driver_compat", p, optional=True),
                 release_date=r.get(rel, "release_date", p, str, optional=True),
                 stream=r.get(rel, "stream", p, str, optional=True),
+                torch_instinct_only=r.strs(rel, "torch_instinct_only", p, pattern=_VERSION, optional=True),
             )
         )
     releases.sort(key=lambda x: vkey(x.version))
@@ -328,6 +329,7 @@ def _parse_variant(
         archs_without_kernels=r.strs(v, "archs_without_kernels", pv, optional=True, pattern=_GFX),
         archs_without_kernels_source=r.get(v, "archs_without_kernels_source", pv, str, optional=True) or "",
         find_links=r.text(v, "find_links", pv, _FIND_LINKS, optional=True),
+        rocm_from_pip=r.get(v, "rocm_from_pip", pv, str, optional=True),
     )
 
 

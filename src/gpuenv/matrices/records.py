@@ -31,6 +31,23 @@ class BundleInfo:
     # `gpuenv matrix show` can make staleness visible; None where a bundle does not say.
     material: str | None = None
 
+    def dated(self) -> str | None:
+        """The bundle's date, YYYY-MM-DD, from its version (a bundle is versioned by its date:
+        "2026.12.07"); None for a version that is no date."""
+        import re
+
+        m = re.fullmatch(r"(\d{4})\.(\d{2})\.(\d{2})(\..*)?", self.version)
+        return f"{m[1]}-{m[2]}-{m[3]}" if m else None
+
+    def age_days(self, today: str) -> int | None:
+        """Days from the bundle's date to ``today`` (YYYY-MM-DD); None where either is no date."""
+        import datetime
+
+        try:
+            return (datetime.date.fromisoformat(today) - datetime.date.fromisoformat(self.dated() or "")).days
+        except ValueError:
+            return None
+
 
 @record(frozen=True)
 class AmdGpu:
@@ -176,10 +193,19 @@ class RocmRelease:
     # "therock" for the new release stream (7.14, Core SDK 10.0: /opt/rocm/core-X.Y, amdrocm-*);
     # None for the legacy stream (/opt/rocm-X.Y.Z, rocm-*).
     stream: str | None = None
+    # Of ``torch``, the versions AMD lists for Instinct GPUs only (10.1.0: 2.13.0, 2.12.0; #42).
+    torch_instinct_only: tuple[str, ...] = ()
 
     def support(self, gfx: str) -> str | None:
         """Support level of a gfx target in this release, or None when unsupported."""
         return self.gpus.get(gfx)
+
+    def unconfirmed(self, what: str) -> str:
+        """A finding's words where this release's ``what`` decides it and no AMD page confirms the
+        release's data (#42); "" where AMD's pages do."""
+        if self.confirmed:
+            return ""
+        return f" ROCm {self.version}'s {what} is not confirmed by AMD (see its notes: gpuenv matrix show rocm)."
 
     supports = support  # the issue text spells it this way
 
@@ -271,6 +297,9 @@ class TorchVariant:
         None  # the pip -f page the release's own install instructions use (torch <= 1.10)
     )
     released: str | None = None  # the release's date as torch.json gives it: "8 Jul 2026"
+    # The ROCm runtime is not in the wheel but installed from pip packages (rocm7.14: TheRock's
+    # rocm[libraries,device-all]), a requirement the pick ranks below a bundled runtime (#42).
+    rocm_from_pip: str | None = None
 
     @property
     def usable_archs(self) -> tuple[str, ...]:

@@ -29,6 +29,20 @@ class PlanError(ValueError):
     """A plan document that does not fit gpuenv.plan/1, or a plan that cannot be made."""
 
 
+class KeyNotTrusted(PlanError):
+    """A repository key whose fingerprint no first-party page confirms, and which the request did
+    not trust by repeating it (--trust-unconfirmed-key): the plan is refused, exit 3 (#42)."""
+
+
+def trusted_fingerprint(text: str) -> str:
+    """--trust-unconfirmed-key's value as a fingerprint: 40 hex digits, spaces allowed as gpg
+    prints them, upper-cased; anything else is a PlanError."""
+    fpr = text.replace(" ", "").upper()
+    if not re.fullmatch(r"[0-9A-F]{40}", fpr):
+        raise PlanError(f"--trust-unconfirmed-key {text!r}: expected a key's full fingerprint (40 hex digits)")
+    return fpr
+
+
 class Action(str, enum.Enum):
     INSTALL = "install"
     UNINSTALL = "uninstall"
@@ -163,6 +177,9 @@ class Request:
     torch: str | None = None
     venv: str | None = None
     user: str | None = None  # the account given render/video and owning the torch venv
+    # The fingerprint of a repository key no first-party page confirms, repeated by the user to
+    # have it pinned anyway (--trust-unconfirmed-key, #42); upper-case, no spaces.
+    trust_key: str | None = None
     created_at: str | None = None
     gpuenv_version: str | None = None
 
@@ -173,12 +190,14 @@ class Request:
             raise PlanError(f"{self.user!r} is not a user name")
         if self.venv is not None and not _safe_path(self.venv):
             raise PlanError(f"--venv {self.venv!r} must be an absolute path, without '..' or NUL")
+        if self.trust_key is not None and trusted_fingerprint(self.trust_key) != self.trust_key:
+            raise PlanError(f"--trust-unconfirmed-key {self.trust_key!r}: expected 40 upper-case hex digits")
 
     def words(self) -> list[str]:
         """The request as the options that make it."""
         words = [self.action.value, self.stack]
         for flag, value in (("--version", self.version), ("--torch", self.torch), ("--venv", self.venv),
-                            ("--user", self.user)):  # fmt: skip
+                            ("--user", self.user), ("--trust-unconfirmed-key", self.trust_key)):  # fmt: skip
             if value is not None:
                 words += [flag, value]
         return words
@@ -201,8 +220,11 @@ class Request:
             return False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"action": self.action.value, "stack": self.stack, "version": self.version,
-                "torch": self.torch, "venv": self.venv, "user": self.user}  # fmt: skip
+        out = {"action": self.action.value, "stack": self.stack, "version": self.version,
+               "torch": self.torch, "venv": self.venv, "user": self.user}  # fmt: skip
+        if self.trust_key is not None:  # absent otherwise: plans saved before #42 read the same
+            out["trust_key"] = self.trust_key
+        return out
 
 
 def _request_from_dict(doc: Any, plan_doc: dict[str, Any]) -> Request | None:
@@ -221,6 +243,7 @@ def _request_from_dict(doc: Any, plan_doc: dict[str, Any]) -> Request | None:
         torch=_typed(doc, "torch", str, "plan.request"),
         venv=_typed(doc, "venv", str, "plan.request"),
         user=_typed(doc, "user", str, "plan.request"),
+        trust_key=_typed(doc, "trust_key", str, "plan.request"),
         created_at=_typed(plan_doc, "created_at", str, "plan"),
         gpuenv_version=_typed(plan_doc, "gpuenv_version", str, "plan"),
     )

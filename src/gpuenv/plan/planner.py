@@ -222,17 +222,17 @@ def _rocm(
     facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]
 ) -> tuple[PlanTarget, list[Step]]:
     installable = {r["rocm"] for r in repos.section("amd")["releases"]}
-    installable |= repos.therock_installable(facts.os.id, facts.os.version_id)
+    installable |= repos.therock_installable(facts.os.id, facts.os.version_id, req.trust_key)
     version = req.version or fitting_rocm(facts, matrices, installable).version
     known = matrices.rocm_release(version)
     if known is None:
         raise PlanError(f"ROCm {version} is not in the bundled matrices (gpuenv matrix show rocm)")
     version = known.version  # "7.2" means its newest bundled patch release
     if not req.version:
-        therock.newer_release_note(facts, matrices, repos, version, notes)
+        therock.newer_release_note(facts, matrices, repos, version, notes, req.trust_key)
     if known.stream == "therock":
         kernel_ok = _kernel_ok(facts, "rocm", notes)
-        steps = therock.install_steps(facts, matrices, repos, version, req.user, notes, kernel_ok)
+        steps = therock.install_steps(facts, matrices, repos, version, req.user, notes, kernel_ok, req.trust_key)
         torch, more = _torch_steps(matrices, req, "rocm", version)
         return PlanTarget(stack="rocm", version=version, driver=None, torch=torch), steps + more
     rel = repos.amd_release(version)

@@ -91,14 +91,25 @@ class Repos:
                 return rel
         return None
 
-    def therock_installable(self, os_id: str | None = None, version: str | None = None) -> set[str]:
+    def therock_installable(
+        self, os_id: str | None = None, version: str | None = None, trust: str | None = None
+    ) -> set[str]:
         """The new stream's releases the planner can install: those whose key has a pinned
-        fingerprint and, when an OS is given, whose repository has a directory for it."""
+        fingerprint that a first-party page confirms or the user repeated (``trust``: the value of
+        --trust-unconfirmed-key, #42) and, when an OS is given, whose repository has a directory
+        for it."""
         return {
             rel["rocm"]
             for rel in self.doc.get("amd_therock", {}).get("releases", ())
-            if rel["key"].get("fingerprint") and (os_id is None or self.therock_distro(rel, os_id, version))
+            if self.key_trusted(rel, trust) and (os_id is None or self.therock_distro(rel, os_id, version))
         }
+
+    @staticmethod
+    def key_trusted(rel: dict[str, Any], trust: str | None) -> bool:
+        """Whether the planner may pin this release's key: a fingerprint is pinned, and either a
+        first-party page confirms it or --trust-unconfirmed-key repeated it."""
+        fpr = rel["key"].get("fingerprint")
+        return bool(fpr) and (rel["key"].get("confirmed") is True or fpr == trust)
 
     @staticmethod
     def therock_key(rel: dict[str, Any]) -> Key:

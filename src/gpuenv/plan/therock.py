@@ -26,7 +26,7 @@ from gpuenv.plan.builders import (
     ldconfig,
     remove_file,
 )
-from gpuenv.plan.plan import Kind, PlanError, Step
+from gpuenv.plan.plan import KeyNotTrusted, Kind, PlanError, Step
 from gpuenv.plan.purge import purge_packages
 from gpuenv.plan.repos import Repos
 from gpuenv.resolve import gpuinfo
@@ -48,10 +48,18 @@ _LEGACY_URI = re.compile(r"https?://repo\.radeon\.com/(rocm/apt|graphics)/")
 
 
 def install_steps(
-    facts: Facts, matrices: Matrices, repos: Repos, version: str, user: str | None, notes: list[str], kernel_ok: bool
+    facts: Facts,
+    matrices: Matrices,
+    repos: Repos,
+    version: str,
+    user: str | None,
+    notes: list[str],
+    kernel_ok: bool,
+    trust: str | None = None,
 ) -> list[Step]:
     """The install of a new-stream release, or a PlanError saying why gpuenv cannot plan it.
-    ``kernel_ok``: the machine's kernel is its own (not a container's or WSL's, noted already)."""
+    ``kernel_ok``: the machine's kernel is its own (not a container's or WSL's, noted already);
+    ``trust``: the fingerprint --trust-unconfirmed-key repeated, if any."""
     rel = repos.therock_release(version)
     if rel is None:
         raise PlanError(f"no repository data for ROCm {version} (the new release stream)")
@@ -62,6 +70,7 @@ def install_steps(
             "Install ROCm 7.2.4 instead (gpuenv install rocm --version 7.2.4), or follow AMD's page by hand: "
             + rel["source"]
         )
+    _key_trust(rel, version, trust, notes)
     distro = repos.therock_distro(rel, facts.os.id, facts.os.version_id)
     if distro is None:
         offered = ", ".join(f"{d['os']} {d['version']}" for d in rel["distros"])
@@ -85,6 +94,36 @@ def install_steps(
         )
     _shared_route_note(repos, rel, version, notes)
     return steps
+
+
+def _key_trust(rel: dict[str, Any], version: str, trust: str | None, notes: list[str]) -> None:
+    """Pin the release's key only where a first-party page confirms its fingerprint, or the user
+    repeated it (--trust-unconfirmed-key): else KeyNotTrusted, one line saying where it was read.
+    Either way the plan says which it is (#42)."""
+    key = rel["key"]
+    fpr = key["fingerprint"]
+    if key.get("confirmed") is True:
+        notes.append(f"ROCm {version}'s repository key {fpr} is confirmed by a first-party source: {key['source']}")
+        return
+    if trust != fpr:
+        given = f" (--trust-unconfirmed-key {trust} names another key)" if trust else ""
+        raise KeyNotTrusted(
+            f"ROCm {version}'s repository key {fpr} is not confirmed by AMD (no AMD page publishes it; read in "
+            f"{_where_read(key)}){given}: to pin it anyway, repeat it: --trust-unconfirmed-key {fpr}"
+        )
+    notes.append(
+        f"ROCm {version}'s repository key {fpr} is NOT confirmed by AMD, pinned because --trust-unconfirmed-key "
+        f"repeated it; where it was read: {key['source']}"
+        + (f"; {key['review']}" if key.get("review") else "")
+    )
+
+
+def _where_read(key: dict[str, Any]) -> str:
+    """The files a key's fingerprint was read in, as its source names them ('owner/repo path @ commit'),
+    without the source's explanations; the whole source where it names none."""
+    read = key["source"].split("the key URL")[0]  # what follows cites the URL's page, not the fingerprint
+    found = re.findall(r"[\w.-]+/[\w.-]+ [^\s;()]+ @ [0-9a-f]{7,40}", read)
+    return "; ".join(dict.fromkeys(found)) or key["source"]
 
 
 def _shared_route_note(repos: Repos, rel: dict[str, Any], version: str, notes: list[str]) -> None:
@@ -183,19 +222,26 @@ def _first_uri(facts: Facts, rel: dict[str, Any]) -> str:
     return "?"
 
 
-def _not_planned(facts: Facts, repos: Repos, version: str) -> str | None:
+def _not_planned(facts: Facts, repos: Repos, version: str, trust: str | None = None) -> str | None:
     """Why the planner cannot install a new-stream release here, in words; None when it can."""
     rel = repos.therock_release(version)
     if rel is None:
         return "gpuenv has no repository data for it"
     if not rel["key"].get("fingerprint"):
         return "its repository key has no verified fingerprint"
+    if not repos.key_trusted(rel, trust):
+        return (
+            f"its repository key's fingerprint is not confirmed by AMD (--trust-unconfirmed-key "
+            f"{rel['key']['fingerprint']} plans it)"
+        )
     if repos.therock_distro(rel, facts.os.id, facts.os.version_id) is None:
         return f"AMD's repository for it has no directory for {facts.os.id} {facts.os.version_id or '?'}"
     return None
 
 
-def newer_release_note(facts: Facts, matrices: Matrices, repos: Repos, version: str, notes: list[str]) -> None:
+def newer_release_note(
+    facts: Facts, matrices: Matrices, repos: Repos, version: str, notes: list[str], trust: str | None = None
+) -> None:
     """install auto planned ``version``: when a newer release of the new stream also supports this
     machine (the newest the matrices judge, 10.1.0, say), say which and why it is not the one planned
     (its install page was not read, its key has no pinned fingerprint, ...). One note, for either
@@ -203,7 +249,7 @@ def newer_release_note(facts: Facts, matrices: Matrices, repos: Repos, version: 
     newest = fitting_rocm(facts, matrices, newest=True)
     if newest.stream != "therock" or not inv.older(version, newest.version):
         return
-    why = _not_planned(facts, repos, newest.version)
+    why = _not_planned(facts, repos, newest.version, trust)
     if why is None:
         return
     notes.append(

@@ -29,7 +29,8 @@ def _rocm(m: Matrices) -> list[Table]:
         )
         gpus = ", ".join(f"{g}{'' if lvl == 'full' else '*'}" for g, lvl in r.gpus.items())
         version = r.version + (" (default)" if r.version == default else "")
-        rows.append([version, oses, gpus, ", ".join(r.torch), r.amdgpu_driver or "", _yes(r.confirmed)])
+        torch = ", ".join(t + (" (Instinct only)" if t in r.torch_instinct_only else "") for t in r.torch)
+        rows.append([version, oses, gpus, torch, r.amdgpu_driver or "", _yes(r.confirmed)])
     return [("ROCm releases (* = Radeon/Radeon PRO support level)",
              ["ROCm", "OS (kernel series)", "GPUs", "PyTorch (AMD)", "amdgpu", ""], rows)]  # fmt: skip
 
@@ -89,10 +90,21 @@ def tables(m: Matrices, subject: str) -> list[Table]:
     return {"rocm": _rocm, "cuda": _cuda, "torch": _torch, "gpus": _gpus}[subject](m)
 
 
-def _bundle_date(version: str) -> str:
-    """ "dated 2026-12-03; " for a bundle version "2026.12.03" (a bundle is versioned by its date)."""
-    parts = version.split(".")
-    return f"dated {'-'.join(parts[:3])}; " if len(parts) >= 3 else ""
+def _bundle_line(m: Matrices, today: str) -> str:
+    """The summary's first line (#42): the bundle, its date and age, and the newest release of each
+    vendor it knows: what a user needs to see to tell whether the world has moved past it."""
+    b = m.bundle
+    date, age = b.dated(), b.age_days(today)
+    dated = f"dated {date}" + (f", {age} days old" if age is not None and age >= 0 else "") if date else "undated"
+    newest_of = "; ".join(f"{vendor} {release}" for vendor, release in newest(m))
+    return f"{b.version} ({dated}); newest known: {newest_of}"
+
+
+def _unconfirmed_count(m: Matrices) -> int:
+    """Entries no vendor page confirms, each marked 'unconfirmed' in the tables."""
+    torch = [v for t in m.torch_versions() for v in m.torch_variants(t)]
+    groups = (m.rocm_releases(), m.cuda_toolkits(), m.driver_branches(), torch, m.amd_gpus(), m.nvidia_gpus())
+    return sum(1 for group in groups for item in group if not item.confirmed)
 
 
 def _dated(version: str, date: str | None) -> str:
@@ -114,16 +126,22 @@ def newest(m: Matrices) -> list[tuple[str, str]]:
     return out
 
 
-def summary(m: Matrices) -> list[tuple[str, str]]:
+def summary(m: Matrices, today: str | None = None, keys: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """The rows of `gpuenv matrix show` without a subject; ``today`` (YYYY-MM-DD, default the
+    clock's) dates the bundle's age, ``keys`` are the repository keys' lines (their confirmation)."""
+    import datetime
+
     b = m.bundle
     torch = m.torch_versions()
     rocm = m.rocm_releases()
     cuda = m.cuda_toolkits()
     return [
-        ("bundle", f"{b.version} ({_bundle_date(b.version)}{b.origin}, {b.path})"),
+        ("bundle", _bundle_line(m, today or datetime.date.today().isoformat())),
+        ("from", f"{b.origin}, {b.path}"),
         ("data", b.material or "the bundle does not date its material"),
-        ("newest", "; ".join(f"{vendor} {release}" for vendor, release in newest(m))),
         *([("note", b.skipped)] if b.skipped else []),
+        ("marked", f"{_unconfirmed_count(m)} entries no vendor page confirms (marked 'unconfirmed' in the tables)"),
+        *(("key", line) for line in keys),
         ("ROCm", f"{rocm[0].version} .. {rocm[-1].version}, default {m.default_rocm().version}"),
         ("CUDA", f"{cuda[0].version} .. {cuda[-1].version}"),
         ("PyTorch", f"{torch[0]} .. {torch[-1]}"),
@@ -131,12 +149,13 @@ def summary(m: Matrices) -> list[tuple[str, str]]:
     ]
 
 
-def render_show(m: Matrices, subject: str | None, console: Console) -> None:
+def render_show(m: Matrices, subject: str | None, console: Console, keys: tuple[str, ...] = ()) -> None:
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     if subject is None:
-        for label, value in summary(m):
-            console.print(f"[bold]{label:8}[/bold] {value}", highlight=False)
+        for label, value in summary(m, keys=keys):
+            console.print(f"[bold]{label:8}[/bold] {escape(value)}", highlight=False)
         console.print("\ngpuenv matrix show rocm|cuda|torch|gpus prints the tables.")
         return
     for title, columns, rows in tables(m, subject):

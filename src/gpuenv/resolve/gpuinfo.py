@@ -25,6 +25,19 @@ def gfx_target(gpu: Gpu, matrices: Matrices | None) -> str | None:
     return known.gfx_target if known else None
 
 
+def unconfirmed_targets(gpus: list[Gpu], matrices: Matrices | None) -> str:
+    """Words for a finding that a GPU's gfx target decides, where the target is the matrices' (not
+    the driver's) and no AMD source confirms it (#42); "" otherwise."""
+    out = []
+    for g in gpus:
+        known = matrices.amd_gpu(g.pci_id) if matrices is not None and not g.gfx_target else None
+        if known is not None and known.gfx_target and not known.confirmed:
+            out.append(f"{g.pci_id} -> {known.gfx_target}")
+    if not out:
+        return ""
+    return f" The gfx target of {', '.join(out)} (from its PCI id) is not confirmed by AMD."
+
+
 def is_integrated(gpu: Gpu, matrices: Matrices | None) -> bool:
     if gpu.integrated is not None:
         return gpu.integrated

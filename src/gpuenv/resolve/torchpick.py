@@ -152,10 +152,13 @@ def _python_minor(facts: Facts) -> str | None:
     return ".".join(parts[:2]) if len(parts) >= 2 else None
 
 
-def _rank(variant: TorchVariant, mode: str | None) -> tuple[bool, tuple[int, ...]]:
-    # A CUDA version the driver runs natively beats one that needs minor-version compatibility
-    # (a 580 driver gets cu130, not cu132); then the newest stack. No driver yet: the newest.
-    return (mode != "minor", vkey(variant.stack_version or "0"))
+def _rank(variant: TorchVariant, mode: str | None) -> tuple[bool, bool, bool, tuple[int, ...]]:
+    # A variant whose data a primary source confirms beats one known only from secondary sources
+    # (#42: torch 2.9.0 cu129 may be absent from the index, cu128 is in PyTorch's own build matrix);
+    # then a wheel that bundles its ROCm runtime beats one that pip-installs it (rocm7.14); then a
+    # CUDA version the driver runs natively beats one that needs minor-version compatibility (a 580
+    # driver gets cu130, not cu132); then the newest stack. No driver yet: the newest.
+    return (variant.confirmed, variant.rocm_from_pip is None, mode != "minor", vkey(variant.stack_version or "0"))
 
 
 def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: str | None = None) -> Choice:
@@ -279,7 +282,7 @@ def pick(facts: Facts, matrices: Matrices, version: str | None = None, vendor: s
             vendor,
             tuple(gpus),
             best.confirmed,
-            tuple(v.variant for v, _ in fitting[1:]),
+            tuple(v.variant + ("" if v.confirmed else " (unconfirmed)") for v, _ in fitting[1:]),
             amd=amd,
         )
     scope = f"torch {wanted[0]}" if version is not None else f"torch {wanted[-1]} .. {wanted[0]}"
@@ -359,7 +362,7 @@ def _unofficial(gpus: list[GpuArch], wanted: list[str], python: str | None, m: M
             v for v in m.torch_variants(ver) if v.stack == "rocm" and fit(v, stand_in, None, python, m)[0]
         ]
         if fitting:
-            best = max(fitting, key=lambda v: vkey(v.stack_version or "0"))
+            best = max(fitting, key=lambda v: _rank(v, None))  # the official pick's order
             return Unofficial(
                 override.gfx,
                 override.env,
@@ -391,6 +394,12 @@ def _rule(
     driver: str | None,
 ) -> str | None:
     """Which ranking rule chose ``variant`` among the fitting CUDA variants of its release."""
+    unconfirmed = [v.variant for v, _md in fitting if not v.confirmed and v is not variant]
+    if variant.confirmed and unconfirmed:
+        return (
+            f"rule: a variant whose data a primary source confirms is preferred: {variant.variant} over "
+            f"{', '.join(unconfirmed)} (not confirmed: the index may lack the wheel)"
+        )
     newer_minor = [
         v.variant
         for v, md in fitting
@@ -449,8 +458,13 @@ def _explain(
     elif variant.stack == "rocm":
         out.append(f"{variant.variant} is built for {', '.join(sorted({g.arch or '' for g in gpus}))}")
         system = [t.version for t in facts.toolkits.rocm]
+        runtime = (
+            f"the wheel installs ROCm {variant.stack_version}'s runtime from pip ({variant.rocm_from_pip})"
+            if variant.rocm_from_pip
+            else f"the wheel bundles its own ROCm {variant.stack_version} runtime"
+        )
         out.append(
-            f"the wheel bundles its own ROCm {variant.stack_version} runtime; it needs only the amdgpu kernel driver"
+            f"{runtime}; it needs only the amdgpu kernel driver"
             + (f" (system ROCm {', '.join(system)} is not used by it)" if system else "")
         )
     if variant.stack != "cuda" and variant.find_links:

@@ -187,7 +187,8 @@ def gpu_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterato
         severity=Severity.ERROR,
         title=f"ROCm {release.version} does not support {', '.join(targets)}",
         detail=f"{gpuinfo.describe([g for g, _ in bad], matrices)}; ROCm {release.version} ({basis(target)} target) "
-        f"supports {supported}. " + " ".join(elsewhere),
+        f"supports {supported}. " + " ".join(elsewhere) + release.unconfirmed("list of gfx targets")
+        + gpuinfo.unconfirmed_targets([g for g, _ in bad], matrices),
         fix=_other_release_fix(matrices, targets)
         + "HSA_OVERRIDE_GFX_VERSION is an unsupported same-family workaround, not a fix.",
         gpus=gpuinfo.slots(g for g, _ in bad),

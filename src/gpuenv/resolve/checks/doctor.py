@@ -67,8 +67,10 @@ def _newest(matrices: Matrices, kind: str) -> str | None:
     return memo[kind]
 
 
-@check(code="doctor.matrices-stale", area="doctor", needs=("matrices",))
-def matrices_stale(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
+def _newer_than_bundle(facts: Facts, matrices: Matrices) -> list[str]:
+    """What the machine runs that is newer than every release of its kind the bundle knows, in
+    words ("ROCm 10.2.0 (newest bundled 10.1.0)"); shared by doctor.matrices-stale and
+    matrices.stale."""
     newer = []
     rocm = inv.installed_rocm(facts)
     if rocm and (newest := _newest(matrices, "rocm")) and inv.older(newest, rocm):
@@ -85,6 +87,12 @@ def matrices_stale(facts: Facts, matrices: Matrices, target: Target) -> Iterator
     branch = inv.version_tuple(driver)[:1]
     if branch and (newest := _newest(matrices, "branch")) and inv.older(newest, str(branch[0])):
         newer.append(f"NVIDIA driver {driver} (newest bundled branch R{newest})")
+    return newer
+
+
+@check(code="doctor.matrices-stale", area="doctor", needs=("matrices",))
+def matrices_stale(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
+    newer = _newer_than_bundle(facts, matrices)
     if not newer:
         return
     yield Finding(
@@ -92,4 +100,33 @@ def matrices_stale(facts: Facts, matrices: Matrices, target: Target) -> Iterator
         title="The machine runs releases newer than gpuenv's matrices know",
         detail=f"{'; '.join(newer)}; matrices bundle {matrices.bundle.version} ({matrices.bundle.origin}).",
         fix="gpuenv matrix update --from URL  # judgements about these releases are best-effort until then",
+    )
+
+
+# A bundle this many days older than the probe, on a machine that runs something newer than it knows,
+# is a warning (#42): vendors ship a ROCm, CUDA or PyTorch release every few months, so by then the
+# newer release is likely one whose data the bundle lacks, and the judgement rests on guesses.
+STALE_DAYS = 120
+
+
+@check(code="matrices.stale", area="doctor", needs=("matrices",))
+def bundle_stale(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
+    """The bundle is older than STALE_DAYS at the time of the probe (facts.collected_at: a facts
+    file is judged as of its own day) and the machine runs something newer than it knows. A probe
+    without a date leaves the age unknown: then doctor.matrices-stale alone speaks."""
+    day = (facts.collected_at or "")[:10]
+    age = matrices.bundle.age_days(day)
+    if age is None or age <= STALE_DAYS:
+        return
+    newer = _newer_than_bundle(facts, matrices)
+    if not newer:
+        return
+    yield Finding(
+        severity=Severity.WARNING,
+        title=f"gpuenv's matrices are {age} days old and this machine runs releases they do not know",
+        detail=f"matrices bundle {matrices.bundle.version} ({matrices.bundle.origin}), dated "
+        f"{matrices.bundle.dated()}, {age} days before this probe ({day}); newer here: {'; '.join(newer)}. "
+        "Findings about these releases rest on older data.",
+        fix="gpuenv matrix update --from URL --sha256 SUM (a newer bundle), or a newer gpuenv; "
+        "gpuenv matrix show says what the bundle knows",
     )

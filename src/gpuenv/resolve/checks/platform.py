@@ -276,7 +276,7 @@ def _for_other_gpus(
         title=f"ROCm {release.version} supports {where} only for {limit.describe()}",
         detail=f"AMD's table lists {where} for these GPUs only{whole}, and this machine's is not one of them "
         f"({these})."
-        + ("" if entry.confirmed else f" ROCm {release.version}'s OS table is not confirmed ({entry.source})."),
+        + ("" if entry.confirmed else f" ROCm {release.version}'s OS table is not confirmed by AMD ({entry.source})."),
         fix=f"Install ROCm {release.version} on a distribution it supports for this GPU, or target a ROCm "
         "release that supports it on this one (`gpuenv matrix show rocm`).",
         gpus=gpuinfo.slots(out),

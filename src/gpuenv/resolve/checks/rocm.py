@@ -46,7 +46,8 @@ def driver_mismatch(facts: Facts, matrices: Matrices, target: Target) -> Iterato
     yield Finding(
         severity=Severity.WARNING,
         title=f"amdgpu driver {driver} is not the one ROCm {rocm} pairs with ({paired})",
-        detail=f"{_seen(facts, rocm, driver)} The matrix pairs ROCm {rocm} with amdgpu {', '.join(compatible)}.",
+        detail=f"{_seen(facts, rocm, driver)} The matrix pairs ROCm {rocm} with amdgpu {', '.join(compatible)}."
+        + release.unconfirmed("list of compatible amdgpu drivers"),
         fix=f"Point /etc/apt/sources.list.d/amdgpu.list at the paired driver release and upgrade: gpuenv install rocm@{rocm} --dry-run",
         refs=(release.source,),
     )

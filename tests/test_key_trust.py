@@ -1,0 +1,111 @@
+"""A repository key whose fingerprint no vendor page publishes (#42): the new ROCm stream's key was
+read only in AMD's build code and a third-party script, so repos.json marks it confirmed=false and
+for review, and the planner pins it only when --trust-unconfirmed-key repeats the fingerprint. Without
+it an explicit release is refused (one line, exit 3) and install auto plans the newest release whose
+key it may pin, saying why the newer one is not planned; with it the plan says the key is unconfirmed
+and where it was read, and a saved plan keeps the trust in its request."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gpuenv.exitcodes import Exit
+from gpuenv.matrices import load as load_matrices
+from gpuenv.plan import planfile, planner, repos
+from gpuenv.plan.plan import Action, KeyNotTrusted, PlanError, Request
+from gpuenv.probe import collect
+from tests.cli_runner import CliRunner, app
+from tests.probe_helpers import ROOTS
+
+runner = CliRunner()
+RX9070XT = ROOTS / "ubuntu2404-rx9070xt-fresh"
+KEY = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return collect(root=str(RX9070XT))
+
+
+def make(facts, **kw):
+    req = Request(action=Action.INSTALL, stack="rocm", user="alice", **kw)
+    return planner.make_plan(facts, load_matrices(), repos.load(), req)
+
+
+def test_every_new_stream_key_is_unconfirmed_and_says_where_it_was_read():
+    for rel in repos.load().section("amd_therock")["releases"]:
+        key = rel["key"]
+        assert key["confirmed"] is False and key["fingerprint"] == KEY
+        assert "no AMD documentation page publishes this fingerprint" in key["review"]
+        assert "ROCm/TheRock build_tools/packaging/linux/build_repo_package.py @ " in key["source"]
+
+
+def test_an_explicit_release_is_refused_naming_the_flag_and_where_the_key_was_read(facts):
+    with pytest.raises(KeyNotTrusted) as err:
+        make(facts, version="10.1.0")
+    text = str(err.value)
+    assert text.startswith("ROCm 10.1.0's repository key " + KEY + " is not confirmed by AMD")
+    assert "ROCm/TheRock build_tools/packaging/linux/build_repo_package.py @ " in text
+    assert text.endswith(f"to pin it anyway, repeat it: --trust-unconfirmed-key {KEY}")
+    assert "\n" not in text
+
+
+def test_another_fingerprint_does_not_trust_the_key(facts):
+    with pytest.raises(KeyNotTrusted, match="names another key"):
+        make(facts, version="10.1.0", trust_key="0" * 40)
+
+
+def test_install_auto_without_the_flag_plans_the_legacy_release_and_says_why(facts):
+    p = make(facts)
+    assert p.target.version == "7.2.4"
+    [note] = [n for n in p.notes if n.startswith("ROCm 10.1.0 (the new release stream) is newer")]
+    assert f"not confirmed by AMD (--trust-unconfirmed-key {KEY} plans it)" in note
+
+
+def test_with_the_flag_the_plan_pins_the_key_and_says_it_is_unconfirmed(facts):
+    p = make(facts, trust_key=KEY)
+    assert p.target.version == "10.1.0"
+    [key] = [s for s in p.steps if s.fingerprint]
+    assert key.fingerprint == KEY
+    [note] = [n for n in p.notes if "repository key" in n]
+    assert note.startswith(f"ROCm 10.1.0's repository key {KEY} is NOT confirmed by AMD, pinned because")
+    assert "FOR REVIEW (#42)" in note
+
+
+def test_the_trust_travels_in_a_saved_plan(facts, tmp_path):
+    p = make(facts, trust_key=KEY)
+    path = tmp_path / "plan.json"
+    planfile.save(p, str(path))
+    again = planfile.load(str(path))
+    assert again.request is not None and again.request.trust_key == KEY
+    assert f"--trust-unconfirmed-key {KEY}" in again.request.line()
+    # a plan without it saves no trust_key: plans saved before #42 read the same
+    legacy = make(facts, version="7.2.4")
+    assert "trust_key" not in json.dumps(legacy.request.to_dict())
+
+
+def test_a_malformed_fingerprint_is_a_usage_error():
+    with pytest.raises(PlanError, match="expected a key.s full fingerprint"):
+        Request(action=Action.INSTALL, stack="rocm", trust_key="d0f0")
+
+
+def test_the_cli_refuses_in_one_line_with_exit_3():
+    done = runner.invoke(app, ["install", "rocm", "--version", "10.1.0", "--dry-run", "--root", str(RX9070XT),
+                               "--user", "alice"])  # fmt: skip
+    assert done.exit_code == Exit.REFUSED, done.stdout + done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "not confirmed by AMD" in lines[0] and "Traceback" not in done.stderr
+    assert f"--trust-unconfirmed-key {KEY}" in done.stderr
+
+
+def test_the_cli_takes_the_fingerprint_as_gpg_prints_it():
+    spaced = " ".join(KEY[i : i + 4] for i in range(0, 40, 4)).lower()
+    done = runner.invoke(app, ["install", "rocm", "--version", "10.1.0", "--dry-run", "--root", str(RX9070XT),
+                               "--user", "alice", "--trust-unconfirmed-key", spaced])  # fmt: skip
+    assert done.exit_code == 0, done.stdout + done.stderr
+    assert "NOT confirmed by AMD" in done.stdout
+    bad = runner.invoke(app, ["install", "rocm", "--dry-run", "--root", str(RX9070XT), "--user", "alice",
+                              "--trust-unconfirmed-key", "xyz"])  # fmt: skip
+    assert bad.exit_code == Exit.USAGE and "expected a key's full fingerprint" in bad.stderr
