@@ -48,12 +48,23 @@ class Host:
 
 
 @record(frozen=True)
+class OsBase:
+    """The Ubuntu or Debian release a derivative is built on (Linux Mint 22: ubuntu 24.04 noble)."""
+
+    id: str
+    version_id: str | None = field(default=None, metadata=_NOT_NULL)
+    codename: str | None = field(default=None, metadata=_NOT_NULL)
+
+
+@record(frozen=True)
 class OS:
     id: str
     version_id: str | None
     codename: str | None = None
     id_like: tuple[str, ...] = ()
     pretty_name: str | None = None
+    # Left out for Ubuntu, Debian and anything not known to be built on one of them.
+    base: OsBase | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)
@@ -125,7 +136,9 @@ class Nvidia:
     cuda_driver_version: str | None = None
     kernel_module: str | None = None  # open | proprietary
     module_version: str | None = None
-    nvml: str | None = field(default=None, metadata=_NOT_NULL)  # ok | not_installed | driver_not_loaded | version_mismatch | no_permission | error: MSG
+    nvml: str | None = field(
+        default=None, metadata=_NOT_NULL
+    )  # ok | not_installed | driver_not_loaded | version_mismatch | no_permission | error: MSG
     persistence_mode: bool | None = None  # NVML persistence mode of the GPUs (all on); None: unknown
 
 

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from gpuenv.facts import Facts, Torch
+from gpuenv.osreleases import UBUNTU_DERIVED, base_of
 from gpuenv.resolve.memo import LastAsked
 from gpuenv.standins import debversion
 from gpuenv.standins.record import record
@@ -286,10 +287,55 @@ def nvidia_package_version(facts: Facts) -> str | None:
 _PRETTY_VERSION = r"\b(\d+(?:\.\d+){0,2})\b"
 
 
+# os-release's default when a system sets no ID (os-release(5)): it names no distribution.
+_UNNAMED = ("", "unknown", "linux")
+_BASE_NAMES = {"ubuntu": "Ubuntu", "debian": "Debian"}
+
+
+def os_base(facts: Facts) -> tuple[str, str | None] | None:
+    """(id, version) of the Ubuntu or Debian release a derivative is built on: the facts' os.base,
+    else what os-release's codename and ID_LIKE say (a facts file written without os.base);
+    None for Ubuntu and Debian themselves and anything not known to be a derivative."""
+    base = facts.os.base
+    if base is not None:
+        return base.id, base.version_id
+    found = base_of(
+        facts.os.id, facts.os.version_id, facts.os.codename, tuple(x.lower() for x in facts.os.id_like)
+    )
+    return (found[0], found[1]) if found else None
+
+
+def os_id(facts: Facts) -> str | None:
+    """The distribution the checks judge the OS as: a derivative's base (Linux Mint, Pop!_OS, KDE
+    neon: ubuntu), else os-release's ID; None when the facts name none (unknown, or ID=linux)."""
+    base = os_base(facts)
+    if base is not None:
+        return base[0]
+    if facts.os.id in _UNNAMED:
+        return None
+    return "ubuntu" if facts.os.id in UBUNTU_DERIVED else facts.os.id
+
+
+def os_label(facts: Facts) -> str:
+    """How a finding names the OS: "Linux Mint 22 (Ubuntu 24.04 base)", "Ubuntu 24.04.2 LTS"."""
+    name = facts.os.pretty_name or f"{facts.os.id or '?'} {facts.os.version_id or '?'}"
+    base = os_base(facts) or (("ubuntu", None) if facts.os.id in UBUNTU_DERIVED else None)
+    if base is None:
+        return name
+    said = _BASE_NAMES.get(base[0], base[0]) + (f" {base[1]}" if base[1] else "")
+    return name if said in name else f"{name} ({said} base)"
+
+
 def os_version(facts: Facts) -> str | None:
-    """The distribution release the checks judge: VERSION_ID, else the version PRETTY_NAME
-    carries ("Debian GNU/Linux 13 (trixie)": 13), as reports often give only that line. The
-    planner keeps to VERSION_ID: it picks repositories, which a guess must not do."""
+    """The distribution release the checks judge: a derivative's base release, else VERSION_ID,
+    else the version PRETTY_NAME carries ("Debian GNU/Linux 13 (trixie)": 13), as reports often
+    give only that line. The planner keeps to VERSION_ID and the base the probe read: it picks
+    repositories, which a guess must not do."""
+    base = os_base(facts)
+    if base is not None:
+        return base[1]
+    if facts.os.id in UBUNTU_DERIVED:
+        return None  # a derivative's own number is not its base's
     if facts.os.version_id:
         return facts.os.version_id
     m = re.search(_PRETTY_VERSION, facts.os.pretty_name or "")
@@ -323,6 +369,7 @@ def cpu_arch(facts: Facts) -> str | None:
 
 
 # -- kernel ------------------------------------------------------------------------------------
+
 
 def installed_kernels(facts: Facts) -> list[str]:
     """Kernel releases with an installed linux-image package, oldest first."""
@@ -375,7 +422,13 @@ def gpu_dkms_modules(facts: Facts) -> dict[str, str]:
     # A DKMS registration is evidence of its own where no package list names the driver (a
     # report without one, a failed install, another distribution): its source was added to DKMS.
     for entry in facts.kernel.dkms or ():
-        module = "amdgpu" if entry.module.startswith("amdgpu") else "nvidia" if entry.module.startswith("nvidia") else None
+        module = (
+            "amdgpu"
+            if entry.module.startswith("amdgpu")
+            else "nvidia"
+            if entry.module.startswith("nvidia")
+            else None
+        )
         if module and module not in out:
             unconfigured = [p for p in (facts.packages.unconfigured if facts.packages else ()) if module in p]
             out[module] = unconfigured[0] if unconfigured else f"{module}-dkms"

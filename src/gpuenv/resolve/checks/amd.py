@@ -306,7 +306,7 @@ def gpu_preview(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
         level = release.support(gfx) if gfx else None
         if level == "preview":
             terms = "as a technology preview"
-        elif gfx and facts_view.off_radeon_terms(release, gfx, facts.os.id):
+        elif gfx and facts_view.off_radeon_terms(release, gfx, inv.os_id(facts) or ""):
             terms = f"on Radeon terms: Ubuntu and RHEL only, not {facts.os.pretty_name or facts.os.id}"
         else:
             continue
