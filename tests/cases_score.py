@@ -117,8 +117,10 @@ def score_case(slug: str, matrices) -> CaseResult:
     result.missed = [c for c in result.must if c not in reported]
     result.wrong = [c for c in result.must_not if c in reported]
     expected = set(result.must) | set(result.must_not)
+    # An error that follows from another (Finding.cause) is shown under it, not as an error of
+    # its own: one cause, one error (#43).
     result.unexpected_errors = sorted(
-        {f.code for f in report.findings if f.severity.value == "error" and f.code not in expected}
+        {f.code for f in report.findings if f.severity.value == "error" and not f.cause and f.code not in expected}
     )
     return result
 

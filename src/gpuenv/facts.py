@@ -136,9 +136,7 @@ class Nvidia:
     cuda_driver_version: str | None = None
     kernel_module: str | None = None  # open | proprietary
     module_version: str | None = None
-    nvml: str | None = field(
-        default=None, metadata=_NOT_NULL
-    )  # ok | not_installed | driver_not_loaded | version_mismatch | no_permission | error: MSG
+    nvml: str | None = field(default=None, metadata=_NOT_NULL)  # ok | not_installed | driver_not_loaded | version_mismatch | no_permission | error: MSG
     persistence_mode: bool | None = None  # NVML persistence mode of the GPUs (all on); None: unknown
 
 

@@ -188,20 +188,11 @@ def probe_arch(host: Sysroot) -> str:
     dpkg = (host.read_optional("/var/lib/dpkg/arch") or "").split()
     if dpkg:
         return _DPKG_ARCH.get(dpkg[0], dpkg[0])
-    raise ValueError(
-        "architecture unknown: no /proc/sys/kernel/arch, ELF /bin/sh or dpkg status under the root"
-    )
+    raise ValueError("architecture unknown: no /proc/sys/kernel/arch, ELF /bin/sh or dpkg status under the root")
 
 
 # ELF e_machine -> uname -m (the little-endian variants where the byte order decides).
-_ELF_MACHINES = {
-    0x3E: "x86_64",
-    0xB7: "aarch64",
-    0x03: "i686",
-    0x28: "armv7l",
-    0x16: "s390x",
-    0xF3: "riscv64",
-}
+_ELF_MACHINES = {0x3E: "x86_64", 0xB7: "aarch64", 0x03: "i686", 0x28: "armv7l", 0x16: "s390x", 0xF3: "riscv64"}
 
 
 def elf_machine(header: bytes) -> str | None:

@@ -318,7 +318,7 @@ def os_id(facts: Facts) -> str | None:
 
 def os_label(facts: Facts) -> str:
     """How a finding names the OS: "Linux Mint 22 (Ubuntu 24.04 base)", "Ubuntu 24.04.2 LTS"."""
-    name = facts.os.pretty_name or f"{facts.os.id or '?'} {facts.os.version_id or '?'}"
+    name = facts.os.pretty_name or " ".join(x for x in (facts.os.id or "?", facts.os.version_id) if x)
     base = os_base(facts) or (("ubuntu", None) if facts.os.id in UBUNTU_DERIVED else None)
     if base is None:
         return name
@@ -369,7 +369,6 @@ def cpu_arch(facts: Facts) -> str | None:
 
 
 # -- kernel ------------------------------------------------------------------------------------
-
 
 def installed_kernels(facts: Facts) -> list[str]:
     """Kernel releases with an installed linux-image package, oldest first."""
@@ -422,13 +421,7 @@ def gpu_dkms_modules(facts: Facts) -> dict[str, str]:
     # A DKMS registration is evidence of its own where no package list names the driver (a
     # report without one, a failed install, another distribution): its source was added to DKMS.
     for entry in facts.kernel.dkms or ():
-        module = (
-            "amdgpu"
-            if entry.module.startswith("amdgpu")
-            else "nvidia"
-            if entry.module.startswith("nvidia")
-            else None
-        )
+        module = "amdgpu" if entry.module.startswith("amdgpu") else "nvidia" if entry.module.startswith("nvidia") else None
         if module and module not in out:
             unconfigured = [p for p in (facts.packages.unconfigured if facts.packages else ()) if module in p]
             out[module] = unconfigured[0] if unconfigured else f"{module}-dkms"

@@ -122,7 +122,8 @@ def source_mismatch(facts: Facts, matrices: Matrices | None, target: Target) -> 
         )
 
 
-@check(code="dpkg.interrupted", area="stacks", needs=("packages",), blocking=True)
+# A DKMS module that does not build fails its package's configure step: dpkg leaves it unconfigured.
+@check(code="dpkg.interrupted", area="stacks", needs=("packages",), blocking=True, follows=("kernel.dkms_not_built",))
 def interrupted(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     assert facts.packages is not None  # run_checks skips the check while its needs are unknown
     broken = facts.packages.unconfigured

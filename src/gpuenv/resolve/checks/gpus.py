@@ -80,7 +80,12 @@ def unknown(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Findin
         )
 
 
-@check(code="gpu.no-driver", area="gpus")
+@check(
+    code="gpu.no-driver",
+    area="gpus",
+    # The driver refused the GPU, or never loaded: its cause is the error, this its consequence.
+    follows=("nvidia.gpu_dropped", "nvidia.module_flavor", "kernel.dkms_not_built", "kernel.secure_boot"),
+)
 def no_driver(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     # The vendor checks say more where they apply (nvidia.driver-missing / -not-loaded,
     # amd.driver-missing); this one covers the rest: an NVIDIA GPU the loaded driver did not take,

@@ -210,6 +210,12 @@ def secure_boot(facts: Facts, matrices: Matrices | None, target: Target) -> Iter
         and facts.gpus_of("amd" if m == "amdgpu" else "nvidia")
         and not _unbuilt(facts, m)
     ]
+    # NVML's own "driver not loaded": its user-space driver is installed and the nvidia module is
+    # not in the kernel, whatever built it (akmods, a runfile): refused, under Secure Boot.
+    nvml = facts.nvidia.nvml if facts.nvidia else None
+    if nvml == "driver_not_loaded" and facts.gpus_of("nvidia") and "nvidia" not in not_loaded:
+        not_loaded.append("nvidia")
+        modules = {**modules, "nvidia": modules.get("nvidia", "the NVIDIA driver (NVML: driver not loaded)")}
     planned = _driver_planned(facts, matrices, target)
     # A module the kernel loaded under Secure Boot is signed with an enrolled key: nothing to say.
     # Leftover modules whose GPU is gone are not Secure Boot's business either.

@@ -141,10 +141,8 @@ def container(facts: Facts, matrices: Matrices | None, target: Target) -> Iterat
         yield Finding(
             severity=Severity.ERROR,
             title=f"Inside a {kind} container without the GPU device nodes mapped in",
-            detail=_unmapped(missing)
-            + ". Kernel drivers belong to the host; the container only sees mapped devices.",
-            fix="Restart the container with the GPU devices mapped:\n"
-            + "\n".join(_MAP_IN[v] for v, _ in missing),
+            detail=_unmapped(missing) + ". Kernel drivers belong to the host; the container only sees mapped devices.",
+            fix="Restart the container with the GPU devices mapped:\n" + "\n".join(_MAP_IN[v] for v, _ in missing),
             refs=CONTAINER_REFS,
         )
         return
@@ -363,11 +361,7 @@ def _for_other_gpus(
         title=f"ROCm {release.version} supports {where} only for {limit.describe()}",
         detail=f"AMD's table lists {where} for these GPUs only{whole}, and this machine's is not one of them "
         f"({these})."
-        + (
-            ""
-            if entry.confirmed
-            else f" ROCm {release.version}'s OS table is not confirmed ({entry.source})."
-        ),
+        + ("" if entry.confirmed else f" ROCm {release.version}'s OS table is not confirmed ({entry.source})."),
         fix=f"Install ROCm {release.version} on a distribution it supports for this GPU, or target a ROCm "
         "release that supports it on this one (`gpuenv matrix show rocm`).",
         gpus=gpuinfo.slots(out),

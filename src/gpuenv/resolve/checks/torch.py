@@ -316,7 +316,8 @@ def _ptx_possible(cc: str, supported: tuple[str, ...]) -> bool:
     return bool(newest and gpu) and gpu > newest and gpu[0] == newest[0]
 
 
-@check(code="torch.arch-missing", area="torch")
+# A build for the other vendor has none of this GPU's architectures: torch.wrong-vendor says why.
+@check(code="torch.arch-missing", area="torch", follows=("torch.wrong_vendor",))
 def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if target.torch and matrices is not None:
         yield from _arch_missing_target(facts, matrices, target.torch)
