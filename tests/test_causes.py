@@ -5,6 +5,7 @@ nvidia.driver-not-loaded never stand together."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,28 @@ def test_secure_boot_refusing_the_module_is_the_cause_of_the_unloaded_driver(mat
     assert by_code["nvidia.driver-not-loaded"].cause == "kernel.secure-boot"
     assert by_code["nvidia.nouveau-loaded"].cause == "kernel.secure-boot"
     assert report.summary()["error"] == 1
+
+
+def test_findings_md_documents_the_nesting_as_declared():
+    text = (Path(__file__).resolve().parent.parent / "FINDINGS.md").read_text()
+    rows = re.findall(r"^\| `([a-z0-9]+\.[a-z0-9-]+)` \| (.+) \|$", text, flags=re.M)
+    documented = {code: re.findall(r"[a-z0-9]+\.[a-z0-9]+(?:-[a-z0-9]+)*", under.split(" (")[0]) for code, under in rows}
+    checks = registry.all_checks()
+    code_of = {c.name: c.code for c in checks}
+    declared = {c.code: [code_of[n] for n in c.follows] for c in checks if c.follows}
+    assert documented == declared
+
+
+def test_the_fleet_page_shows_the_consequence_under_its_cause_and_counts_one_error(matrices, tmp_path):
+    from gpuenv.fleet import build
+    from gpuenv.render.fleet import fleet_html
+
+    (tmp_path / "gtx1050.doctor.json").write_text(json.dumps(_report(DROPPED, matrices).to_dict()))
+    fleet = build([str(tmp_path)], max_age_days=3650.0)
+    (host,) = fleet.hosts
+    assert host.count("error") == 1 and host.to_dict()["summary"]["error"] == 1
+    page = fleet_html(fleet)
+    cell = page[page.index('<ul class="codes">') :]
+    cell = cell[: cell.index("</td>")]
+    assert cell.index("nvidia.gpu-dropped") < cell.index('<li class="consequence">↳ gpu.no-driver</li>')
+    assert cell.count("gpu.no-driver") == 1
