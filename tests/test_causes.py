@@ -165,3 +165,29 @@ def test_the_fleet_page_shows_the_consequence_under_its_cause_and_counts_one_err
     cell = cell[: cell.index("</td>")]
     assert cell.index("nvidia.gpu-dropped") < cell.index('<li class="consequence">↳ gpu.no-driver</li>')
     assert cell.count("gpu.no-driver") == 1
+
+
+@pytest.mark.parametrize("answered", [{"cuda_driver_version": "12.2"}, {"driver_version": "535.183.01"}, None])
+def test_no_gpu_in_the_list_while_the_driver_answers_is_not_no_gpu(matrices, answered):
+    """open-webui-docs-507: nvidia-smi's header is all a report shows; the GPU list is empty because
+    nobody read the bus, not because there is no GPU."""
+    doc = base("doctor-healthy-cuda")
+    doc["gpus"] = []
+    doc["nvidia"] = answered
+    if answered is None:
+        del doc["nvidia"]
+    codes = {f.code: f for f in _report(doc, matrices, "cuda@12.8").findings}
+    if answered is None:
+        assert codes["gpu.none"].severity is Severity.ERROR
+    else:
+        assert "gpu.none" not in codes
+
+
+def test_a_torch_release_without_rocm_builds_is_wrong_vendor_not_arch_missing(matrices):
+    """pytorch-51213: torch 1.6.0 (no official ROCm build existed) on an AMD-only machine."""
+    report = _report(CASES / "pytorch-51213-amd-raven-apu-cuda-torch-installed.facts.json", matrices)
+    codes = [f.code for f in report.findings]
+    assert "torch.wrong-vendor" in codes and "torch.arch-missing" not in codes
+    doc = json.loads((CASES / "pytorch-51213-amd-raven-apu-cuda-torch-installed.facts.json").read_text())
+    doc["python"]["torch"]["version"] = "2.4.0"  # ROCm builds existed: which one this is, arch-missing judges
+    assert "torch.wrong-vendor" not in [f.code for f in _report(doc, matrices).findings]

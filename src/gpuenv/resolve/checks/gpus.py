@@ -23,7 +23,7 @@ def none(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Fi
     if asked and target.stack:
         # An explicit target needs its own vendor's GPU: CUDA on an AMD-only box has nothing to run on.
         vendor = "nvidia" if target.stack == "cuda" else "amd"
-        if facts.gpus_of(vendor) or facts.platform.wsl:
+        if facts.gpus_of(vendor) or facts.platform.wsl or _driver_answered(facts, vendor):
             return
         label = "NVIDIA" if vendor == "nvidia" else "AMD"
         seen = ", ".join(f"{gpuinfo.gpu_name(g, matrices)} ({g.vendor})" for g in facts.gpus) or "no GPU at all"
@@ -134,6 +134,15 @@ def mixed_vendors(facts: Facts, matrices: Matrices | None, target: Target) -> It
         "pick the PyTorch build with gpuenv torch --vendor nvidia|amd.",
         gpus=gpuinfo.slots(nvidia + amd),
     )
+
+
+def _driver_answered(facts: Facts, vendor: str) -> bool:
+    """The vendor's driver reported a version (nvidia-smi, NVML, AMD SMI): it runs a GPU, so a GPU
+    list without one was not read from the bus (a report's facts): unknown, not "no GPU"."""
+    if vendor == "nvidia":
+        nv = facts.nvidia
+        return nv is not None and bool(nv.driver_version or nv.cuda_driver_version)
+    return facts.amd is not None and bool(facts.amd.driver_version)
 
 
 def _has_discrete(facts: Facts, matrices: Matrices | None) -> bool:

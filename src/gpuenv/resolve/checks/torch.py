@@ -331,6 +331,8 @@ def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
     if build == "cuda" or (build is None and facts.gpus_of("nvidia") and not facts.gpus_of("amd")):
         gpus = list(facts.gpus_of("nvidia"))
     elif build == "rocm" or (build is None and facts.gpus_of("amd") and not facts.gpus_of("nvidia")):
+        if build is None and _rocm_builds_exist(matrices, inv.torch_release(torch)) is False:
+            return  # that release had no ROCm build, so this is none: torch.wrong-vendor's to say
         gpus = list(rocm_gpus(facts, matrices))
     else:
         return
