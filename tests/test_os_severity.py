@@ -13,6 +13,7 @@ import pytest
 
 from gpuenv.facts import from_dict
 from gpuenv.matrices import load
+from gpuenv.plan.plan import Kind
 from gpuenv.probe.osinfo import os_from_release, parse_os_release
 from gpuenv.resolve import inventory
 from gpuenv.resolve.finding import Severity, Target
@@ -225,3 +226,32 @@ def test_pop_21_04_is_judged_as_ubuntu_21_04(matrices):
     ubuntu = _found(_box("doctor-healthy-rocm", {"id": "ubuntu", "version_id": "21.04"}), matrices, "rocm")
     assert pop["os.unsupported"].severity is ubuntu["os.unsupported"].severity is Severity.ERROR
     assert "judged as its base ubuntu 21.04" in pop["os.unsupported"].detail
+
+
+def test_install_on_mint_22_plans_what_ubuntu_24_04_gets_and_agrees_with_the_doctor(matrices):
+    """One reading of the OS: the planner picks the base's repositories (noble) for Linux Mint 22,
+    and neither its blockers nor `doctor --target` call the OS unsupported."""
+    from gpuenv.plan import planner, repos
+
+    fixture = Path(__file__).parent / "facts" / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
+    doc = json.loads(fixture.read_text())
+    os = os_from_release(parse_os_release(MINT_22))
+    doc["os"] = {
+        "id": os.id,
+        "version_id": os.version_id,
+        "codename": os.codename,
+        "pretty_name": os.pretty_name,
+        "base": {"id": "ubuntu", "version_id": "24.04", "codename": "noble"},
+    }
+    req = planner.Request(action=planner.Action.INSTALL, stack="rocm", version="7.2.4", user="alice")
+    plan = planner.make_plan(from_dict(doc), matrices, repos.load(), req)
+    sources = [s.content for s in plan.steps if s.kind is Kind.APT_SOURCE]
+    assert sources and all(" noble main" in c for c in sources)
+    assert "os.unsupported" not in plan.blockers
+    assert "os.unsupported" not in _found(doc, matrices, "rocm@7.2.4")
+    # Without the base, Mint's own number names no AMD suite: the plan says so, and the doctor agrees.
+    doc["os"].pop("base")
+    doc["os"]["codename"] = "wilma"
+    bare = planner.make_plan(from_dict(doc), matrices, repos.load(), req)
+    assert any("no AMD apt suite for Linux Mint 22" in n for n in bare.notes)
+    assert "os.unsupported" not in _found(doc, matrices, "rocm@7.2.4")  # not judged: os.unknown

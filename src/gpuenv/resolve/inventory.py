@@ -326,6 +326,14 @@ def os_label(facts: Facts) -> str:
     return name if said in name else f"{name} ({said} base)"
 
 
+def repo_os(facts: Facts) -> tuple[str, str | None]:
+    """(id, version) a repository is picked for: a derivative's base, as the checks judge it (Linux
+    Mint 22: ubuntu 24.04, so `install` and `doctor --target` agree), else os-release's ID and
+    VERSION_ID; never the version a PRETTY_NAME suggests, which a repository choice must not guess."""
+    base = os_base(facts)
+    return base if base is not None else (facts.os.id, facts.os.version_id)
+
+
 def os_version(facts: Facts) -> str | None:
     """The distribution release the checks judge: a derivative's base release, else VERSION_ID,
     else the version PRETTY_NAME carries ("Debian GNU/Linux 13 (trixie)": 13), as reports often
