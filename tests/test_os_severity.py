@@ -198,6 +198,9 @@ def test_mint_22_is_judged_as_ubuntu_24_04(matrices):
     doc, found = _mint(matrices, "rocm")
     assert "os.unsupported" not in found and "os.unknown" not in found
     assert inventory.os_label(from_dict(doc)) == "Linux Mint 22 (Ubuntu 24.04 base)"
+    from gpuenv.render.facts import summary_rows
+
+    assert ("OS", "Linux Mint 22 (Ubuntu 24.04 base)") in summary_rows(from_dict(doc))
 
 
 @pytest.mark.parametrize(

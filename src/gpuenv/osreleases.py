@@ -12,6 +12,10 @@ before 18.04 and 9 are left out: no bundled GPU stack release lists them.
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.facts import OS
+
 DISTRO_INFO = "https://salsa.debian.org/debian/distro-info-data"
 
 UBUNTU_CODENAMES = {
@@ -79,3 +83,26 @@ def base_of(
             if version_id == number or version_id.startswith(number + "."):
                 return "ubuntu", number, name
     return None
+
+
+_BASE_NAMES = {"ubuntu": "Ubuntu", "debian": "Debian"}
+
+
+def base_release(os: OS) -> tuple[str, str | None] | None:
+    """(id, version) of the release a derivative is built on: the facts' os.base, else what its
+    codename and ID_LIKE say (a facts file written without os.base); None for Ubuntu and Debian
+    themselves and anything not known to be a derivative."""
+    if os.base is not None:
+        return os.base.id, os.base.version_id
+    found = base_of(os.id, os.version_id, os.codename, tuple(x.lower() for x in os.id_like))
+    return (found[0], found[1]) if found else None
+
+
+def label(os: OS) -> str:
+    """How gpuenv names the OS: "Linux Mint 22 (Ubuntu 24.04 base)", "Ubuntu 24.04.2 LTS"."""
+    name = os.pretty_name or " ".join(x for x in (os.id or "?", os.version_id) if x)
+    base = base_release(os) or (("ubuntu", None) if os.id in UBUNTU_DERIVED else None)
+    if base is None:
+        return name
+    said = _BASE_NAMES.get(base[0], base[0]) + (f" {base[1]}" if base[1] else "")
+    return name if said in name else f"{name} ({said} base)"

@@ -4,6 +4,7 @@ a healthy machine gets a short calm "all good" with its key facts."""
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.osreleases import label as os_label
 from gpuenv.resolve.finding import Finding
 from gpuenv.resolve.registry import AREAS, area_of
 from gpuenv.resolve.report import Report
@@ -185,7 +186,7 @@ def report_markdown(
     out = [
         md_text(
             f"**gpuenv doctor: {verdict}**{checked} — judged against {target_line(report, facts)}; "
-            f"{facts.os.pretty_name or facts.os.id}, kernel {facts.kernel.release}"
+            f"{os_label(facts.os)}, kernel {facts.kernel.release}"
             + (f"; gpuenv {facts.gpuenv_version}" if facts.gpuenv_version else "")
             + (f", matrices {bundle.get('version')}" if bundle.get("version") else "")
         ),

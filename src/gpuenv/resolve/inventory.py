@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from gpuenv.facts import Facts, Torch
-from gpuenv.osreleases import UBUNTU_DERIVED, base_of
+from gpuenv.osreleases import UBUNTU_DERIVED, base_release, label
 from gpuenv.resolve.memo import LastAsked
 from gpuenv.standins import debversion
 from gpuenv.standins.record import record
@@ -289,20 +289,13 @@ _PRETTY_VERSION = r"\b(\d+(?:\.\d+){0,2})\b"
 
 # os-release's default when a system sets no ID (os-release(5)): it names no distribution.
 _UNNAMED = ("", "unknown", "linux")
-_BASE_NAMES = {"ubuntu": "Ubuntu", "debian": "Debian"}
 
 
 def os_base(facts: Facts) -> tuple[str, str | None] | None:
     """(id, version) of the Ubuntu or Debian release a derivative is built on: the facts' os.base,
     else what os-release's codename and ID_LIKE say (a facts file written without os.base);
     None for Ubuntu and Debian themselves and anything not known to be a derivative."""
-    base = facts.os.base
-    if base is not None:
-        return base.id, base.version_id
-    found = base_of(
-        facts.os.id, facts.os.version_id, facts.os.codename, tuple(x.lower() for x in facts.os.id_like)
-    )
-    return (found[0], found[1]) if found else None
+    return base_release(facts.os)
 
 
 def os_id(facts: Facts) -> str | None:
@@ -318,12 +311,7 @@ def os_id(facts: Facts) -> str | None:
 
 def os_label(facts: Facts) -> str:
     """How a finding names the OS: "Linux Mint 22 (Ubuntu 24.04 base)", "Ubuntu 24.04.2 LTS"."""
-    name = facts.os.pretty_name or " ".join(x for x in (facts.os.id or "?", facts.os.version_id) if x)
-    base = os_base(facts) or (("ubuntu", None) if facts.os.id in UBUNTU_DERIVED else None)
-    if base is None:
-        return name
-    said = _BASE_NAMES.get(base[0], base[0]) + (f" {base[1]}" if base[1] else "")
-    return name if said in name else f"{name} ({said} base)"
+    return label(facts.os)
 
 
 def repo_os(facts: Facts) -> tuple[str, str | None]:
