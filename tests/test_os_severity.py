@@ -258,3 +258,35 @@ def test_install_on_mint_22_plans_what_ubuntu_24_04_gets_and_agrees_with_the_doc
     bare = planner.make_plan(from_dict(doc), matrices, repos.load(), req)
     assert any("no AMD apt suite for Linux Mint 22" in n for n in bare.notes)
     assert "os.unsupported" not in _found(doc, matrices, "rocm@7.2.4")  # not judged: os.unknown
+
+
+# -- where a stack came from, recorded by the probe ----------------------------------------------
+
+
+def test_the_probe_records_whether_a_packaged_stack_came_from_the_vendor_or_the_distribution():
+    from gpuenv.facts import AptSource, Packages, Toolkit, Toolkits
+    from gpuenv.probe.toolkits import with_origin
+
+    found = Toolkits(
+        cuda=(Toolkit(version="12.8.1", path="/usr/local/cuda-12.8", source="package"),),
+        rocm=(Toolkit(version="5.7.1", path="/usr", source="package"), Toolkit(version="7.14.0", source="pip")),
+    )
+    dpkg = Packages(manager="dpkg", installed={"rocminfo": "5.7.1-3"})
+    debian = (AptSource(uri="http://deb.debian.org/debian", suites=("trixie",)),)
+    nvidia = (*debian, AptSource(uri="https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/"))
+    marked = with_origin(found, dpkg, nvidia)
+    assert [t.origin for t in marked.cuda] == ["vendor"]
+    assert [t.origin for t in marked.rocm] == ["distribution", None]  # a pip wheel is neither
+    disabled = (*debian, AptSource(uri="https://repo.radeon.com/rocm/apt/7.2.4", enabled=False))
+    assert [t.origin for t in with_origin(found, dpkg, disabled).rocm] == ["distribution", None]
+    # No apt sources read (rpm, pacman), or no dpkg: where it came from is not known.
+    assert with_origin(found, dpkg, None) == found
+    assert with_origin(found, Packages(manager="rpm"), debian) == found
+
+
+def test_a_recorded_origin_decides_the_severity(matrices):
+    doc = _box("doctor-healthy-rocm", FOCAL, apt=None)
+    doc["toolkits"]["rocm"][0]["origin"] = "vendor"
+    assert _found(doc, matrices)["os.unsupported"].severity is Severity.ERROR
+    doc["toolkits"]["rocm"][0]["origin"] = "distribution"
+    assert "community-supported" in _found(doc, matrices)["os.unsupported"].title

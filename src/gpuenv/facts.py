@@ -155,6 +155,9 @@ class Toolkit:
     # therock: ROCm's new release stream (/opt/rocm/core-X.Y, amdrocm-* packages, rocm wheels);
     # left out for the legacy stream and CUDA.
     stream: str | None = field(default=None, metadata=_NOT_NULL)
+    # vendor: the vendor's own repository (repo.radeon.com, NVIDIA's); distribution: the
+    # distribution's packages. Left out when not known.
+    origin: str | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)

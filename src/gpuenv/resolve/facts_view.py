@@ -11,6 +11,7 @@ from gpuenv.facts import Facts
 from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
+from gpuenv.vendorrepos import vendor_of
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -126,22 +127,6 @@ def same_line(driver: str, paired: str) -> bool:
     ) == inv.version_tuple(paired)
 
 
-# -- APT sources ------------------------------------------------------------------------------
-
-_VENDORS = (
-    ("repo.radeon.com", "amd"),
-    ("developer.download.nvidia.com/compute", "nvidia"),
-    ("nvidia.github.io", "nvidia"),
-)
-
-
-def vendor_of(uri: str) -> str | None:
-    for needle, vendor in _VENDORS:
-        if needle in uri:
-            return vendor
-    return None
-
-
 # -- where an installed stack came from ---------------------------------------------------------
 
 # NVIDIA Driver Installation Guide, Linux System Requirements (x86_64), current edition plus R610's
@@ -183,6 +168,9 @@ def stack_origin(facts: Facts, matrices: Matrices, stack: str) -> str | None:
     for this distribution at all, or apt's sources were read and hold none of the vendor's while
     packages of the stack are installed."""
     vendor = "amd" if stack == "rocm" else "nvidia"
+    recorded = {t.origin for t in (facts.toolkits.rocm if stack == "rocm" else facts.toolkits.cuda) if t.origin}
+    if recorded:
+        return VENDOR if VENDOR in recorded else recorded.pop()  # what the probe read (toolkits[].origin)
     sources = facts.apt_sources
     if any(src.enabled and vendor_of(src.uri) == vendor for src in sources or ()):
         return VENDOR
