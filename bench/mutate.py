@@ -98,7 +98,8 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
         None,
     ),
     "src/gpuenv/resolve/checks/nvidia.py": (
-        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_checks_driver_not_loaded.py", "tests/test_checks_nvidia.py"],
+        ["tests/test_cases.py", "tests/test_resolve_core.py", "tests/test_checks_driver_not_loaded.py", "tests/test_checks_nvidia.py",
+         "tests/test_checks_nova_wsl.py"],
         None,
     ),
     "src/gpuenv/resolve/checks/amd.py": (

@@ -2,9 +2,10 @@
 
 Runs the doctor in ONE process over every case in tests/cases/ (facts rebuilt from one public
 thread each, see tests/cases/README.md) and prints, per case, the expected codes it found, missed
-and got wrong (a must_not code reported), then the recall (found must codes / all must codes), the
-cases with a must_not code, the facts files gpuenv refused, and the error-severity codes that were
-neither expected nor ruled out, for review. It is a measurement: the exit status is always 0.
+and got wrong (a must_not code reported), then the recall (found must codes / all must codes) beside
+the precision (cases whose every error-severity finding is in the case's must or should; the others
+carry a stray error, listed), the cases with a must_not code and the facts files gpuenv refused. It is a
+measurement: the exit status is always 0.
 
     .venv/bin/python bench/score_cases.py [--verbose]
 """
@@ -50,12 +51,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'':<{width}}    crashed: {r.crashed}")
         if args.verbose:
             print(f"{'':<{width}}    codes: {', '.join(r.codes) or '-'}")
-            if r.unexpected_errors:
-                print(f"{'':<{width}}    unexpected errors: {', '.join(r.unexpected_errors)}")
+            if r.stray_errors:
+                print(f"{'':<{width}}    stray errors: {', '.join(r.stray_errors)}")
 
     print()
     print(f"cases: {len(score.results)}")
     print(f"recall: {score.must_found}/{score.must_total} = {score.recall:.3f}")
+    stray = score.cases_with_stray
+    clean = len(score.results) - len(stray)
+    print(
+        f"precision: {clean}/{len(score.results)} = {score.precision:.3f} "
+        f"(cases with a stray error: {len(stray)}; healthy cases: {len(score.healthy)}, "
+        f"{sum(1 for r in score.healthy if r in stray)} of them with an error)"
+    )
+    for r in stray:
+        print(f"  {r.slug}{' [healthy]' if r.healthy else ''}: {', '.join(r.stray_errors) or r.refused or r.crashed}")
     print(f"cases with a must_not code: {len(score.cases_with_wrong)}")
     for r in score.cases_with_wrong:
         print(f"  {r.slug}: {', '.join(r.wrong)}")
@@ -66,10 +76,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"doctor crashed: {len(score.crashes)}")
         for r in score.crashes:
             print(f"  {r.slug}: {r.crashed}")
-    unexpected = [r for r in score.results if r.unexpected_errors]
-    print(f"cases with unexpected errors (for review): {len(unexpected)}")
-    for r in unexpected:
-        print(f"  {r.slug}: {', '.join(r.unexpected_errors)}")
     return 0
 
 

@@ -17,6 +17,10 @@ from pathlib import Path
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 CASE_KEYS = ("source", "title", "root_cause", "must", "must_not", "target", "torch", "notes")
+# Optional keys: ``should`` (codes a careful engineer would add beside the cause: true of the machine,
+# not stray), ``healthy`` (true: a machine that worked, posted in a thread about something else; its
+# ``must`` is empty and no error-severity finding is allowed).
+OPTIONAL_KEYS = ("should", "healthy")
 
 
 def catalog_codes() -> set[str]:
@@ -48,10 +52,13 @@ class CaseResult:
     slug: str
     must: list[str]
     must_not: list[str]
+    should: list[str] = field(default_factory=list)
+    healthy: bool = False
     found: list[str] = field(default_factory=list)  # must codes the doctor reported
     missed: list[str] = field(default_factory=list)  # must codes it did not
     wrong: list[str] = field(default_factory=list)  # must_not codes it reported
     unexpected_errors: list[str] = field(default_factory=list)  # other error-severity codes
+    stray_errors: list[str] = field(default_factory=list)  # error-severity codes outside must and should
     codes: list[str] = field(default_factory=list)  # every code reported, in report order
     refused: str | None = None  # gpuenv would not read the facts file (counts as all missed)
     crashed: str | None = None  # diagnose raised (counts as all missed)
@@ -78,6 +85,25 @@ class Score:
         return self.must_found / self.must_total if self.must_total else 1.0
 
     @property
+    def cases_with_stray(self) -> list[CaseResult]:
+        """Cases whose report carries an error that is neither the cause nor one it should add
+        (a refused or crashed case has no report, and counts here too: nothing it said can be trusted)."""
+        return [r for r in self.results if r.stray_errors or r.refused is not None or r.crashed is not None]
+
+    @property
+    def stray_share(self) -> float:
+        return len(self.cases_with_stray) / len(self.results) if self.results else 0.0
+
+    @property
+    def precision(self) -> float:
+        """Share of cases whose errors are all expected (must or should): 1 - stray_share."""
+        return 1.0 - self.stray_share
+
+    @property
+    def healthy(self) -> list[CaseResult]:
+        return [r for r in self.results if r.healthy]
+
+    @property
     def cases_with_wrong(self) -> list[CaseResult]:
         return [r for r in self.results if r.wrong]
 
@@ -97,7 +123,13 @@ def score_case(slug: str, matrices) -> CaseResult:
     from gpuenv.resolve.report import diagnose
 
     case, facts_text = load_case(slug)
-    result = CaseResult(slug=slug, must=list(case["must"]), must_not=list(case["must_not"]))
+    result = CaseResult(
+        slug=slug,
+        must=list(case["must"]),
+        must_not=list(case["must_not"]),
+        should=list(case.get("should", [])),
+        healthy=bool(case.get("healthy", False)),
+    )
     try:
         facts = loads(facts_text)
     except Exception as exc:  # any refusal of a schema-valid document is a miss
@@ -119,9 +151,9 @@ def score_case(slug: str, matrices) -> CaseResult:
     expected = set(result.must) | set(result.must_not)
     # An error that follows from another (Finding.cause) is shown under it, not as an error of
     # its own: one cause, one error (#43).
-    result.unexpected_errors = sorted(
-        {f.code for f in report.findings if f.severity.value == "error" and not f.cause and f.code not in expected}
-    )
+    errors = {f.code for f in report.findings if f.severity.value == "error" and not f.cause}
+    result.unexpected_errors = sorted(errors - expected - set(result.should))
+    result.stray_errors = sorted(errors - set(result.must) - set(result.should))
     return result
 
 

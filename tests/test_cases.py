@@ -14,16 +14,32 @@ from urllib.parse import urlparse
 import jsonschema
 import pytest
 
-from tests.cases_score import CASE_KEYS, CASES_DIR, CONTRACTS, case_slugs, catalog_codes, score_all
+from tests.cases_score import (
+    CASE_KEYS,
+    CASES_DIR,
+    CONTRACTS,
+    OPTIONAL_KEYS,
+    case_slugs,
+    catalog_codes,
+    score_all,
+)
 
 SLUGS = case_slugs()
 CODES = catalog_codes()
 FACTS_SCHEMA = json.loads((CONTRACTS / "facts.schema.json").read_text())
 RECALL_TARGET = 0.95
+# At most this share of cases may carry a stray error: an error-severity finding that is neither the
+# case's cause (must) nor one a careful engineer would add (should). Issue 43: "<= 1 report in 10".
+MAX_STRAY_SHARE = 0.10
 
 
 def test_corpus_is_big_enough():
-    assert len(SLUGS) >= 60
+    assert len(SLUGS) >= 99
+
+
+def test_the_corpus_holds_healthy_machines():
+    healthy = [s for s in SLUGS if json.loads((CASES_DIR / f"{s}.case.json").read_text()).get("healthy")]
+    assert len(healthy) >= 15
 
 
 def test_every_facts_file_has_a_case_file():
@@ -41,7 +57,13 @@ def test_readme_lists_every_case():
 def test_case_is_well_formed(slug):
     assert re.fullmatch(r"[a-z0-9]+(?:[-.][a-z0-9]+)*", slug), slug
     case = json.loads((CASES_DIR / f"{slug}.case.json").read_text())
-    assert set(case) == set(CASE_KEYS), sorted(set(case) ^ set(CASE_KEYS))
+    assert set(CASE_KEYS) <= set(case) <= set(CASE_KEYS) | set(OPTIONAL_KEYS), sorted(
+        set(case) ^ set(CASE_KEYS)
+    )
+    healthy = case.get("healthy", False)
+    assert isinstance(healthy, bool)
+    should = case.get("should", [])
+    assert isinstance(should, list) and not set(should) & (set(case["must"]) | set(case["must_not"]))
 
     url = urlparse(case["source"])
     assert url.scheme == "https" and url.netloc, case["source"]
@@ -49,9 +71,12 @@ def test_case_is_well_formed(slug):
         assert isinstance(case[key], str) and case[key].strip(), key
     assert "\n" not in case["title"]
 
-    assert isinstance(case["must"], list) and 1 <= len(case["must"]) <= 3, case["must"]
+    if healthy:  # a machine that worked: nothing must be found
+        assert case["must"] == [], case["must"]
+    else:
+        assert isinstance(case["must"], list) and 1 <= len(case["must"]) <= 3, case["must"]
     assert isinstance(case["must_not"], list)
-    for code in case["must"] + case["must_not"]:
+    for code in case["must"] + case["must_not"] + should:
         assert code in CODES, f"{code} is not in FINDINGS.md"
     assert not set(case["must"]) & set(case["must_not"])
     assert len(set(case["must"])) == len(case["must"]) and len(set(case["must_not"])) == len(case["must_not"])
@@ -77,4 +102,30 @@ def test_doctor_names_the_confirmed_root_causes():
     assert not refused, f"facts refused or doctor crashed: {refused}"
     assert score.recall >= RECALL_TARGET, (
         f"recall {score.must_found}/{score.must_total} = {score.recall:.3f} < {RECALL_TARGET}; missed: {missed}"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="os.unsupported errors on community distributions and pip-wheel machines until wip-43a's severity "
+    "changes are merged (issue 43); two healthy cases also get amd.gpu-unsupported with a working override and "
+    "one torch.arch-missing on a source build, which the lead reviews after that merge",
+)
+def test_healthy_machines_get_no_error():
+    score = score_all()
+    erred = {r.slug: r.stray_errors or r.refused or r.crashed for r in score.healthy if r.stray_errors or r.refused or r.crashed}
+    assert not erred, f"errors on machines that worked: {erred}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="os.unsupported and consequence errors stand beside their causes until wip-43a's severity and "
+    "cause-nesting changes are merged (issue 43); the lead removes this mark then",
+)
+def test_at_most_one_report_in_ten_carries_a_stray_error():
+    score = score_all()
+    stray = {r.slug: r.stray_errors or r.refused or r.crashed for r in score.cases_with_stray}
+    assert score.stray_share <= MAX_STRAY_SHARE, (
+        f"{len(stray)}/{len(score.results)} cases ({score.stray_share:.0%}) carry an error outside their "
+        f"must/should (limit {MAX_STRAY_SHARE:.0%}): {stray}"
     )

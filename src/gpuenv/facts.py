@@ -94,6 +94,8 @@ class Platform:
     virtualization: str | None = None
     cloud: str | None = field(default=None, metadata=_NOT_NULL)  # aws | gcp | azure | oracle | ...
     virtualization_evidence: str | None = field(default=None, metadata=_NOT_NULL)  # what decided
+    # WSL only: the Windows build (10.0.22631.4541) as the Windows servicing directory names it.
+    windows_build: str | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)
@@ -185,6 +187,16 @@ class AptSource:
 
 
 @record(frozen=True)
+class AptPin:
+    """One stanza of /etc/apt/preferences(.d): which packages, which pin, what priority."""
+
+    package: str
+    pin: str
+    priority: int
+    file: str | None = None
+
+
+@record(frozen=True)
 class User:
     name: str | None = None
     uid: int | None = None
@@ -197,6 +209,9 @@ class DeviceNode:
     mode: str | None = None
     group: str | None = None
     accessible: bool | None = None
+    # The device cgroup (v1 devices.list) of the probing process lets it open the node read-write;
+    # None (left out): not known (cgroup v2 keeps its device rules in eBPF, not in a file).
+    cgroup_allowed: bool | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)
@@ -270,6 +285,8 @@ class Facts:
     # Where the GPU-toolkit paths of the environment (and /usr/local/cuda, /opt/rocm) lead: the
     # real path, or None when the path does not exist.
     path_targets: dict[str, str | None] | None = field(default=None, metadata=_NOT_NULL)
+    # APT's pins (/etc/apt/preferences and preferences.d); () checked, none; None not known.
+    apt_pins: tuple[AptPin, ...] | None = field(default=None, metadata=_NOT_NULL)
 
     # -- conveniences used by checks and the planner (pure, derived from the fields) --
     def gpus_of(self, vendor: str) -> tuple[Gpu, ...]:

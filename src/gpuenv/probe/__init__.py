@@ -54,6 +54,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
             return default
 
     from gpuenv.probe import (
+        apt_prefs,
         apt_sources,
         devices,
         dpkg,
@@ -106,6 +107,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         ),
         toolchain=guard("toolchain", lambda: toolchain.probe(host, installed, toolkit_facts), None),
         path_targets=guard("path_targets", lambda: env_probe.path_targets(host, environment), None),
+        apt_pins=guard("apt_pins", lambda: apt_prefs.probe(host, errors), None),
         errors=tuple(errors),
     )
 

@@ -3,7 +3,9 @@ whether the probed user can open them read-write.
 
 A sysroot kept in git cannot hold device nodes, so there a *regular file* stands in for one; it
 may hold one line in ``ls -l`` form, ``crw-rw---- root render``, giving the node's mode, owner
-and group (without it, the file's own mode and group are used).
+and group (without it, the file's own mode and group are used), and after them the node's
+``MAJOR, MINOR`` as ``ls -l`` prints them (``crw-rw-rw- root root 195, 0``), which the device
+cgroup's rules are judged by.
 """
 
 from __future__ import annotations
@@ -33,6 +35,12 @@ def parse_ls_mode(text: str) -> tuple[int, str | None, str | None]:
     return bits, owner, group
 
 
+def parse_ls_numbers(text: str) -> tuple[int, int] | None:
+    """``crw-rw-rw- root root 195, 0`` -> (195, 0); None when the line gives no numbers."""
+    m = re.search(r"\s(\d+),\s*(\d+)\s*$", text.strip())
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def node_paths(host: Sysroot) -> list[str]:
     paths = list(ALWAYS)
     paths += [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if n.startswith("renderD")]
@@ -58,8 +66,10 @@ def probe(host: Sysroot, user: User | None, current_user: bool) -> dict[str, Dev
     """None when the root has no /dev at all (a chroot without /dev mounted: unknown)."""
     if not host.is_dir("/dev"):
         return None
+    from gpuenv.probe import cgroup
     from gpuenv.probe.users import group_names, parse_passwd
 
+    rules = cgroup.device_rules(host)
     gids = group_names(host)
     uids = {e.name: e.uid for e in parse_passwd(host.read_optional("/etc/passwd") or "")}
     out: dict[str, DeviceNode] = {}
@@ -70,10 +80,17 @@ def probe(host: Sysroot, user: User | None, current_user: bool) -> dict[str, Dev
             continue
         owner_uid: int | None
         mode, owner_uid, group = st.S_IMODE(info.st_mode), info.st_uid, gids.get(info.st_gid)
-        if not st.S_ISCHR(info.st_mode) and not host.live:
+        numbers: tuple[int, int] | None = None
+        if st.S_ISCHR(info.st_mode):
+            import os
+
+            numbers = os.major(info.st_rdev), os.minor(info.st_rdev)
+        elif not host.live:
             try:
-                mode, owner, group = parse_ls_mode(host.read_optional(path) or "")
+                line = host.read_optional(path) or ""
+                mode, owner, group = parse_ls_mode(line)
                 owner_uid = uids.get(owner) if owner else None
+                numbers = parse_ls_numbers(line)
             except (ValueError, OSError):
                 pass  # no readable stand-in line (or not a regular file): its own mode and group stand
         if host.live and current_user:
@@ -82,5 +99,8 @@ def probe(host: Sysroot, user: User | None, current_user: bool) -> dict[str, Dev
             accessible: bool | None = os.access(path, os.R_OK | os.W_OK)
         else:
             accessible = can_open(mode, owner_uid, group, user)
-        out[path] = DeviceNode(exists=True, mode=f"{mode:04o}", group=group, accessible=accessible)
+        allowed = None if rules is None or numbers is None else cgroup.allows(rules, *numbers)
+        out[path] = DeviceNode(
+            exists=True, mode=f"{mode:04o}", group=group, accessible=accessible, cgroup_allowed=allowed
+        )
     return out

@@ -14,6 +14,8 @@ VARIABLES = (
     # Which toolkit and host compiler a build uses (torch.utils.cpp_extension, CMake, nvcc).
     "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "ROCM_HOME", "HIP_PLATFORM", "NVCC_CCBIN", "CUDAHOSTCXX",
     "CC", "CXX", "HIP_CLANG_PATH",
+    # A batch scheduler's job, and the GPUs it allocated to it (none set: none allocated).
+    "SLURM_JOB_ID", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE",
 )  # fmt: skip
 # Variables naming one toolkit directory: where they lead is recorded (``path_targets``).
 HOME_VARIABLES = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "ROCM_PATH", "ROCM_HOME", "HIP_PATH")

@@ -212,10 +212,35 @@ def virtualization(host: Sysroot) -> str | None:
     return detect(host, host.read_optional("/proc/cmdline"))[0]
 
 
+# Windows keeps a directory named by its full build under C:\Windows\servicing\Version; WSL mounts
+# C: at /mnt/c unless /etc/wsl.conf's [automount] root says otherwise.
+_BUILD = r"^10\.0\.\d{5}\.\d+$"
+
+
+def windows_build(host: Sysroot) -> str | None:
+    """The Windows build a WSL 2 guest runs on, read from the mounted Windows directory."""
+    root = "/mnt/"
+    conf = host.read_optional("/etc/wsl.conf") or ""
+    section = ""
+    for line in conf.splitlines():
+        line = line.strip()
+        if line.startswith("["):
+            section = line.strip("[]").strip().lower()
+        elif section == "automount" and line.split("=", 1)[0].strip().lower() == "root" and "=" in line:
+            root = line.split("=", 1)[1].strip().strip("\"'") or root
+    names = [n for n in host.listdir(f"{root.rstrip('/')}/c/Windows/servicing/Version") if re.match(_BUILD, n)]
+    return max(names, key=lambda n: tuple(int(x) for x in n.split(".")), default=None)
+
+
 def probe(host: Sysroot, kernel_release: str) -> Platform:
     wsl = is_wsl(host, kernel_release)
     # WSL 2 runs in Hyper-V, but the `wsl` fact says so: no DMI is exposed there anyway.
     kind, cloud, evidence = (None, None, None) if wsl else detect(host, host.read_optional("/proc/cmdline"))
     return Platform(
-        container=container(host), wsl=wsl, virtualization=kind, cloud=cloud, virtualization_evidence=evidence
+        container=container(host),
+        wsl=wsl,
+        virtualization=kind,
+        cloud=cloud,
+        virtualization_evidence=evidence,
+        windows_build=windows_build(host) if wsl else None,
     )

@@ -41,7 +41,7 @@ def source_insecure(facts: Facts, matrices: Matrices | None, target: Target) -> 
         problems = []
         if src.uri.startswith("http://"):
             problems.append("plain http")
-        if not src.signed_by:
+        if not src.signed_by and not src.signed_by_unknown:  # left out: not known, not "none"
             problems.append("no signed-by: it trusts every key in the legacy trusted.gpg keyring")
         if not problems:
             continue
@@ -138,4 +138,89 @@ def interrupted(facts: Facts, matrices: Matrices | None, target: Target) -> Iter
         "apt refuses to install anything until this is resolved.",
         fix="sudo dpkg --configure -a\nsudo apt-get -f install  # if dependencies are still broken",
         commands=("sudo dpkg --configure -a", "sudo apt-get -f install"),
+    )
+
+
+# -- the distribution's own ROCm packages ------------------------------------------------------
+
+# Package names that both a distribution archive and AMD's ROCm repository carry, each with the
+# distribution's higher version number, as apt showed them blocking AMD's packages:
+# rocminfo 5.0.0-1, rocm-device-libs 5.0.0-1 and rocm-cmake 5.0.0-1 (Ubuntu 22.04, ROCm/legacy-rocm-build#1899);
+# rocminfo 5.7.1-3build1 (KDE neon 24.04, ROCm/rocm-install-on-linux#583); hipcc 5.7.1-3 and
+# rocm-cmake 6.0.0-1 (Ubuntu 24.04.4, ROCm/legacy-rocm-build#6367).
+SHADOWED = ("rocminfo", "rocm-device-libs", "rocm-cmake", "hipcc")
+SHADOW_THREADS = (
+    "https://github.com/ROCm/legacy-rocm-build/issues/1899",
+    "https://github.com/ROCm/rocm-install-on-linux/issues/583",
+    "https://github.com/ROCm/legacy-rocm-build/issues/6367",
+)
+# Ubuntu releases (by codename) whose archive holds those packages, per the same threads.
+SHADOWING_SUITES = ("jammy", "noble")
+PIN_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/install-methods/package-manager/package-manager-ubuntu.html"
+# AMD's builds of the same packages carry the ROCm release as a five-digit build number:
+# rocminfo 1.0.0.60401-83~22.04, hipcc 1.1.1.70204-93~24.04.
+_AMD_BUILD = r"\.\d{5}(-|$)"
+
+
+def _amd_rocm_source(facts: Facts) -> AptSource | None:
+    return next(
+        (s for s in facts.apt_sources or () if s.enabled and "repo.radeon.com/rocm" in s.uri), None
+    )
+
+
+def _pinned_to_amd(facts: Facts) -> bool | None:
+    """Whether a pin puts repo.radeon.com above the distribution (> 500, apt's default for the
+    target release's archive is 500 and AMD's guide uses 600); None when pins were not read."""
+    if facts.apt_pins is None:
+        return None
+    return any("repo.radeon.com" in p.pin and p.package.strip() in ("*", *SHADOWED) and p.priority > 500
+               for p in facts.apt_pins)  # fmt: skip
+
+
+@check(code="rocm.distro-package-shadow", area="stacks", needs=("packages",), blocking=True)
+def distro_package_shadow(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
+    amd = _amd_rocm_source(facts)
+    # Without AMD's repository the distribution's ROCm is its own stack, unless an install of AMD's
+    # ROCm is asked for (an inferred target is not a request).
+    if amd is None and not (target.stack == "rocm" and target.explicit):
+        return
+    shadow = {
+        n: v
+        for n in SHADOWED
+        if (v := facts.installed(n)) is not None and not re.search(_AMD_BUILD, v.partition(":")[2] or v)
+    }
+    pinned = _pinned_to_amd(facts)
+    if shadow:
+        yield Finding(
+            severity=Severity.ERROR,
+            title="The distribution's own ROCm packages block AMD's",
+            detail=f"Installed from the distribution: {', '.join(f'{n} {v}' for n, v in shadow.items())}"
+            + (f"; AMD's ROCm repository is configured ({_where(amd)})" if amd else "")
+            + ". AMD's ROCm packages depend on AMD's builds of these exact packages (rocminfo (= 1.0.0.X), ...), "
+            "and the distribution's have higher version numbers, so apt keeps them: "
+            "'Depends: rocminfo (= 1.0.0...) but 5.7.1-3build1 is to be installed ... held broken packages'.",
+            fix=f"sudo apt remove {' '.join(shadow)}\n"
+            + ("" if pinned else "printf 'Package: *\\nPin: release o=repo.radeon.com\\nPin-Priority: 600\\n' | "
+               "sudo tee /etc/apt/preferences.d/rocm-pin-600\n")
+            + "sudo apt update && sudo apt install rocm",
+            refs=(PIN_REF, *SHADOW_THREADS),
+        )
+        return
+    codename = (facts.os.codename or "").lower()
+    if amd is None or pinned is not False or codename not in SHADOWING_SUITES:
+        return  # nothing installed shadows, and either no pin is missing or it is not known
+    asked = target.stack == "rocm" and target.explicit
+    core = facts.installed("rocm-core")
+    if not asked and core is not None and re.search(_AMD_BUILD, core):
+        return  # AMD's ROCm is installed: apt chose AMD's builds then; nothing is being installed now
+    yield Finding(
+        severity=Severity.ERROR if asked else Severity.WARNING,
+        title="No pin keeps AMD's ROCm packages ahead of the distribution's",
+        detail=f"AMD's ROCm repository is configured ({_where(amd)}), and no /etc/apt/preferences(.d) pin gives "
+        f"repo.radeon.com a priority above 500. This release ({facts.os.pretty_name or codename}) carries its "
+        f"own {', '.join(SHADOWED)} with higher version numbers than AMD's, so `apt install rocm` picks the "
+        "distribution's and fails on AMD's exact dependencies.",
+        fix="printf 'Package: *\\nPin: release o=repo.radeon.com\\nPin-Priority: 600\\n' | "
+        "sudo tee /etc/apt/preferences.d/rocm-pin-600\nsudo apt update",
+        refs=(PIN_REF, *SHADOW_THREADS),
     )

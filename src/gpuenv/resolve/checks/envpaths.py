@@ -203,6 +203,8 @@ def hidden_by_env(facts: Facts, matrices: Matrices | None, target: Target) -> It
                 f"unset {var}  # and remove it from ~/.profile, ~/.bashrc, /etc/environment or the job script"
             )
             if value in HIDING:
+                if "SLURM_JOB_ID" in env:
+                    continue  # a batch job given no GPUs: gpu.not-allocated names the cause
                 yield _hidden(
                     var, env[var], gpus, matrices, name, f"{var}={env[var]!r} hides every {name} GPU", unset
                 )

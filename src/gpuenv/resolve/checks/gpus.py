@@ -194,3 +194,89 @@ def igpu_present(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
         gpus=gpuinfo.slots(integrated),
         refs=("https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html",),
     )
+
+
+# -- a batch job without GPUs ------------------------------------------------------------------
+
+SLURM_GRES_REF = "https://slurm.schedmd.com/gres.html"
+CGROUP_DEVICES_REF = "https://docs.kernel.org/admin-guide/cgroup-v1/devices.html"
+# Set by SLURM for a job or step that was allocated GPUs (gres.html, "Environment variables").
+SLURM_GPU_VARS = ("SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE")
+# Values with which SLURM (and users) leave no GPU to CUDA: envpaths.HIDING's meaning.
+_NO_DEVICES = ("", "-1", "NoDevFiles")
+
+
+def _vendor_node(path: str, vendor: str) -> bool:
+    if vendor == "nvidia":
+        return path.startswith("/dev/nvidia") and not path.startswith("/dev/nvidia-caps")
+    return path == "/dev/kfd" or path.startswith("/dev/dri/renderD")
+
+
+def _gpu_unreachable(facts: Facts, vendor: str) -> str | None:
+    """What says this process can reach none of the vendor's GPUs, or None when nothing does
+    (or the facts do not say)."""
+    nodes = {p: n for p, n in (facts.device_nodes or {}).items() if _vendor_node(p, vendor)}
+    per_gpu = [p for p in nodes if p.startswith("/dev/dri/renderD") or p[len("/dev/nvidia"):].isdigit()]
+    if per_gpu and all(
+        nodes[p].exists is False or nodes[p].cgroup_allowed is False or nodes[p].accessible is False for p in per_gpu
+    ):
+        return f"none of {', '.join(sorted(per_gpu))} can be opened"
+    if vendor == "nvidia" and facts.nvidia is not None and facts.nvidia.nvml == "ok":
+        gpus = facts.gpus_of("nvidia")
+        if gpus and not any("nvml" in g.sources for g in gpus):
+            return "NVML answers but lists none of the GPUs on the PCI bus"
+    return None
+
+
+@check(code="gpu.not-allocated", area="gpus")
+def not_allocated(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
+    gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
+    if not gpus:
+        return  # nothing on the bus to be allocated (gpu.none)
+    vendors = sorted({g.vendor for g in gpus})
+    denied = sorted(
+        p
+        for p, n in (facts.device_nodes or {}).items()
+        if n.exists and n.cgroup_allowed is False and any(_vendor_node(p, v) for v in vendors)
+    )
+    env = facts.environment or {}
+    job = env.get("SLURM_JOB_ID")
+    seen: list[str] = []
+    certain = bool(denied)
+    if denied:
+        seen.append(f"the device cgroup of this process denies {', '.join(denied)}")
+    if job is not None:
+        given = {k: env[k] for k in SLURM_GPU_VARS if k in env}
+        cvd = env.get("CUDA_VISIBLE_DEVICES")
+        if cvd is not None and cvd.strip() in _NO_DEVICES:
+            seen.append(f"SLURM job {job} runs with CUDA_VISIBLE_DEVICES={cvd!r}")
+            certain = True
+        elif not given and cvd is None:
+            unreachable = [w for v in vendors if (w := _gpu_unreachable(facts, v))]
+            seen.append(
+                f"SLURM job {job} has none of {', '.join(SLURM_GPU_VARS)} set (SLURM sets them for a job given GPUs)"
+                + (f"; {'; '.join(unreachable)}" if unreachable else "")
+            )
+            certain = certain or bool(unreachable)
+    if not seen:
+        return
+    yield Finding(
+        severity=Severity.ERROR if certain else Severity.WARNING,
+        title="This job was not allocated the machine's GPUs",
+        detail=f"GPUs on the PCI bus: {gpuinfo.describe(gpus, matrices)}; but {'; '.join(seen)}. "
+        + (
+            "CUDA and ROCm programs here see no GPU."
+            if certain
+            else "Where the cluster confines jobs to their allocated devices, programs here see no GPU; where "
+            "it does not, they use GPUs the scheduler may have given to another job."
+        ),
+        fix="Ask the scheduler for GPUs: srun --gres=gpu:1 ... (or --gpus=1 / #SBATCH --gres=gpu:1 in the batch "
+        "script), then run gpuenv doctor inside that job step."
+        + (
+            "\nIn a container, pass the GPU devices in (docker run --gpus all / --device /dev/kfd --device /dev/dri)."
+            if denied and job is None
+            else ""
+        ),
+        gpus=gpuinfo.slots(gpus),
+        refs=(SLURM_GRES_REF, CGROUP_DEVICES_REF),
+    )

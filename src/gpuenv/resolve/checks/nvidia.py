@@ -63,6 +63,32 @@ def nouveau_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> I
     )
 
 
+# nova-core, the in-kernel Rust driver for GSP-based NVIDIA GPUs (Linux 7.0 builds it as a module,
+# CONFIG_NOVA_CORE=m), registers a PCI driver for NVIDIA display devices and claims the GPU at boot:
+# nvidia.ko then probes no device ("NVRM: GPU 0000:01:00.0 is already bound to NovaCore."). The
+# sysfs driver link names the PCI driver: "NovaCore" in that log; module-style spellings too.
+NOVA_DRIVERS = frozenset({"novacore", "nova_core", "nova-core"})
+NOVA_REF = "https://docs.kernel.org/gpu/nova/index.html"
+
+
+@check(code="nvidia.nova-core-bound", area="nvidia", blocking=True)
+def nova_core_bound(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
+    bound = [g for g in facts.gpus_of("nvidia") if (g.kernel_driver or "").lower() in NOVA_DRIVERS]
+    if not bound:
+        return
+    yield Finding(
+        severity=Severity.ERROR,
+        title="The in-kernel nova_core driver holds the NVIDIA GPU",
+        detail=f"{gpuinfo.describe(bound, matrices)} is bound to {bound[0].kernel_driver} (sysfs driver link). "
+        "nova_core is not a CUDA driver: while it holds the GPU, nvidia.ko probes no device "
+        "(\"NVRM: ... is already bound to NovaCore\") and CUDA sees no GPU.",
+        fix="printf 'blacklist nova_core\\nblacklist nova_drm\\n' | sudo tee /etc/modprobe.d/blacklist-nova.conf\n"
+        "sudo update-initramfs -u\nsudo reboot",
+        gpus=gpuinfo.slots(bound),
+        refs=(NOVA_REF,),
+    )
+
+
 @check(code="nvidia.driver-missing", area="nvidia")
 def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")

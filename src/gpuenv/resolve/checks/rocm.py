@@ -174,3 +174,60 @@ def mixed_streams(facts: Facts, matrices: Matrices | None, target: Target) -> It
         "sudo apt-get purge rocm-core  # and the rocm-*/hip* packages that depend on it (apt lists them)",
         refs=(MIXED_STREAMS_REF,),
     )
+
+
+# ROCm on WSL 2 is a separate path (AMD's Windows driver, a WSL runtime in the guest) with its own
+# support matrix of Windows releases, Windows drivers, guest distributions and ROCm releases.
+WSL_MATRIX_REF = "https://rocm.docs.amd.com/projects/radeon/en/latest/docs/compatibility/wsl/wsl_compatibility.html"
+# The guest must be Ubuntu: AMD (schung-amd) on Oracle Linux 9.4 under WSL, "this configuration is
+# unsupported", pointing at that matrix (ROCm/legacy-rocm-build#3561).
+WSL_GUEST_REF = "https://github.com/ROCm/legacy-rocm-build/issues/3561"
+# The matrix lists Windows 11 and not Windows 10 (AMD, schung-amd, ROCm/legacy-rocm-build#6323);
+# Windows 11 builds start at 22000 (Microsoft's Windows 11 release information).
+WSL_WINDOWS_REF = "https://github.com/ROCm/legacy-rocm-build/issues/6323"
+WINDOWS_11_FIRST_BUILD = 22000
+
+
+@check(code="rocm.wsl-release-unsupported", area="amd", not_judged=True)
+def wsl_release_unsupported(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
+    if not facts.platform.wsl:
+        return
+    rocm = inv.installed_rocm(facts)
+    if not (rocm or inv.rocm_packages(facts) or target.stack == "rocm"):
+        return
+    stack = f"ROCm {rocm}" if rocm else f"ROCm{' ' + target.version if target.version else ''}"
+    guest = facts.os.pretty_name or " ".join(x for x in (facts.os.id, facts.os.version_id) if x)
+    if facts.os.id not in ("ubuntu", "unknown", "linux"):
+        yield Finding(
+            severity=Severity.ERROR,
+            title=f"{stack} on WSL does not run on this guest ({guest})",
+            detail=f"This WSL 2 guest is {guest}; AMD's ROCm-on-WSL path supports Ubuntu guests only (its WSL "
+            "compatibility matrix), and AMD answered a ROCm-on-WSL failure on Oracle Linux with 'this configuration "
+            "is unsupported'. rocminfo fails there (HSA_STATUS_ERROR_OUT_OF_RESOURCES).",
+            fix="Install an Ubuntu release the WSL matrix lists (wsl --install -d Ubuntu-24.04 or Ubuntu-22.04) "
+            "and install ROCm there with amdgpu-install --usecase=wsl,rocm --no-dkms.",
+            refs=(WSL_MATRIX_REF, WSL_GUEST_REF),
+        )
+        return
+    build = facts.platform.windows_build
+    parts = inv.version_tuple(build)
+    if len(parts) >= 3 and parts[2] < WINDOWS_11_FIRST_BUILD:
+        yield Finding(
+            severity=Severity.WARNING,
+            title=f"{stack} on WSL: Windows build {build} is Windows 10, which AMD's WSL matrix does not list",
+            detail=f"Windows {build} (a build below {WINDOWS_11_FIRST_BUILD} is Windows 10). AMD's WSL compatibility "
+            "matrix lists Windows 11 only; whether ROCm runs here was not judged.",
+            fix="Use Windows 11 with the Adrenalin driver the WSL matrix pairs with this ROCm release.",
+            refs=(WSL_MATRIX_REF, WSL_WINDOWS_REF),
+        )
+        return
+    yield Finding(
+        severity=Severity.WARNING,
+        title=f"{stack} on WSL: its Windows driver and release pairing was not judged",
+        detail=f"Guest {guest or 'not known'}; Windows build {build or 'not known'}. ROCm on WSL supports only "
+        "the Windows releases, Adrenalin drivers and ROCm releases AMD's WSL matrix pairs, and gpuenv carries no "
+        "copy of that matrix, so this pairing was not judged.",
+        fix="Compare the Adrenalin driver (Windows: AMD Software > System), the Windows build (cmd /c ver) and "
+        f"{stack} with AMD's WSL compatibility matrix.",
+        refs=(WSL_MATRIX_REF,),
+    )
