@@ -149,7 +149,9 @@ def score_case(slug: str, matrices) -> CaseResult:
     result.missed = [c for c in result.must if c not in reported]
     result.wrong = [c for c in result.must_not if c in reported]
     expected = set(result.must) | set(result.must_not)
-    errors = {f.code for f in report.findings if f.severity.value == "error"}
+    # An error that follows from another (Finding.cause) is shown under it, not as an error of
+    # its own: one cause, one error (#43).
+    errors = {f.code for f in report.findings if f.severity.value == "error" and not f.cause}
     result.unexpected_errors = sorted(errors - expected - set(result.should))
     result.stray_errors = sorted(errors - set(result.must) - set(result.should))
     return result

@@ -48,12 +48,23 @@ class Host:
 
 
 @record(frozen=True)
+class OsBase:
+    """The Ubuntu or Debian release a derivative is built on (Linux Mint 22: ubuntu 24.04 noble)."""
+
+    id: str
+    version_id: str | None = field(default=None, metadata=_NOT_NULL)
+    codename: str | None = field(default=None, metadata=_NOT_NULL)
+
+
+@record(frozen=True)
 class OS:
     id: str
     version_id: str | None
     codename: str | None = None
     id_like: tuple[str, ...] = ()
     pretty_name: str | None = None
+    # Left out for Ubuntu, Debian and anything not known to be built on one of them.
+    base: OsBase | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)
@@ -146,6 +157,9 @@ class Toolkit:
     # therock: ROCm's new release stream (/opt/rocm/core-X.Y, amdrocm-* packages, rocm wheels);
     # left out for the legacy stream and CUDA.
     stream: str | None = field(default=None, metadata=_NOT_NULL)
+    # vendor: the vendor's own repository (repo.radeon.com, NVIDIA's); distribution: the
+    # distribution's packages. Left out when not known.
+    origin: str | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)

@@ -39,6 +39,7 @@ class Seen:
     code: str
     severity: str  # error | warning | info
     title: str
+    cause: str = ""  # the code it follows from in the same report (doctor's `cause`), "" for none
 
 
 @record(frozen=True)
@@ -77,7 +78,8 @@ class HostView:
     findings: tuple[Seen, ...]
 
     def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
+        """Findings of a severity; one that follows from another is not counted as its own."""
+        return sum(1 for f in self.findings if f.severity == severity and not f.cause)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -165,7 +165,15 @@ def _findings(doc: dict[str, Any], what: str) -> tuple[Seen, ...]:
             or item.get("severity") not in SEVERITIES
         ):
             raise ValueError(f"a {what} finding without a code and a severity")
-        out.append(Seen(item["code"], item["severity"], _str(item.get("title")) or item["code"]))
+        cause = item.get("cause")
+        out.append(
+            Seen(
+                item["code"],
+                item["severity"],
+                _str(item.get("title")) or item["code"],
+                cause if isinstance(cause, str) else "",
+            )
+        )
     return tuple(out)
 
 

@@ -157,7 +157,7 @@ def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
             notes.append(cite(kernel_checks.headers_missing, inv.custom_kernel_words(rel)))
         return []
     pkgs = [f"linux-headers-{rel}"]
-    if facts.os.id == "ubuntu":
+    if inv.repo_os(facts)[0] == "ubuntu":
         pkgs.append(f"linux-modules-extra-{rel}")
     installed = facts.kernel.headers_installed is True and all(facts.installed(p) for p in pkgs[1:])
     if installed:
@@ -222,7 +222,7 @@ def _rocm(
     facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]
 ) -> tuple[PlanTarget, list[Step]]:
     installable = {r["rocm"] for r in repos.section("amd")["releases"]}
-    installable |= repos.therock_installable(facts.os.id, facts.os.version_id, req.trust_key)
+    installable |= repos.therock_installable(*inv.repo_os(facts), req.trust_key)
     version = req.version or fitting_rocm(facts, matrices, installable).version
     known = matrices.rocm_release(version)
     if known is None:
@@ -242,11 +242,11 @@ def _rocm(
     if not rel["confirmed"]:
         notes.append(f"ROCm {version} pairs with amdgpu {rel['amdgpu']}: inferred, not stated by AMD")
     kernel_ok = _kernel_ok(facts, "rocm", notes)
-    suite = repos.amd_suite(facts.os.id, facts.os.version_id)
+    suite = repos.amd_suite(*inv.repo_os(facts))
     if suite is None:
         # gpuenv installs through apt from AMD's repositories: another distribution gets a plan that
         # is shown (for the jammy suite) and refused (os.unsupported, judged by the doctor too).
-        notes.append(f"gpuenv has no AMD apt suite for {facts.os.id} {facts.os.version_id or '?'}")
+        notes.append(f"gpuenv has no AMD apt suite for {inv.os_label(facts)}")
         suite = "jammy"
     key = repos.amd_key()
     lists = repos.amd_lists(version, rel["amdgpu"], suite)
@@ -321,11 +321,11 @@ def _cuda(
     elif arch is None:
         notes.append(f"gpuenv has no CUDA repository for the {machine} architecture")
         arch = "x86_64"  # shown, never applied: platform.arch-unsupported stops it
-    distro = repos.nvidia_distro(facts.os.id, facts.os.version_id)
+    distro = repos.nvidia_distro(*inv.repo_os(facts))
     if distro is None:
-        notes.append(f"gpuenv has no NVIDIA CUDA apt repository for {facts.os.id} {facts.os.version_id or '?'}")
+        notes.append(f"gpuenv has no NVIDIA CUDA apt repository for {inv.os_label(facts)}")
         distro = "ubuntu2404"  # shown, never applied: os.unsupported stops it
-    if facts.os.id == "debian" and kernel_ok:
+    if inv.repo_os(facts)[0] == "debian" and kernel_ok:
         notes.append(
             "NVIDIA's Debian repository expects Debian's contrib component enabled "
             "(CUDA installation guide 4.8); gpuenv does not edit the distribution's own sources"

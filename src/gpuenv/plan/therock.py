@@ -71,12 +71,12 @@ def install_steps(
             + rel["source"]
         )
     _key_trust(rel, version, trust, notes)
-    distro = repos.therock_distro(rel, facts.os.id, facts.os.version_id)
+    distro = repos.therock_distro(rel, *inv.repo_os(facts))
     if distro is None:
         offered = ", ".join(f"{d['os']} {d['version']}" for d in rel["distros"])
         raise PlanError(
-            f"AMD's apt repository for ROCm {version} has no directory for {facts.os.id} "
-            f"{facts.os.version_id or '?'} (it has {offered}); gpuenv installs the new release stream through apt only"
+            f"AMD's apt repository for ROCm {version} has no directory for {inv.os_label(facts)} "
+            f"(it has {offered}); gpuenv installs the new release stream through apt only"
         )
     key = repos.therock_key(rel)
     path, content = repos.therock_list(rel, distro)
@@ -213,7 +213,7 @@ def _legacy_source_files(facts: Facts) -> list[str]:
 def _first_uri(facts: Facts, rel: dict[str, Any]) -> str:
     """The repository URI of the release's source lines, for this machine's distribution when the
     data names it (ubuntu2404), else with the placeholder left in."""
-    distro = Repos.therock_distro(rel, facts.os.id, facts.os.version_id) or "{distro}"
+    distro = Repos.therock_distro(rel, *inv.repo_os(facts)) or "{distro}"
     lines: list[str] = rel["list"]["lines"]
     for line in lines:
         for word in line.split():
@@ -234,8 +234,8 @@ def _not_planned(facts: Facts, repos: Repos, version: str, trust: str | None = N
             f"its repository key's fingerprint is not confirmed by AMD (--trust-unconfirmed-key "
             f"{rel['key']['fingerprint']} plans it)"
         )
-    if repos.therock_distro(rel, facts.os.id, facts.os.version_id) is None:
-        return f"AMD's repository for it has no directory for {facts.os.id} {facts.os.version_id or '?'}"
+    if repos.therock_distro(rel, *inv.repo_os(facts)) is None:
+        return f"AMD's repository for it has no directory for {inv.os_label(facts)}"
     return None
 
 

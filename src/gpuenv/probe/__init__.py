@@ -83,6 +83,8 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     environment = _environment(host)
     python_facts = guard("python", lambda: python_env.probe(host, python, errors, installed), None)
     toolkit_facts = toolkits.with_pip(toolkit_facts, python_facts)
+    sources = guard("apt_sources", lambda: apt_sources.probe(host, errors), None)
+    toolkit_facts = toolkits.with_origin(toolkit_facts, packages, sources)
     return Facts(
         host=host_facts,
         os=os_facts,
@@ -95,7 +97,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         amd=amd,
         toolkits=toolkit_facts,
         packages=packages,
-        apt_sources=guard("apt_sources", lambda: apt_sources.probe(host, errors), None),
+        apt_sources=sources,
         user=user_facts,
         device_nodes=nodes,
         python=python_facts,

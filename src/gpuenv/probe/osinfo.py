@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-from gpuenv.facts import OS
+from gpuenv.facts import OS, OsBase
 from gpuenv.facts import Host as HostFacts
+from gpuenv.osreleases import base_of
 from gpuenv.probe.host import Sysroot
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
@@ -95,13 +96,27 @@ def _shell_word(text: str) -> str | None:
 def os_from_release(fields: dict[str, str]) -> OS:
     if not fields.get("ID"):
         raise ValueError("os-release has no ID")
+    os_id = fields["ID"].lower()
+    version_id = fields.get("VERSION_ID") or None
+    # The OS's own codename (Mint 22's wilma); the release it is built on is read apart, so that
+    # VERSION_CODENAME never hides UBUNTU_CODENAME (wilma's noble).
     codename = fields.get("VERSION_CODENAME") or fields.get("UBUNTU_CODENAME") or None
+    id_like = tuple(fields.get("ID_LIKE", "").split())
+    base = base_of(
+        os_id,
+        version_id,
+        codename,
+        tuple(x.lower() for x in id_like),
+        ubuntu_codename=fields.get("UBUNTU_CODENAME") or None,
+        debian_codename=fields.get("DEBIAN_CODENAME") or None,
+    )
     return OS(
-        id=fields["ID"].lower(),
-        version_id=fields.get("VERSION_ID") or None,
+        id=os_id,
+        version_id=version_id,
         codename=codename,
-        id_like=tuple(fields.get("ID_LIKE", "").split()),
+        id_like=id_like,
         pretty_name=fields.get("PRETTY_NAME") or None,
+        base=OsBase(id=base[0], version_id=base[1], codename=base[2]) if base else None,
     )
 
 

@@ -10,7 +10,7 @@ from gpuenv.probe.host import Sysroot
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
-    from gpuenv.facts import ProbeError
+    from gpuenv.facts import AptSource, Packages, ProbeError
 
 _CUDA_TXT = r"CUDA Version\s+([0-9][0-9.]*)"
 
@@ -179,3 +179,26 @@ def with_pip(toolkits: Toolkits, python: Python | None) -> Toolkits:
 
     extra = therock.from_python(python)
     return record.replace(toolkits, rocm=(*toolkits.rocm, *extra)) if extra else toolkits
+
+
+def with_origin(toolkits: Toolkits, packages: Packages | None, sources: tuple[AptSource, ...] | None) -> Toolkits:
+    """``toolkits`` with the origin of each package-installed one: the vendor's repository when an
+    enabled apt source of the vendor is there, the distribution's packages when dpkg installed it
+    and apt's sources were read and hold none of the vendor's; left unknown otherwise (rpm,
+    pacman: the sources are not read)."""
+    from gpuenv.standins import record
+    from gpuenv.vendorrepos import vendor_of
+
+    vendors = {v for s in sources or () if s.enabled and (v := vendor_of(s.uri))}
+    dpkg = packages is not None and packages.manager == "dpkg" and sources is not None
+
+    def origin(vendor: str) -> str | None:
+        return "vendor" if vendor in vendors else "distribution" if dpkg else None
+
+    def marked(items: tuple[Toolkit, ...], vendor: str) -> tuple[Toolkit, ...]:
+        found = origin(vendor)
+        if found is None:
+            return items
+        return tuple(record.replace(t, origin=found) if t.source == "package" and not t.origin else t for t in items)
+
+    return Toolkits(cuda=marked(toolkits.cuda, "nvidia"), rocm=marked(toolkits.rocm, "amd"))

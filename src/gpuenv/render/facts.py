@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts, Gpu
+from gpuenv.osreleases import label as os_label
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def summary_rows(facts: Facts) -> list[tuple[str, str]]:
     """(label, value) rows of the summary; pure, so it is tested without a terminal."""
     rows: list[tuple[str, str]] = []
     os_ = facts.os
-    rows.append(("OS", os_.pretty_name or f"{os_.id} {os_.version_id or ''}".strip()))
+    rows.append(("OS", os_label(os_)))  # a derivative with its base: "Linux Mint 22 (Ubuntu 24.04 base)"
     k = facts.kernel
     kernel = k.release
     if k.secure_boot:
@@ -145,7 +146,7 @@ def facts_markdown(facts: Facts, notice: str) -> str:
 
     gpus = [g for g in facts.gpus if g.vendor in ("nvidia", "amd")]
     head = (
-        f"**gpuenv probe**: {facts.os.pretty_name or facts.os.id}, kernel {facts.kernel.release}, "
+        f"**gpuenv probe**: {os_label(facts.os)}, kernel {facts.kernel.release}, "
         f"{len(gpus)} GPU{'s' if len(gpus) != 1 else ''}"
         + (f" ({', '.join(sorted({g.name or g.pci_id for g in gpus}))})" if gpus else "")
     )

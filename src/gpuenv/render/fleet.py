@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 
-from gpuenv.fleet.model import FleetReport
+from gpuenv.fleet.model import FleetReport, Seen
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -120,6 +120,8 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .cards{display:flex;flex-wrap:wrap;gap:.8em}.card{border:1px solid #ddd;border-radius:6px;padding:.5em 1em}
 .card b{display:block;font-size:1.4em}code{font-size:.95em}summary{cursor:pointer}
 svg text{font:12px system-ui,sans-serif}
+ul.codes{margin:0;padding:0;list-style:none}ul.codes ul{margin:0;padding-left:1.2em;list-style:none}
+li.consequence{color:#666}
 """
 
 
@@ -153,6 +155,20 @@ def chart_svg(report: FleetReport, width: int = 900) -> str:
         )
     out.append("</svg>")
     return "".join(out)
+
+
+def _codes_html(findings: tuple[Seen, ...]) -> str:
+    """A host's codes, each finding that follows from another indented under its cause."""
+    roots = [f.code for f in findings if not f.cause or all(g.code != f.cause for g in findings)]
+    under: dict[str, list[str]] = {}
+    for f in findings:
+        if f.code not in roots:
+            under.setdefault(f.cause, []).append(f.code)
+    items = []
+    for code in dict.fromkeys(roots):
+        nested = "".join(f'<li class="consequence">↳ {_e(c)}</li>' for c in under.get(code, ()))
+        items.append(f"<li>{_e(code)}" + (f"<ul>{nested}</ul>" if nested else "") + "</li>")
+    return f'<ul class="codes">{"".join(items)}</ul>' if items else ""
 
 
 def fleet_html(report: FleetReport) -> str:
@@ -237,7 +253,7 @@ def fleet_html(report: FleetReport) -> str:
             f"<td>{_e(h.stack)}</td><td>{_e(h.torch or '-')}</td>"
             f'<td class="{"error" if h.verify == "failed" else ""}">{verify}</td>'
             f'<td class="n">{h.count("error")}</td><td class="n">{h.count("warning")}</td>'
-            f"<td>{_e(', '.join(f.code for f in h.findings))}</td><td>{_e(h.collected_at or '-')}</td></tr>"
+            f"<td>{_codes_html(h.findings)}</td><td>{_e(h.collected_at or '-')}</td></tr>"
         )
     out.append("</table></body></html>")
     return "\n".join(out) + "\n"

@@ -4,6 +4,7 @@ a healthy machine gets a short calm "all good" with its key facts."""
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.osreleases import label as os_label
 from gpuenv.resolve.finding import Finding
 from gpuenv.resolve.registry import AREAS, area_of
 from gpuenv.resolve.report import Report
@@ -84,15 +85,49 @@ def _calm_rows(facts: Facts, summary_rows: Callable[[Facts], list[tuple[str, str
             for label, value in rows]  # fmt: skip
 
 
-def print_finding(term: Term, f: Finding) -> None:
-    """One finding as doctor and verify show it: severity, title, code, detail, fix."""
+def print_finding(term: Term, f: Finding, indent: str = "") -> None:
+    """One finding as doctor and verify show it: severity, title, code, detail, fix (a
+    consequence indented under its cause, and said to follow from it)."""
     sev = f.severity.value
-    term.line((f"{_MARK[sev]} {sev}", _STYLE[sev]), f" {f.title} ", (f.code, "dim"))
-    term.line(f"    {f.detail}")
+    lead = (f"{indent}↳ {_MARK[sev]} {sev}", _STYLE[sev]) if f.cause else (f"{_MARK[sev]} {sev}", _STYLE[sev])
+    term.line(lead, f" {f.title} ", (f.code + (f", follows from {f.cause}" if f.cause else ""), "dim"))
+    term.line(f"{indent}    {f.detail}")
     lines = f.fix.splitlines()
-    term.line("    ", ("fix:", "green"), f" {lines[0] if lines else ''}")
+    term.line(f"{indent}    ", ("fix:", "green"), f" {lines[0] if lines else ''}")
     for line in lines[1:]:
-        term.line(f"         {line}")
+        term.line(f"{indent}         {line}")
+
+
+def nested(
+    findings: tuple[Finding, ...] | list[Finding],
+) -> list[tuple[str, list[tuple[Finding, list[Finding]]]]]:
+    """(area, [(finding, its consequences)]): the findings that stand on their own grouped by
+    area as ``grouped`` does, each with the findings that follow from it (Finding.cause) under
+    the first finding of their cause's code; pure, for tests."""
+    under: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.cause:
+            under.setdefault(f.cause, []).append(f)
+    out = []
+    for area, fs in grouped([f for f in findings if not f.cause]):
+        rows = []
+        for f in fs:
+            rows.append((f, under.pop(f.code, [])))
+        out.append((area, rows))
+    return out
+
+
+def counts_line(s: dict[str, int]) -> str:
+    """'1 error (+2 consequences), 3 warnings'."""
+    parts = [f"{n} {k}{'s' if n != 1 else ''}" for k in ("error", "warning", "info") if (n := s.get(k, 0))]
+    more = s.get("consequences", 0)
+    if more:
+        extra = f"(+{more} consequence{'s' if more != 1 else ''})"
+        if s.get("error"):
+            parts[0] += f" {extra}"
+        else:
+            parts.append(extra)
+    return ", ".join(parts)
 
 
 def render_report(report: Report, facts: Facts, term: Term, only: Sequence[str] = ()) -> None:
@@ -114,13 +149,16 @@ def render_report(report: Report, facts: Facts, term: Term, only: Sequence[str] 
         if bundle:
             term.line("  ", (f"matrices {bundle.get('version')} ({bundle.get('origin')})", "dim"))
         return
-    parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
-    term.line((", ".join(parts) + _not_judged(report), "bold"), f" — judged against {target_line(report, facts)}")
-    for area, findings in grouped(report.findings):
+    term.line(
+        (counts_line(s) + _not_judged(report), "bold"), f" — judged against {target_line(report, facts)}"
+    )
+    for area, rows in nested(report.findings):
         term.line()
         term.line((_AREA_TITLES.get(area, area), "bold underline"))
-        for f in findings:
+        for f, consequences in rows:
             print_finding(term, f)
+            for c in consequences:
+                print_finding(term, c, indent="    ")
     if bundle:
         term.line()
         term.line((f"matrices {bundle.get('version')} ({bundle.get('origin')}); ignore a check with --ignore CODE", "dim"))
@@ -142,36 +180,48 @@ def report_markdown(
     from gpuenv.standins import jsonout
 
     s = report.summary()
-    parts = [f"{n} {k}{'s' if n != 1 else ''}" for k, n in s.items() if n]
-    verdict = "All good" if not s["error"] and not s["warning"] else ", ".join(parts) + _not_judged(report)
+    verdict = "All good" if not s["error"] and not s["warning"] else counts_line(s) + _not_judged(report)
     checked = f" ({', '.join(only)} checked)" if only else ""
     bundle = report.matrices or {}
     out = [
         md_text(
             f"**gpuenv doctor: {verdict}**{checked} — judged against {target_line(report, facts)}; "
-            f"{facts.os.pretty_name or facts.os.id}, kernel {facts.kernel.release}"
+            f"{os_label(facts.os)}, kernel {facts.kernel.release}"
             + (f"; gpuenv {facts.gpuenv_version}" if facts.gpuenv_version else "")
             + (f", matrices {bundle.get('version')}" if bundle.get("version") else "")
         ),
         f"> {md_text(notice)}",
     ]
-    for area, findings in grouped(report.findings):
+    for area, rows in nested(report.findings):
         out.append(f"### {md_text(_AREA_TITLES.get(area, area))}")
-        for f in findings:
-            block = [
-                f"#### {_MARK[f.severity.value]} {f.severity.value}: {md_text(text(f.title))} (`{f.code}`)",
-                "",
-                md_text(text(f.detail)),
-            ]
-            if f.fix:
-                block += ["", "Fix:", "", md_fence(text(f.fix), "sh")]
-            if f.refs:
-                block += ["", "Refs: " + ", ".join(f"<{text(r)}>" for r in f.refs)]
-            out.append("\n".join(block))
+        for f, consequences in rows:
+            out.append("\n".join(_md_finding(f, text)))
+            for c in consequences:
+                # Under its cause, indented as a quotation: one cause, one heading.
+                lines = "\n".join(_md_finding(c, text)).splitlines()
+                out.append("\n".join("> " + line if line else ">" for line in lines))
+
     out.append(md_details("Machine summary", md_summary_table(facts)))
     out.append(md_details("Facts (gpuenv probe --json)", md_fence(jsonout.dumps(facts.to_dict()), "json")))
     out.append(md_details("Report (gpuenv doctor --json)", md_fence(jsonout.dumps(_redacted_report(report, text)), "json")))
     return "\n\n".join(out) + "\n"
+
+
+def _md_finding(f: Finding, text: Callable[[str], str]) -> list[str]:
+    from gpuenv.render.facts import md_fence, md_text
+
+    sev = f.severity.value
+    head = (
+        f"↳ **{_MARK[sev]} {sev}** (follows from `{f.cause}`): {md_text(text(f.title))} (`{f.code}`)"
+        if f.cause
+        else f"#### {_MARK[sev]} {sev}: {md_text(text(f.title))} (`{f.code}`)"
+    )
+    block = [head, "", md_text(text(f.detail))]
+    if f.fix:
+        block += ["", "Fix:", "", md_fence(text(f.fix), "sh")]
+    if f.refs:
+        block += ["", "Refs: " + ", ".join(f"<{text(r)}>" for r in f.refs)]
+    return block
 
 
 def _redacted_report(report: Report, text: Callable[[str], str]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from gpuenv.facts import Facts
 from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
+from gpuenv.vendorrepos import vendor_of
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -126,20 +127,68 @@ def same_line(driver: str, paired: str) -> bool:
     ) == inv.version_tuple(paired)
 
 
-# -- APT sources ------------------------------------------------------------------------------
+# -- where an installed stack came from ---------------------------------------------------------
 
-_VENDORS = (
-    ("repo.radeon.com", "amd"),
-    ("developer.download.nvidia.com/compute", "nvidia"),
-    ("nvidia.github.io", "nvidia"),
-)
+# NVIDIA Driver Installation Guide, Linux System Requirements (x86_64), current edition plus R610's
+# additions: os-release ID -> major versions. CUDA toolkits carry no per-release distro list in the
+# matrices, so this is the list os.unsupported uses for a CUDA target.
+CUDA_DISTROS_SOURCE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/introduction.html"
+CUDA_DISTROS = {
+    "ubuntu": ("22.04", "24.04", "26.04"),
+    "debian": ("12", "13"),
+    "rhel": ("8", "9", "10"),
+    "rocky": ("8", "9", "10"),
+    "almalinux": ("8", "9", "10"),
+    "ol": ("8", "9"),
+    "fedora": ("42", "44"),
+    "sles": ("15", "16"),
+    "opensuse-leap": ("15", "16"),
+    "amzn": ("2023",),
+    "azurelinux": ("3.0",),
+}
+VENDOR = "vendor"  # the vendor's own repository (repo.radeon.com, NVIDIA's CUDA repositories)
+DISTRIBUTION = "distribution"  # the distribution's packages (Arch, Fedora, Debian, NixOS, ...)
 
 
-def vendor_of(uri: str) -> str | None:
-    for needle, vendor in _VENDORS:
-        if needle in uri:
-            return vendor
+def vendor_serves(facts: Facts, matrices: Matrices, stack: str) -> bool | None:
+    """Whether the vendor's repository has packages for this distribution in any release (any
+    bundled ROCm release lists it; NVIDIA's list names it); None when the OS is not named."""
+    os_id = inv.os_id(facts)
+    if os_id is None:
+        return None
+    if stack == "cuda":
+        return os_id in CUDA_DISTROS
+    return any(o.id == os_id for r in matrices.rocm_releases() for o in r.os)
+
+
+def stack_origin(facts: Facts, matrices: Matrices, stack: str) -> str | None:
+    """Where the installed ``stack`` (rocm: ROCm and amdgpu; cuda: CUDA and the NVIDIA driver)
+    came from: VENDOR, DISTRIBUTION, or None when the facts do not tell. The vendor's when an
+    enabled apt source of the vendor is there; the distribution's when the vendor has no packages
+    for this distribution at all, or apt's sources were read and hold none of the vendor's while
+    packages of the stack are installed."""
+    vendor = "amd" if stack == "rocm" else "nvidia"
+    recorded = {t.origin for t in (facts.toolkits.rocm if stack == "rocm" else facts.toolkits.cuda) if t.origin}
+    if recorded:
+        return VENDOR if VENDOR in recorded else recorded.pop()  # what the probe read (toolkits[].origin)
+    sources = facts.apt_sources
+    if any(src.enabled and vendor_of(src.uri) == vendor for src in sources or ()):
+        return VENDOR
+    if vendor_serves(facts, matrices, stack) is False:
+        return DISTRIBUTION
+    packaged = inv.has_rocm_stack(facts) if stack == "rocm" else bool(inv.nvidia_driver_packages(facts))
+    if sources is not None and facts.packages is not None and packaged:
+        return DISTRIBUTION
     return None
+
+
+def newest_rocm_listing(facts: Facts, matrices: Matrices) -> RocmRelease | None:
+    """The newest bundled ROCm release that lists this OS release (a derivative's base)."""
+    os_id, version = inv.os_id(facts), inv.os_version(facts)
+    if os_id is None or not version:
+        return None
+    listed = [r for r in matrices.rocm_releases() if r.os_support(os_id, version) is not None]
+    return listed[-1] if listed else None
 
 
 # -- libraries and toolkits a program gets -----------------------------------------------------

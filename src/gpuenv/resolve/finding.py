@@ -31,6 +31,10 @@ class Finding:
     # The stable public code (FINDINGS.md). A check leaves it empty: the registry stamps the code
     # the check is registered under, so each code is written once, in its @check.
     code: str = ""
+    # The code of the finding this one follows from (nvidia.gpu-dropped for the gpu.no-driver of
+    # the GPU it dropped): the registry sets it where the cause stands in the same report
+    # (@check(follows=...)); a report shows it under its cause and counts it apart.
+    cause: str = ""
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
@@ -46,6 +50,8 @@ class Finding:
             out["gpus"] = list(self.gpus)
         if self.refs:
             out["refs"] = list(self.refs)
+        if self.cause:
+            out["cause"] = self.cause
         return out
 
 

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from gpuenv.facts import Facts, Torch
+from gpuenv.osreleases import UBUNTU_DERIVED, base_release, label
 from gpuenv.resolve.memo import LastAsked
 from gpuenv.standins import debversion
 from gpuenv.standins.record import record
@@ -286,10 +287,51 @@ def nvidia_package_version(facts: Facts) -> str | None:
 _PRETTY_VERSION = r"\b(\d+(?:\.\d+){0,2})\b"
 
 
+# os-release's default when a system sets no ID (os-release(5)): it names no distribution.
+_UNNAMED = ("", "unknown", "linux")
+
+
+def os_base(facts: Facts) -> tuple[str, str | None] | None:
+    """(id, version) of the Ubuntu or Debian release a derivative is built on: the facts' os.base,
+    else what os-release's codename and ID_LIKE say (a facts file written without os.base);
+    None for Ubuntu and Debian themselves and anything not known to be a derivative."""
+    return base_release(facts.os)
+
+
+def os_id(facts: Facts) -> str | None:
+    """The distribution the checks judge the OS as: a derivative's base (Linux Mint, Pop!_OS, KDE
+    neon: ubuntu), else os-release's ID; None when the facts name none (unknown, or ID=linux)."""
+    base = os_base(facts)
+    if base is not None:
+        return base[0]
+    if facts.os.id in _UNNAMED:
+        return None
+    return "ubuntu" if facts.os.id in UBUNTU_DERIVED else facts.os.id
+
+
+def os_label(facts: Facts) -> str:
+    """How a finding names the OS: "Linux Mint 22 (Ubuntu 24.04 base)", "Ubuntu 24.04.2 LTS"."""
+    return label(facts.os)
+
+
+def repo_os(facts: Facts) -> tuple[str, str | None]:
+    """(id, version) a repository is picked for: a derivative's base, as the checks judge it (Linux
+    Mint 22: ubuntu 24.04, so `install` and `doctor --target` agree), else os-release's ID and
+    VERSION_ID; never the version a PRETTY_NAME suggests, which a repository choice must not guess."""
+    base = os_base(facts)
+    return base if base is not None else (facts.os.id, facts.os.version_id)
+
+
 def os_version(facts: Facts) -> str | None:
-    """The distribution release the checks judge: VERSION_ID, else the version PRETTY_NAME
-    carries ("Debian GNU/Linux 13 (trixie)": 13), as reports often give only that line. The
-    planner keeps to VERSION_ID: it picks repositories, which a guess must not do."""
+    """The distribution release the checks judge: a derivative's base release, else VERSION_ID,
+    else the version PRETTY_NAME carries ("Debian GNU/Linux 13 (trixie)": 13), as reports often
+    give only that line. The planner keeps to VERSION_ID and the base the probe read: it picks
+    repositories, which a guess must not do."""
+    base = os_base(facts)
+    if base is not None:
+        return base[1]
+    if facts.os.id in UBUNTU_DERIVED:
+        return None  # a derivative's own number is not its base's
     if facts.os.version_id:
         return facts.os.version_id
     m = re.search(_PRETTY_VERSION, facts.os.pretty_name or "")

@@ -68,6 +68,9 @@ class Check:
     blocking: bool = False
     noted: bool = False
     not_judged: bool = False
+    # The checks (by name, "nvidia.gpu_dropped") whose error, where it stands in the same report,
+    # is the cause of this check's finding: it is then nested under it (Finding.cause).
+    follows: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -86,6 +89,7 @@ def check(
     blocking: bool = False,
     noted: bool = False,
     not_judged: bool = False,
+    follows: Sequence[str] = (),
 ) -> Callable[[CheckFunc], CheckFunc]:
     """Register a check function under its public code (and what that code means: module doc)."""
     if area not in AREAS:
@@ -101,6 +105,7 @@ def check(
                 blocking=blocking,
                 noted=noted,
                 not_judged=not_judged,
+                follows=tuple(follows),
             )
         )
         return func
@@ -229,7 +234,48 @@ def run_checks(
                     f"Other checks ran; rerun without it with `--ignore {c.code}`.",
                 )
             )
-    return sort_findings(findings)
+    return sort_findings(nest(findings))
+
+
+def nest(findings: list[Finding]) -> list[Finding]:
+    """Each finding whose check follows another check whose error stands here, marked as that
+    error's consequence (``cause``: its code), or its root's where the cause is itself one. Where
+    both name GPUs, they must share one: a driver-less GPU is not the consequence of another GPU's
+    trouble."""
+    checks = all_checks()
+    code_of_name = {c.name: c.code for c in checks}
+    follows = {c.code: c.follows for c in checks if c.follows}
+    if not follows:
+        return findings
+    errors: dict[str, list[Finding]] = {}
+    for f in findings:
+        if f.severity is Severity.ERROR:
+            errors.setdefault(f.code, []).append(f)
+    cause: dict[int, Finding] = {}
+    for i, f in enumerate(findings):
+        for name in follows.get(f.code, ()):
+            code = code_of_name.get(name)
+            if code is None:
+                raise LookupError(f"{f.code} follows {name}, which is not a registered check")
+            found = [c for c in errors.get(code, ()) if c is not f and _share_gpus(f, c)]
+            if found:
+                cause[i] = found[0]
+                break
+    index = {id(f): i for i, f in enumerate(findings)}
+    out = []
+    for i, f in enumerate(findings):
+        root, seen = cause.get(i), {i}
+        while root is not None and index[id(root)] in cause and index[id(root)] not in seen:
+            seen.add(index[id(root)])
+            root = cause[index[id(root)]]
+        if root is not None and index[id(root)] in cause:
+            root = None  # causes that follow each other round: none is the root, none is nested
+        out.append(replace(f, cause=root.code) if root is not None else f)
+    return out
+
+
+def _share_gpus(f: Finding, c: Finding) -> bool:
+    return not f.gpus or not c.gpus or bool(set(f.gpus) & set(c.gpus))
 
 
 def _stamped(finding: Finding, c: Check) -> Finding:

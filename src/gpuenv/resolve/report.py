@@ -31,9 +31,17 @@ class Report:
     source: str | None = None  # facts file, sysroot or "live" (set for multi-file runs)
 
     def summary(self) -> dict[str, int]:
+        """Findings by severity; one that follows from another (``cause``) is counted apart, under
+        "consequences" (left out when none): one cause, one error."""
         counts = {s.value: 0 for s in Severity}
+        consequences = 0
         for f in self.findings:
-            counts[f.severity.value] += 1
+            if f.cause:
+                consequences += 1
+            else:
+                counts[f.severity.value] += 1
+        if consequences:
+            counts["consequences"] = consequences
         return counts
 
     def unjudged(self) -> tuple[Finding, ...]:

@@ -69,7 +69,7 @@ def fitting_rocm(
     default = matrices.default_rocm()
     gpus = facts_view.rocm_gpus(facts, matrices)
     gfx = sorted({t for g in gpus if (t := gpuinfo.gfx_target(g, matrices))})
-    os_id = facts.os.id if facts.os.id not in ("", "unknown") else None
+    os_id = inv.os_id(facts)
     os_version = inv.os_version(facts)
 
     def can_install(r: RocmRelease) -> bool:

@@ -183,9 +183,14 @@ def gpu_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterato
     supported = ", ".join(sorted(release.gpus))
     targets = sorted({gfx for _, gfx in bad})
     elsewhere = [line for gfx in targets if (line := newest_supporting(matrices, gfx))]
+    # Severity by consequence: judged against what `install auto` would pick, with nothing of
+    # ROCm installed and no install asked for, nothing fails for it yet (a torch wheel's or an
+    # application's own ROCm is judged by its own checks): said, as what would not be supported.
+    auto = basis(target) == "auto"
     yield Finding(
-        severity=Severity.ERROR,
-        title=f"ROCm {release.version} does not support {', '.join(targets)}",
+        severity=Severity.WARNING if auto else Severity.ERROR,
+        title=f"ROCm {release.version} does not support {', '.join(targets)}"
+        + (" (from AMD's repository, what `gpuenv install auto` would pick)" if auto else ""),
         detail=f"{gpuinfo.describe([g for g, _ in bad], matrices)}; ROCm {release.version} ({basis(target)} target) "
         f"supports {supported}. " + " ".join(elsewhere) + release.unconfirmed("list of gfx targets")
         + gpuinfo.unconfirmed_targets([g for g, _ in bad], matrices),
@@ -307,7 +312,7 @@ def gpu_preview(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
         level = release.support(gfx) if gfx else None
         if level == "preview":
             terms = "as a technology preview"
-        elif gfx and facts_view.off_radeon_terms(release, gfx, facts.os.id):
+        elif gfx and facts_view.off_radeon_terms(release, gfx, inv.os_id(facts) or ""):
             terms = f"on Radeon terms: Ubuntu and RHEL only, not {facts.os.pretty_name or facts.os.id}"
         else:
             continue

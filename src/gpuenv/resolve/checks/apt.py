@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import AptSource, Facts
-from gpuenv.resolve.facts_view import vendor_of
+from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
+from gpuenv.vendorrepos import vendor_of
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -63,7 +64,8 @@ def source_insecure(facts: Facts, matrices: Matrices | None, target: Target) -> 
 
 def _expected_suite(facts: Facts, vendor: str, src: AptSource) -> tuple[str | None, str | None]:
     """(seen, expected) distro marker of a vendor source; (None, None) when it cannot be judged."""
-    os_id, version = facts.os.id, facts.os.version_id or ""
+    os_id, version = inv.repo_os(facts)  # a derivative's sources are its base's (Mint 22: noble)
+    version = version or ""
     if vendor == "amd":
         expected = _AMD_SUITE.get((os_id, ".".join(version.split(".")[:2])))
         seen = src.suites[0] if src.suites else None
@@ -122,7 +124,8 @@ def source_mismatch(facts: Facts, matrices: Matrices | None, target: Target) -> 
         )
 
 
-@check(code="dpkg.interrupted", area="stacks", needs=("packages",), blocking=True)
+# A DKMS module that does not build fails its package's configure step: dpkg leaves it unconfigured.
+@check(code="dpkg.interrupted", area="stacks", needs=("packages",), blocking=True, follows=("kernel.dkms_not_built",))
 def interrupted(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     assert facts.packages is not None  # run_checks skips the check while its needs are unknown
     broken = facts.packages.unconfigured

@@ -23,7 +23,7 @@ def none(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Fi
     if asked and target.stack:
         # An explicit target needs its own vendor's GPU: CUDA on an AMD-only box has nothing to run on.
         vendor = "nvidia" if target.stack == "cuda" else "amd"
-        if facts.gpus_of(vendor) or facts.platform.wsl:
+        if facts.gpus_of(vendor) or facts.platform.wsl or _driver_answered(facts, vendor):
             return
         label = "NVIDIA" if vendor == "nvidia" else "AMD"
         seen = ", ".join(f"{gpuinfo.gpu_name(g, matrices)} ({g.vendor})" for g in facts.gpus) or "no GPU at all"
@@ -80,7 +80,12 @@ def unknown(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Findin
         )
 
 
-@check(code="gpu.no-driver", area="gpus")
+@check(
+    code="gpu.no-driver",
+    area="gpus",
+    # The driver refused the GPU, or never loaded: its cause is the error, this its consequence.
+    follows=("nvidia.gpu_dropped", "nvidia.module_flavor", "kernel.dkms_not_built", "kernel.secure_boot"),
+)
 def no_driver(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     # The vendor checks say more where they apply (nvidia.driver-missing / -not-loaded,
     # amd.driver-missing); this one covers the rest: an NVIDIA GPU the loaded driver did not take,
@@ -129,6 +134,15 @@ def mixed_vendors(facts: Facts, matrices: Matrices | None, target: Target) -> It
         "pick the PyTorch build with gpuenv torch --vendor nvidia|amd.",
         gpus=gpuinfo.slots(nvidia + amd),
     )
+
+
+def _driver_answered(facts: Facts, vendor: str) -> bool:
+    """The vendor's driver reported a version (nvidia-smi, NVML, AMD SMI): it runs a GPU, so a GPU
+    list without one was not read from the bus (a report's facts): unknown, not "no GPU"."""
+    if vendor == "nvidia":
+        nv = facts.nvidia
+        return nv is not None and bool(nv.driver_version or nv.cuda_driver_version)
+    return facts.amd is not None and bool(facts.amd.driver_version)
 
 
 def _has_discrete(facts: Facts, matrices: Matrices | None) -> bool:

@@ -42,7 +42,7 @@ def _module(target: Target) -> str:
 
 def _headers_fix(facts: Facts, release: str) -> str:
     pkgs = f"linux-headers-{release}"
-    if facts.os.id == "ubuntu":
+    if inv.os_id(facts) == "ubuntu":
         pkgs += f" linux-modules-extra-{release}"
     return f"sudo apt-get install {pkgs}"
 
@@ -51,7 +51,7 @@ def _kernel_fix(facts: Facts, entry: OsSupport, running: str | None) -> str:
     """Ubuntu: a kernel older than the listed HWE series moves up with the HWE meta-package (the
     newest kernel boots by default); one newer than every listed series needs the GA kernel back,
     and GRUB keeps booting the newest installed kernel until the newer one is removed."""
-    if facts.os.id != "ubuntu":
+    if inv.os_id(facts) != "ubuntu":
         return "Boot a listed kernel series (install it with the distribution's kernel meta-package), then reboot."
     listed = sorted(entry.kernels, key=inv.version_tuple)
     ga = entry.ga_kernels[0] if entry.ga_kernels else listed[0]
@@ -71,7 +71,7 @@ def unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
     release = rocm_release(matrices, target)
     if release is None or inv.hosted(facts):
         return
-    entry = release.os_support(facts.os.id, inv.os_version(facts))
+    entry = release.os_support(inv.os_id(facts) or "", inv.os_version(facts))
     if entry is None or not entry.kernels or not entry.confirmed:
         return
     running = inv.series(facts.kernel.release)
@@ -82,7 +82,7 @@ def unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
         return
     yield Finding(
         severity=Severity.WARNING,
-        title=f"Kernel {running} is not a series ROCm {release.version} lists for {facts.os.id} {entry.version}",
+        title=f"Kernel {running} is not a series ROCm {release.version} lists for {entry.id} {entry.version}",
         detail=f"running {facts.kernel.release}; ROCm {release.version} lists {', '.join(entry.kernels)} "
         "(GA/HWE). amdgpu-dkms often fails to build on unlisted kernels.",
         fix=_kernel_fix(facts, entry, running),
@@ -210,6 +210,12 @@ def secure_boot(facts: Facts, matrices: Matrices | None, target: Target) -> Iter
         and facts.gpus_of("amd" if m == "amdgpu" else "nvidia")
         and not _unbuilt(facts, m)
     ]
+    # NVML's own "driver not loaded": its user-space driver is installed and the nvidia module is
+    # not in the kernel, whatever built it (akmods, a runfile): refused, under Secure Boot.
+    nvml = facts.nvidia.nvml if facts.nvidia else None
+    if nvml == "driver_not_loaded" and facts.gpus_of("nvidia") and "nvidia" not in not_loaded:
+        not_loaded.append("nvidia")
+        modules = {**modules, "nvidia": modules.get("nvidia", "the NVIDIA driver (NVML: driver not loaded)")}
     planned = _driver_planned(facts, matrices, target)
     # A module the kernel loaded under Secure Boot is signed with an enrolled key: nothing to say.
     # Leftover modules whose GPU is gone are not Secure Boot's business either.
@@ -225,7 +231,7 @@ def secure_boot(facts: Facts, matrices: Matrices | None, target: Target) -> Iter
     enroll = (
         "sudo update-secureboot-policy --new-key  # only if /var/lib/shim-signed/mok/MOK.der is missing\n"
         "sudo update-secureboot-policy --enroll-key"
-        if facts.os.id == "ubuntu"
+        if inv.os_id(facts) == "ubuntu"
         else "sudo mokutil --import /var/lib/dkms/mok.pub"
     )
     if not_loaded:

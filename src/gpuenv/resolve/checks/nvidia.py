@@ -41,7 +41,8 @@ def branch_number(version: str | None) -> int | None:
     return nums[0] if nums else None
 
 
-@check(code="nvidia.nouveau-loaded", area="nvidia")
+# nouveau takes the GPU when the nvidia module is refused (Secure Boot) or has dropped it.
+@check(code="nvidia.nouveau-loaded", area="nvidia", follows=("kernel.secure_boot", "nvidia.gpu_dropped"))
 def nouveau_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
     bound = [g for g in gpus if g.kernel_driver == "nouveau"]
@@ -93,6 +94,8 @@ def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> I
     gpus = facts.gpus_of("nvidia")
     if not gpus or facts.platform.wsl or not nvidia_driver_absent(facts):
         return
+    if facts.nvidia is not None and facts.nvidia.nvml == "driver_not_loaded":
+        return  # NVML's library is here: installed, not loaded (nvidia.driver-not-loaded says so)
     hosted = bool(facts.platform.container)
     yield Finding(
         severity=Severity.ERROR,
@@ -108,7 +111,17 @@ def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> I
     )
 
 
-@check(code="nvidia.driver-not-loaded", area="nvidia")
+@check(
+    code="nvidia.driver-not-loaded",
+    area="nvidia",
+    follows=(
+        "nvidia.gpu_dropped",
+        "nvidia.module_flavor",
+        "kernel.secure_boot",
+        "kernel.dkms_not_built",
+        "kernel.headers_missing",
+    ),
+)
 def driver_not_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     """The user-space driver is there and the kernel module is not: NVML's own driver_not_loaded
     says so on any distribution (akmods, Arch, a custom kernel), and so do installed driver

@@ -5,6 +5,7 @@ from __future__ import annotations
 from gpuenv.facts import Facts
 from gpuenv.resolve import facts_view, gpuinfo
 from gpuenv.resolve import inventory as inv
+from gpuenv.resolve.facts_view import CUDA_DISTROS, CUDA_DISTROS_SOURCE, DISTRIBUTION, VENDOR
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import admits, basis, limited_out, rocm_release
@@ -24,24 +25,6 @@ CONTAINER_REFS = (
 
 # CPU architectures each stack ships for (ROCm: x86_64 only; CUDA: x86_64 and arm64 server/SBSA).
 STACK_ARCHES = {"rocm": ("x86_64",), "cuda": ("x86_64", "aarch64")}
-
-# NVIDIA Driver Installation Guide, Linux System Requirements (x86_64), current edition plus R610's
-# additions: os-release ID -> major versions. CUDA toolkits carry no per-release distro list in the
-# matrices, so this is the list os.unsupported uses for a CUDA target.
-CUDA_DISTROS_SOURCE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/introduction.html"
-CUDA_DISTROS = {
-    "ubuntu": ("22.04", "24.04", "26.04"),
-    "debian": ("12", "13"),
-    "rhel": ("8", "9", "10"),
-    "rocky": ("8", "9", "10"),
-    "almalinux": ("8", "9", "10"),
-    "ol": ("8", "9"),
-    "fedora": ("42", "44"),
-    "sles": ("15", "16"),
-    "opensuse-leap": ("15", "16"),
-    "amzn": ("2023",),
-    "azurelinux": ("3.0",),
-}
 
 
 def _target_vendor_nodes(facts: Facts, target: Target) -> list[tuple[str, list[str]]]:
@@ -192,69 +175,171 @@ def arch_unsupported(facts: Facts, matrices: Matrices | None, target: Target) ->
 
 
 def _os_name(facts: Facts) -> str:
-    return facts.os.pretty_name or f"{facts.os.id} {facts.os.version_id or '?'}"
+    return inv.os_label(facts)
+
+
+def _consequence(facts: Facts, matrices: Matrices, target: Target) -> tuple[Severity, str | None]:
+    """How much an OS the judged release does not list matters, and where the stack came from.
+    An error where it makes something fail: an install asked for (--target, a plan), or the
+    installed release's packages came from the vendor's repository, which does not serve this
+    OS. Otherwise (what `install auto` would pick, or a stack from the distribution's own
+    packages, or of unknown origin) a warning: GPU work does not fail because of the OS."""
+    if basis(target) not in ("installed", "auto"):
+        return Severity.ERROR, None  # asked for (--target, a plan's judgement): an install
+    origin = (
+        facts_view.stack_origin(facts, matrices, target.stack or "") if basis(target) == "installed" else None
+    )
+    # NVIDIA's list is today's: an installed CUDA release may well have listed this OS.
+    if origin == VENDOR and target.stack == "rocm":
+        return Severity.ERROR, origin
+    return Severity.WARNING, origin
 
 
 @check(code="os.unsupported", area="platform", needs=("matrices",), blocking=True, noted=True)
 def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
-    if facts.os.id in ("", "unknown"):
-        return  # the facts do not say which distribution: nothing to judge
+    os_id = inv.os_id(facts)
+    if os_id is None:
+        return  # the facts do not say which distribution: os.unknown says so
     version_id = inv.os_version(facts)
     if target.stack == "cuda":
-        versions = CUDA_DISTROS.get(facts.os.id)
+        versions = CUDA_DISTROS.get(os_id)
         if versions is not None and not version_id:
             return  # a distribution NVIDIA supports, release not known
         major = version_id or ""
         if versions is not None and any(major == v or major.startswith(v + ".") for v in versions):
             return
-        yield Finding(
-            severity=Severity.ERROR,
-            title=f"{_os_name(facts)} is not a distribution NVIDIA's CUDA repositories support",
-            detail=f"os-release ID={facts.os.id} VERSION_ID={version_id}; supported: "
-            + ", ".join(f"{k} {'/'.join(v)}" for k, v in CUDA_DISTROS.items()),
-            fix="Install on a supported release (e.g. Ubuntu 24.04 LTS), or use a container image of one.",
-            refs=(CUDA_DISTROS_SOURCE,),
-        )
+        yield _cuda_unlisted(facts, matrices, target, os_id, version_id)
         return
     release = rocm_release(matrices, target)
     if release is None:
         return
-    if not version_id and any(o.id == facts.os.id for o in release.os):
+    if not version_id and any(o.id == os_id for o in release.os):
         return  # a distribution the release lists, release not known
-    entry = release.os_support(facts.os.id, version_id)
+    entry = release.os_support(os_id, version_id)
     point = inv.os_point(facts, entry.version) if entry is not None else None
     out = limited_out(entry, facts_view.rocm_gpus(facts, matrices), matrices, point)[0]
     if entry is not None and out:
-        yield _for_other_gpus(facts, release, entry, point, out, matrices)
+        yield _for_other_gpus(facts, release, entry, point, out, matrices, target)
         return
-    if any(not o.confirmed for o in release.os if o.id == facts.os.id):
+    if any(not o.confirmed for o in release.os if o.id == os_id):
         return  # the release's OS table for this distribution is not confirmed (matrices/README.md)
-    listed = ", ".join(
-        f"{o.id} {'/'.join(o.point_releases) if o.point_releases else o.version}" for o in release.os
-    )
     if entry is None:
-        yield Finding(
-            severity=Severity.ERROR,
-            title=f"{_os_name(facts)} is not supported by ROCm {release.version}",
-            detail=f"os-release ID={facts.os.id} VERSION_ID={version_id}; ROCm {release.version} supports: {listed}",
-            fix=f"Install ROCm {release.version} on a supported release (e.g. Ubuntu 24.04 or 22.04), "
-            "or target a ROCm release that lists this one (`gpuenv matrix show rocm`).",
-            refs=(release.source,),
-        )
+        yield _rocm_unlisted(facts, matrices, target, release, os_id, version_id)
         return
     if point and entry.point_releases and all(inv.older(p, point) for p in entry.point_releases):
         yield Finding(
             severity=Severity.WARNING,
             title=f"{_os_name(facts)} is newer than the point releases ROCm {release.version} lists",
             detail=f"running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
-            f"{facts.os.id} {entry.version}. Newer point releases usually work but are not validated.",
+            f"{os_id} {entry.version}. Newer point releases usually work but are not validated.",
             fix="Nothing to do unless GPU work fails; then check for a newer ROCm release (`gpuenv matrix update`).",
             refs=(release.source,),
         )
 
 
+def _seen(facts: Facts, os_id: str, version_id: str | None) -> str:
+    """What os-release said, and the base a derivative was judged as."""
+    if os_id == facts.os.id:
+        return f"os-release ID={os_id} VERSION_ID={version_id}"
+    return f"os-release ID={facts.os.id} VERSION_ID={facts.os.version_id}, judged as its base {os_id} {version_id or '?'}"
+
+
+_COMMUNITY = "not on {vendor}'s support list; community-supported"
+
+
+def _cuda_unlisted(
+    facts: Facts, matrices: Matrices, target: Target, os_id: str, version_id: str | None
+) -> Finding:
+    severity, origin = _consequence(facts, matrices, target)
+    listed = ", ".join(f"{k} {'/'.join(v)}" for k, v in CUDA_DISTROS.items())
+    seen = _seen(facts, os_id, version_id)
+    if severity is Severity.ERROR:
+        return Finding(
+            severity=severity,
+            title=f"{_os_name(facts)} is not a distribution NVIDIA's CUDA repositories support",
+            detail=f"{seen}; supported: {listed}",
+            fix="Install on a supported release (e.g. Ubuntu 24.04 LTS), or use a container image of one.",
+            refs=(CUDA_DISTROS_SOURCE,),
+        )
+    if origin == DISTRIBUTION:
+        title = f"The NVIDIA driver on {_os_name(facts)} is the distribution's: {_COMMUNITY.format(vendor='NVIDIA')}"
+        what = "the driver installed here comes from the distribution's own packages, which it supports"
+    else:
+        title = f"CUDA from NVIDIA's repository would not install on {_os_name(facts)}"
+        what = (
+            "nothing here fails for it: an installed driver, and a PyTorch wheel's own CUDA, run on any distribution; "
+            "an older CUDA release may have listed it"
+        )
+    return Finding(
+        severity=severity,
+        title=title,
+        detail=f"{seen}; NVIDIA's repositories serve: {listed}. {what[0].upper() + what[1:]}.",
+        fix="Nothing to do while GPU work runs. To install CUDA from NVIDIA's repository, use a listed release "
+        "(e.g. Ubuntu 24.04 LTS) or a container image of one; `gpuenv doctor --target cuda` judges an install.",
+        refs=(CUDA_DISTROS_SOURCE,),
+    )
+
+
+def _rocm_unlisted(
+    facts: Facts, matrices: Matrices, target: Target, release: RocmRelease, os_id: str, version_id: str | None
+) -> Finding:
+    severity, origin = _consequence(facts, matrices, target)
+    listed = ", ".join(
+        f"{o.id} {'/'.join(o.point_releases) if o.point_releases else o.version}" for o in release.os
+    )
+    seen = _seen(facts, os_id, version_id)
+    newest = facts_view.newest_rocm_listing(facts, matrices)
+    judged = f"{os_id} {version_id}" if version_id else os_id
+    newest_line = (
+        f"the newest ROCm release that lists {judged} is {newest.version}"
+        if newest is not None
+        else f"no ROCm release the matrices know ({matrices.rocm_releases()[0].version} to "
+        f"{matrices.rocm_releases()[-1].version}) lists {judged}"
+    )
+    if severity is Severity.ERROR:
+        installed = basis(target) == "installed"
+        return Finding(
+            severity=severity,
+            title=f"{_os_name(facts)} is not supported by ROCm {release.version}"
+            + (" (installed from AMD's repository)" if installed else ""),
+            detail=f"{seen}; ROCm {release.version} supports: {listed}; {newest_line}.",
+            fix=f"Install ROCm {release.version} on a supported release (e.g. Ubuntu 24.04 or 22.04), "
+            "or target a ROCm release that lists this one (`gpuenv matrix show rocm`).",
+            refs=(release.source,),
+        )
+    if origin == DISTRIBUTION:
+        return Finding(
+            severity=severity,
+            title=f"ROCm {release.version} on {_os_name(facts)} is the distribution's: {_COMMUNITY.format(vendor='AMD')}",
+            detail=f"{seen}; ROCm {release.version} here comes from the distribution's own packages, which it "
+            f"supports; AMD's repository serves: {listed}; {newest_line}.",
+            fix="Nothing to do while GPU work runs; report ROCm problems to the distribution's packagers. AMD's "
+            "own packages need a release it lists (`gpuenv doctor --target rocm` judges an install).",
+            refs=(release.source,),
+        )
+    return Finding(
+        severity=severity,
+        title=f"ROCm {release.version} from AMD's repository would not install here; {newest_line}",
+        detail=f"{seen}; ROCm {release.version} supports: {listed}. Nothing is installed from AMD's repository "
+        "that this makes fail.",
+        fix="To install ROCm from AMD's repository, use a release it lists (`gpuenv matrix show rocm`), or "
+        + (
+            f"target ROCm {newest.version} (gpuenv doctor --target rocm@{newest.version})."
+            if newest
+            else "a container image of a listed distribution."
+        ),
+        refs=(release.source,),
+    )
+
+
 def _for_other_gpus(
-    facts: Facts, release: RocmRelease, entry: OsSupport, point: str | None, out: tuple[Gpu, ...], matrices: Matrices
+    facts: Facts,
+    release: RocmRelease,
+    entry: OsSupport,
+    point: str | None,
+    out: tuple[Gpu, ...],
+    matrices: Matrices,
+    target: Target,
 ) -> Finding:
     """The release lists this OS, or this point release of it, for other GPUs only (10.0 on Debian
     12: named Instinct models; 7.14 on RHEL 9.4: Instinct GPUs except the MI350P). An error where
@@ -264,15 +349,15 @@ def _for_other_gpus(
     assert limit is not None  # limited_out left GPUs out
     where = _os_name(facts)
     if narrower is not None and point is not None and point not in where:
-        where += f" ({facts.os.id} {point})"  # the point release is what the limit is about
+        where += f" ({entry.id} {point})"  # the point release is what the limit is about
     whole = (
-        f" (point release {point}; {facts.os.id} {entry.version} as a whole: {entry.gpus_only.describe()})"
+        f" (point release {point}; {entry.id} {entry.version} as a whole: {entry.gpus_only.describe()})"
         if narrower is not None and entry.gpus_only is not None
         else ""
     )
     these = "; ".join(f"{gpuinfo.describe([g], matrices)}: {_what(g, matrices)}" for g in out)
     return Finding(
-        severity=Severity.ERROR if entry.confirmed else Severity.WARNING,
+        severity=_consequence(facts, matrices, target)[0] if entry.confirmed else Severity.WARNING,
         title=f"ROCm {release.version} supports {where} only for {limit.describe()}",
         detail=f"AMD's table lists {where} for these GPUs only{whole}, and this machine's is not one of them "
         f"({these})."
@@ -315,18 +400,19 @@ def _os_not_judged(facts: Facts, matrices: Matrices, target: Target) -> str | No
     target, or its release is unknown: rocm.release-unknown says so)."""
     if target.stack not in ("rocm", "cuda"):
         return None
-    if facts.os.id in ("", "unknown"):
+    os_id = inv.os_id(facts)
+    if os_id is None:
         return "the facts do not say which distribution this is"
     version_id = inv.os_version(facts)
     if target.stack == "cuda":
-        return "its release is not known" if facts.os.id in CUDA_DISTROS and not version_id else None
+        return "its release is not known" if os_id in CUDA_DISTROS and not version_id else None
     release = rocm_release(matrices, target)
     if release is None:
         return None
-    listed = [o for o in release.os if o.id == facts.os.id]
+    listed = [o for o in release.os if o.id == os_id]
     if listed and not version_id:
-        return f"ROCm {release.version} lists {facts.os.id}, and this machine's release of it is not known"
-    entry = release.os_support(facts.os.id, version_id)
+        return f"ROCm {release.version} lists {os_id}, and this machine's release of it is not known"
+    entry = release.os_support(os_id, version_id)
     if entry is None:
         return None
     point = inv.os_point(facts, entry.version)
@@ -337,14 +423,14 @@ def _os_not_judged(facts: Facts, matrices: Matrices, target: Target) -> str | No
     vague = [g for g in unknown if limit is not None and admits(limit, g, matrices) is None]
     if limit is not None and vague:
         return (
-            f"ROCm {release.version} supports {facts.os.id} {point if entry.point_limit(point) else entry.version} "
+            f"ROCm {release.version} supports {os_id} {point if entry.point_limit(point) else entry.version} "
             f"only for {limit.describe()}, and whether {gpuinfo.describe(vague, matrices)} is one is not known "
             "(the bundled GPU tables do not name its class or model)"
         )
     # The rest are GPUs some point release leaves out, on a machine whose point release is not known.
     narrower = "; ".join(f"{p}: {x.describe()}" for p, x in (entry.gpus_only_by_point or {}).items())
     return (
-        f"ROCm {release.version} lists some point releases of {facts.os.id} {entry.version} for fewer GPUs "
+        f"ROCm {release.version} lists some point releases of {os_id} {entry.version} for fewer GPUs "
         f"({narrower}), and this machine's point release is not known"
     )
 
@@ -354,7 +440,7 @@ def os_point_release(facts: Facts, matrices: Matrices, target: Target) -> Iterat
     release = rocm_release(matrices, target)
     if release is None:
         return
-    entry = release.os_support(facts.os.id, inv.os_version(facts))
+    entry = release.os_support(inv.os_id(facts) or "", inv.os_version(facts))
     point = inv.os_point(facts, entry.version) if entry is not None else None
     if entry is None or not point or not entry.point_releases:
         return
@@ -370,9 +456,9 @@ def os_point_release(facts: Facts, matrices: Matrices, target: Target) -> Iterat
     needs = gpuinfo.describe(rdna4, matrices)
     yield Finding(
         severity=Severity.WARNING,
-        title=f"RDNA4 GPUs need {facts.os.id} {oldest} or newer for ROCm {release.version}",
+        title=f"RDNA4 GPUs need {entry.id} {oldest} or newer for ROCm {release.version}",
         detail=f"{needs}; running {point}; ROCm {release.version} lists {', '.join(entry.point_releases)} for "
-        f"{facts.os.id} {entry.version}, and RDNA4 needs the newer point release's kernel and firmware.",
+        f"{entry.id} {entry.version}, and RDNA4 needs the newer point release's kernel and firmware.",
         fix="sudo apt-get update && sudo apt-get dist-upgrade  # brings the point release\nsudo reboot",
         gpus=gpuinfo.slots(rdna4),
         refs=(release.source,),

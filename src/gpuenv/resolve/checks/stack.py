@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from gpuenv.facts import Facts
 from gpuenv.resolve import inventory as inv
-from gpuenv.resolve.facts_view import vendor_of
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
+from gpuenv.vendorrepos import vendor_of
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:

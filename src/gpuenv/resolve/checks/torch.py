@@ -316,7 +316,8 @@ def _ptx_possible(cc: str, supported: tuple[str, ...]) -> bool:
     return bool(newest and gpu) and gpu > newest and gpu[0] == newest[0]
 
 
-@check(code="torch.arch-missing", area="torch")
+# A build for the other vendor has none of this GPU's architectures: torch.wrong-vendor says why.
+@check(code="torch.arch-missing", area="torch", follows=("torch.wrong_vendor",))
 def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if target.torch and matrices is not None:
         yield from _arch_missing_target(facts, matrices, target.torch)
@@ -330,6 +331,8 @@ def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
     if build == "cuda" or (build is None and facts.gpus_of("nvidia") and not facts.gpus_of("amd")):
         gpus = list(facts.gpus_of("nvidia"))
     elif build == "rocm" or (build is None and facts.gpus_of("amd") and not facts.gpus_of("nvidia")):
+        if build is None and _rocm_builds_exist(matrices, inv.torch_release(torch)) is False:
+            return  # that release had no ROCm build, so this is none: torch.wrong-vendor's to say
         gpus = list(rocm_gpus(facts, matrices))
     else:
         return
