@@ -105,23 +105,12 @@ def test_doctor_names_the_confirmed_root_causes():
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="os.unsupported errors on community distributions and pip-wheel machines until wip-43a's severity "
-    "changes are merged (issue 43); two healthy cases also get amd.gpu-unsupported with a working override and "
-    "one torch.arch-missing on a source build, which the lead reviews after that merge",
-)
 def test_healthy_machines_get_no_error():
     score = score_all()
     erred = {r.slug: r.stray_errors or r.refused or r.crashed for r in score.healthy if r.stray_errors or r.refused or r.crashed}
     assert not erred, f"errors on machines that worked: {erred}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="os.unsupported and consequence errors stand beside their causes until wip-43a's severity and "
-    "cause-nesting changes are merged (issue 43); the lead removes this mark then",
-)
 def test_at_most_one_report_in_ten_carries_a_stray_error():
     score = score_all()
     stray = {r.slug: r.stray_errors or r.refused or r.crashed for r in score.cases_with_stray}

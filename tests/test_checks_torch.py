@@ -361,7 +361,10 @@ def test_an_unbundled_build_of_an_unknown_cuda_is_not_judged(matrices):
 
 def test_an_unnamed_build_is_judged_by_the_official_wheels_of_its_release(matrices):
     f = one(judged(cuda_box({"version": "2.7.0"}, gpu=GTX780), matrices), "torch.arch-missing")
-    assert f.title == "PyTorch 2.7.0 has no kernels for sm_35"
+    # The build is presumed official, not known: a warning that says so, never an error.
+    assert f.title == "PyTorch 2.7.0 has no kernels for sm_35 if it is an official wheel"
+    assert f.severity is Severity.WARNING
+    assert "a build compiled from source for this GPU would have them" in f.detail
     assert (
         f"need sm_35; no official 2.7.0 CUDA wheel has them: {arch_lists(matrices, '2.7.0', 'cuda')}. "
         in f.detail
@@ -371,7 +374,8 @@ def test_an_unnamed_build_is_judged_by_the_official_wheels_of_its_release(matric
 
 def test_an_unnamed_build_on_amd_is_judged_by_the_official_rocm_wheels(matrices):
     f = one(judged(rocm_box({"version": "2.7.0"}, gpu=RX6700XT), matrices), "torch.arch-missing")
-    assert f.title == "PyTorch 2.7.0 has no kernels for gfx1031"
+    assert f.title == "PyTorch 2.7.0 has no kernels for gfx1031 if it is an official wheel"
+    assert f.severity is Severity.WARNING
     assert (
         f"need gfx1031; no official 2.7.0 ROCm wheel has them: {arch_lists(matrices, '2.7.0', 'rocm')}. "
         in f.detail
@@ -386,7 +390,9 @@ def test_an_unnamed_build_on_amd_is_judged_by_the_official_rocm_wheels(matrices)
 )
 def test_a_target_no_official_rocm_wheel_ever_had(matrices, torch):
     f = one(judged(rocm_box(torch, gpu=RX6700XT), matrices), "torch.arch-missing")
-    assert f.title.endswith("has no kernels for gfx1031")
+    named = "+" in torch["version"]
+    assert f.title.endswith("has no kernels for gfx1031" + ("" if named else " if it is an official wheel"))
+    assert f.severity is (Severity.ERROR if named else Severity.WARNING)
     assert "need gfx1031; no official PyTorch ROCm wheel has ever been built for them. " in f.detail
     assert "torch.arch-missing" not in judged(rocm_box(torch), matrices)  # gfx1201 has had wheels
 
@@ -423,7 +429,7 @@ def test_an_unnamed_build_is_not_fitted_by_a_wheel_without_the_kernels(matrices)
     # 2.10.0 of unknown build on gfx906: both official ROCm wheels (rocm7.0, rocm7.1) list gfx906
     # without its kernels.
     f = one(judged(rocm_box({"version": "2.10.0"}, gpu=RADEON_VII), matrices), "torch.arch-missing")
-    assert f.title == "PyTorch 2.10.0 has no kernels for gfx906"
+    assert f.title == "PyTorch 2.10.0 has no kernels for gfx906 if it is an official wheel"
     assert "no official 2.10.0 ROCm wheel has them" in f.detail
     # 2.9.0 still has a rocm6.3 wheel with gfx906 kernels: no finding there.
     assert "torch.arch-missing" not in judged(rocm_box({"version": "2.9.0"}, gpu=RADEON_VII), matrices)

@@ -351,11 +351,22 @@ def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
             }
         )
     )
+    # With the build unknown (no +cuXXX/+rocmX tag, torch.version.cuda/hip not read), the wheel
+    # is only presumed official: a source build compiled for this GPU is as likely, so this is a
+    # warning that says what it presumed, never an error from missing data.
+    presumed = build is None
     yield Finding(
-        severity=Severity.ERROR,
-        title=f"PyTorch {torch.version or '(installed)'} has no kernels for {need}",
+        severity=Severity.WARNING if presumed else Severity.ERROR,
+        title=f"PyTorch {torch.version or '(installed)'} has no kernels for {need}"
+        + (" if it is an official wheel" if presumed else ""),
         detail=f"GPUs: {gpuinfo.describe(missing, matrices)} need {need}; {how}. "
-        "Kernels fail with 'no kernel image is available' / 'invalid device function'.",
+        + (
+            "The build could not be read (no local version tag, torch.version.cuda/hip unknown): a build "
+            "compiled from source for this GPU would have them. "
+            if presumed
+            else ""
+        )
+        + "Kernels fail with 'no kernel image is available' / 'invalid device function'.",
         fix="gpuenv torch  # the newest official wheel that contains this architecture",
         gpus=gpuinfo.slots(missing),
         refs=(GET_STARTED,),
