@@ -41,6 +41,8 @@ NAMES = {
     "--user that gets the GPU groups and owns a --venv (pip runs as that account, never as root)",
     "SUDO_UID": "set by sudo itself: as root, a plan file that account could write is accepted (it "
     "could become root anyway); any other account's is refused",
+    "TMPDIR": "where temporary directories go; as root only where it passes trust's rule (root's, "
+    "no other account can write it or a directory above it: trust.temp_parent), else /run or /tmp",
     "GPUENV_STATE_DIR": "where an installed matrices bundle lives; as root a bundle is used only when "
     "no other account could have changed it or a directory above it, and `matrix update`/`reset` "
     "refuse a state directory another account could change (gpuenv.matrices, gpuenv.matrixbundle)",
