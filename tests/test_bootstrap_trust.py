@@ -169,3 +169,36 @@ def _name(num: int, db: str) -> str:
         return pwd.getpwuid(num).pw_name if db == "passwd" else grp.getgrgid(num).gr_name
     except KeyError:
         return "UNKNOWN"
+
+
+def test_the_ansible_roles_commands_start_in_root_and_its_pythons_are_isolated():
+    """Issue 40: the role's Python tasks shared the bootstrap's fault (Ansible's working
+    directory can be the connecting account's home). Every command and shell task starts in /,
+    and every python it names runs with -I."""
+    import re
+
+    import yaml
+
+    tasks = Path(__file__).resolve().parents[1] / "ansible/roles/gpuenv/tasks"
+    seen = 0
+
+    def walk(items: list) -> None:
+        nonlocal seen
+        for task in items or ():
+            walk(task.get("block", []))
+            for module in ("ansible.builtin.command", "ansible.builtin.shell"):
+                if module not in task:
+                    continue
+                seen += 1
+                args = task[module]
+                assert args.get("chdir") == "/", task["name"]
+                words = args.get("argv") if isinstance(args.get("argv"), list) else None
+                if words and re.search(r"python3?$", str(words[0])):
+                    assert words[1] == "-I", task["name"]
+                text = args.get("cmd", "")
+                for flag in re.findall(r"(?:(?<![\w/-])python3|/bin/python\"?) (\S+)", text):
+                    assert flag == "-I", (task["name"], flag)
+
+    for path in sorted(tasks.glob("*.yml")):
+        walk(yaml.safe_load(path.read_text()))
+    assert seen >= 8
