@@ -98,11 +98,13 @@ def summary_rows(facts: Facts) -> list[tuple[str, str]]:
 def render_facts(facts: Facts, console: Console) -> None:
     from rich.table import Table
 
+    from gpuenv.render.term import markup_safe
+
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
     for label, value in summary_rows(facts):
-        table.add_row(label, value)
+        table.add_row(markup_safe(label), markup_safe(value))  # a host's names: never markup
     console.print(table)
 
 
@@ -110,8 +112,11 @@ def render_facts(facts: Facts, console: Console) -> None:
 
 
 def md_text(text: str) -> str:
-    """Text for a markdown paragraph: '<host-1>' would be swallowed as an HTML tag by GitHub."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text for a markdown paragraph: '<host-1>' would be swallowed as an HTML tag by GitHub, and
+    a control character (U+009B, a one-byte CSI) is shown escaped, as in every output."""
+    from gpuenv.render.term import inert
+
+    return inert(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def md_cell(text: str) -> str:
@@ -122,6 +127,9 @@ def md_fence(text: str, lang: str = "") -> str:
     """A fenced block that no backtick run inside ``text`` can close."""
     import re
 
+    from gpuenv.render.term import inert
+
+    text = inert(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{text.rstrip()}\n{fence}"

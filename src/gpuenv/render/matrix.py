@@ -134,9 +134,11 @@ def summary(m: Matrices) -> list[tuple[str, str]]:
 def render_show(m: Matrices, subject: str | None, console: Console) -> None:
     from rich.table import Table as RichTable
 
+    from gpuenv.render.term import markup_safe
+
     if subject is None:
         for label, value in summary(m):
-            console.print(f"[bold]{label:8}[/bold] {value}", highlight=False)
+            console.print(f"[bold]{label:8}[/bold] {markup_safe(value)}", highlight=False)
         console.print("\ngpuenv matrix show rocm|cuda|torch|gpus prints the tables.")
         return
     for title, columns, rows in tables(m, subject):
@@ -148,7 +150,7 @@ def render_show(m: Matrices, subject: str | None, console: Console) -> None:
         for col, width in zip(columns, widths, strict=True):
             table.add_column(col, overflow="fold", min_width=width)
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*map(markup_safe, row))  # an installed bundle's text: never markup
         console.print(table)
 
 

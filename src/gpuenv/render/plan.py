@@ -38,9 +38,9 @@ def console(stderr: bool = False) -> Console:
 
 def escape(text: str) -> str:
     """Text from a plan or the user, made inert for rich markup (it could hide or fake output)."""
-    from rich.markup import escape as rich_escape
+    from gpuenv.render.term import markup_safe
 
-    return rich_escape(text)
+    return markup_safe(text)
 
 
 def plan_json(plan: Plan) -> str:

@@ -166,12 +166,21 @@ def report_markdown(
             if f.fix:
                 block += ["", "Fix:", "", md_fence(text(f.fix), "sh")]
             if f.refs:
-                block += ["", "Refs: " + ", ".join(f"<{text(r)}>" for r in f.refs)]
+                block += ["", "Refs: " + ", ".join(_ref(text(r)) for r in f.refs)]
             out.append("\n".join(block))
     out.append(md_details("Machine summary", md_summary_table(facts)))
     out.append(md_details("Facts (gpuenv probe --json)", md_fence(jsonout.dumps(facts.to_dict()), "json")))
     out.append(md_details("Report (gpuenv doctor --json)", md_fence(jsonout.dumps(_redacted_report(report, text)), "json")))
     return "\n\n".join(out) + "\n"
+
+
+def _ref(url: str) -> str:
+    """A reference as a link only where it is a plain https URL; anything else as text."""
+    import re
+
+    from gpuenv.render.facts import md_text
+
+    return f"<{url}>" if re.fullmatch(r"https://[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]+", url) else md_text(url)
 
 
 def _redacted_report(report: Report, text: Callable[[str], str]) -> dict[str, Any]:
