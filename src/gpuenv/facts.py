@@ -260,6 +260,8 @@ class Facts:
     errors: tuple[ProbeError, ...] = ()
     # Left out when there is none (most probes): None, never an empty list, so documents stay as they were.
     notes: tuple[ProbeNote, ...] | None = field(default=None, metadata=_NOT_NULL)
+    # The proxy, CA and pip index variables by name, set or not (values never kept); live only.
+    downloads: dict[str, bool] | None = field(default=None, metadata=_NOT_NULL)
     # Added fields: left out of the document when unknown (older facts files keep their digest).
     libraries: tuple[Library, ...] | None = field(default=None, metadata=_NOT_NULL)
     toolchain: tuple[Tool, ...] | None = field(default=None, metadata=_NOT_NULL)

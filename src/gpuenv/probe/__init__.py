@@ -107,6 +107,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         path_targets=guard("path_targets", lambda: env_probe.path_targets(host, environment), None),
         errors=tuple(errors),
         notes=tuple(notes) or None,
+        downloads=_downloads(host),
     )
 
 
@@ -241,6 +242,16 @@ def _environment(host: Sysroot) -> dict[str, str] | None:
     from gpuenv.probe.environment import select
 
     return select(dict(os.environ))
+
+
+def _downloads(host: Sysroot) -> dict[str, bool] | None:
+    if not host.live:
+        return None
+    import os
+
+    from gpuenv.probe.environment import downloads
+
+    return downloads(dict(os.environ))
 
 
 def _ld_library_path() -> list[str]:

@@ -90,8 +90,14 @@ def summary_rows(facts: Facts) -> list[tuple[str, str]]:
         rows.append(("torch", torch))
     if facts.user is not None:
         rows.append(("User", f"{facts.user.name} (groups: {', '.join(facts.user.groups) or 'none'})"))
+    if facts.downloads is not None:
+        set_ = [name for name, on in facts.downloads.items() if on]
+        rows.append(("Downloads", f"set: {', '.join(set_)} (values not shown)" if set_
+                     else "no proxy, CA or pip index variable set"))  # fmt: skip
     for e in facts.errors:
         rows.append(("Unknown", f"{e.probe}: {e.message}"))
+    for n in facts.notes or ():
+        rows.append(("Note", f"{n.probe}: {n.message}"))
     return rows
 
 
