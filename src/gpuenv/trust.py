@@ -138,17 +138,21 @@ def temp_parent() -> str | None:
     if not hasattr(os, "geteuid") or os.geteuid() != 0:
         return None
     for candidate in (os.environ.get("TMPDIR"), "/run", "/tmp", "/var/tmp"):
-        if candidate and candidate.startswith("/") and os.path.isdir(candidate) and _holds_roots(candidate):
+        if candidate and candidate.startswith("/") and os.path.isdir(candidate) and untrusted_dir(candidate) is None:
             return candidate
     raise UntrustedDir("no directory for root's temporary files passes the rule: $TMPDIR, /run, /tmp, /var/tmp")
 
 
-def _holds_roots(directory: str) -> bool:
-    """Whether root's entries in ``directory`` are root's alone: it passes the rule as a directory
-    (a sticky one too: /tmp), and so does every directory above it."""
+def untrusted_dir(directory: str) -> str | None:
+    """Why root's entries in ``directory`` are not root's alone, or None: the directory passes
+    the rule as a directory (a sticky one too: /tmp, where others can neither rename nor remove
+    them), and so does every directory above it."""
     parent = os.path.dirname(directory.rstrip("/")) or "/"
-    info = os.stat(directory)
-    return untrusted(parent) is None and _judge(directory, info, frozenset({0}), is_dir=True) is None
+    try:
+        info = os.stat(directory)
+    except OSError as exc:
+        return f"{directory}: {exc.strerror or exc}"
+    return untrusted(parent) or _judge(directory, info, frozenset({0}), is_dir=True)
 
 
 # Where root's commands are found: the system's own directories, no /usr/local (group staff may
