@@ -42,13 +42,13 @@ TRACE = "execve,openat,open,rename,renameat2,clone,clone3,fork,vfork"
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="watches what root runs: run as root"),
-    pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace (tests/run.sh installs it)"),
     pytest.mark.skipif(not os.path.exists(BIN), reason=f"no gpuenv console script at {BIN}"),
 ]
 
 
 @pytest.fixture(autouse=True)
 def checkout_is_roots():
+    assert shutil.which("strace"), "strace is missing: apt-get install strace (see tests/run.sh)"
     for path in (REPO / "src/gpuenv", Path(sys.executable), Path(BIN)):
         why = untrusted(str(path))
         if why:
@@ -228,15 +228,16 @@ def test_doctor_python_on_a_users_venv(open_tmp, tmp_path):
                            "-m", "venv", "--without-pip", str(venv)], cwd="/", capture_output=True, text=True,
                           timeout=120, check=False)  # fmt: skip
     assert made.returncode == 0, made.stderr
-    (venv / "lib" / next(p.name for p in (venv / "lib").iterdir()) / "site-packages/evil.pth").write_text(
-        "import os; open('/tmp/gpuenv-pwned', 'a').write('ran as %d\\n' % os.getuid())\n"
-    )
-    os.chown(next((venv / "lib").glob("*/site-packages/evil.pth")), 1000, 1000)
+    mark = open_tmp / "pth-ran"
+    pth = next((venv / "lib").glob("*/site-packages")) / "evil.pth"  # another account's code on a .pth path
+    pth.write_text(f"import os; open({str(mark)!r}, 'a').write('ran as %d\\n' % os.getuid())\n")
+    os.chown(pth, 1000, 1000)
     done, record = watched([BIN, "doctor", "--python", str(venv / "bin/python"), "--json"], tmp_path)
     assert done.returncode in (0, 1, 5), done.stderr
     assert record.not_root, "the venv's python ran as root"  # it ran, as alice, through setpriv
     assert not any(a.kind == "exec" and a.path.startswith(str(venv)) for a in record.acts)
     assert judged(record, listed=(str(venv),)) == []
+    assert not mark.exists() or set(mark.read_text().splitlines()) == {"ran as 1000"}
 
 
 def test_matrix_update_from_a_local_directory(tmp_path):
