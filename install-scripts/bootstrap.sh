@@ -217,7 +217,9 @@ judge() {
 	fi
 	refuse "$1 (owner $(stat -c %U "$1" 2>/dev/null || echo '?'), group $(stat -c %G "$1" 2>/dev/null || echo '?'), mode $(stat -c %a "$1" 2>/dev/null || echo '?')) could be changed by another account"
 }
-# check_path PATH [group]: the rule for PATH and every directory above it, as far as they exist;
+# check_path PATH [group]: the rule for PATH and every directory above it, as far as they exist
+# (stricter than the rule by one thing: no sticky directory either, none is there on a
+# distribution's own layout);
 # a link is followed (at most 40), the directory holding it judged strictly (a group member could
 # re-point it). "group": a system group's directory may stand above PATH (for the log, which is
 # written through a descriptor opened inside its directory: open_log). CHECKED: PATH as checked,
