@@ -164,3 +164,23 @@ def test_the_tmpdir_attack_on_matrix_update_finds_nothing_to_swap(tmp_path, monk
     assert installed["about"] != "EVIL"
     assert staged_in and trust.untrusted(str(staged_in[0].parent)) is None
     assert not str(staged_in[0]).startswith(str(theirs))
+
+
+# -- what root starts starts in / ----------------------------------------------------------------------
+
+
+def test_a_command_root_runs_never_imports_from_the_callers_directory(open_tmp, monkeypatch):
+    """Issue 40, the bootstrap's fault in gpuenv's own runner: `python3 -m venv` (the torch step's)
+    run as root from another account's directory ran its venv.py. Commands start in /."""
+    from gpuenv.execute.runner import Runner
+
+    here = open_tmp / "h"
+    here.mkdir()
+    mark = open_tmp / "ran"
+    (here / "venv.py").write_text(f"open({str(mark)!r}, 'w').write('ran')\n")
+    for path in (here, here / "venv.py"):
+        os.chown(path, 65534, 65534)
+    monkeypatch.chdir(here)
+    done = Runner("/").run(["python3", "-m", "venv", "--help"], host=True, check=False)
+    assert done.ok and "usage" in done.output
+    assert not mark.exists()
