@@ -36,9 +36,16 @@
 # for this box (`gpuenv install STACK --dry-run`); it needs no root.
 #
 # Root runs what is in /opt/gpuenv and writes into /var/log/gpuenv and /var/lib/gpuenv: each of
-# them, and everything in them, must be root's and writable by no one else, and none may be a
-# symbolic link; otherwise the run is refused before any change (exit 3). Files are written to
-# a new temporary name in their directory and renamed into place, never through a link.
+# them, everything in them and every directory above them must be root's and writable by no one
+# else (the rule of README "Security", check_path below), and none of the three may be a
+# symbolic link; otherwise the run is refused before any change (exit 3), naming the directory,
+# its owner and mode. A distribution's group-writable /var/log (Ubuntu: root:syslog 0775) is
+# accepted above /var/log/gpuenv only: the log is opened from inside the directory as checked.
+# Files are written to a new temporary name in their directory and renamed into place, never
+# through a link. Every python3 runs isolated (-I: no PYTHON* variables, no user site, not the
+# working directory) and from /; temporary files go to a directory of root's alone (TMPDIR too).
+# The log (/var/log/gpuenv/bootstrap.log) is root's alone (0600); a URL's query string (a
+# presigned URL's signature) is never printed or logged.
 # --resume reads back /var/lib/gpuenv/bootstrap.env (root's, mode 0600) line by line: known
 # keys only, each once, every value checked as its flag is.
 #
@@ -73,13 +80,21 @@ REBOOT_MARK='reboot to load the new driver'
 ALNUM=abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 HEX=0123456789abcdef
 export DEBIAN_FRONTEND=noninteractive NO_COLOR=1 COLUMNS="${COLUMNS:-160}" PIP_DISABLE_PIP_VERSION_CHECK=1
-PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# The system's own directories only: the caller's PATH never chooses what root runs.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Python reads PYTHON* (PYTHONPATH, PYTHONSTARTUP, PYTHONHOME...) before any of its own code: none
+# reaches the gpuenv root runs (its python3 calls run with -I, which ignores them anyway).
+for _v in $(env | sed -n 's/^\(PYTHON[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$_v"; done
 LOG=
+# Descriptor 9: the log (open_log), /dev/null until it is open (a dry run never opens it).
+exec 9>/dev/null
 
 say() {
 	printf 'gpuenv-bootstrap: %s\n' "$*"
-	[ -z "$LOG" ] || printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >>"$LOG" || true
+	printf '%s %s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >&9 || true
 }
+# noquery URL: URL without its query string (a presigned URL's X-Amz-Signature is a secret)
+noquery() { case $1 in *'?'*) printf '%s?(query redacted)' "${1%%\?*}" ;; *) printf '%s' "$1" ;; esac; }
 usage() { say "usage: $*" >&2; exit 2; }
 refuse() { say "refused: $*; nothing was changed" >&2; exit 3; }
 
@@ -181,35 +196,110 @@ case $RETRIES$DELAY in *[!0-9]*) usage "GPUENV_LOCK_RETRIES, GPUENV_RETRY_DELAY:
 [ -n "$RESUME" ] || validate_source
 [ -f "$0" ] || usage "run from a file (sh bootstrap.sh), not from a pipe"
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+case $WHEEL in '' | /* | https://* | http://*) ;; *) WHEEL=$PWD/$WHEEL ;; esac
+# From here on, nothing is read from the working directory (another account's, maybe), and
+# every program, python3 above all, starts in /.
+cd /
 
-# -- the directories root runs from and writes into -------------------------------------------
+# -- the rule: what root runs from, reads and writes into --------------------------------------
+# Root executes, imports or reads as trusted only what root owns and no other account can write,
+# and so is every directory from / down to it; a symbolic link on the way counts as what it
+# points at (README "Security"; gpuenv.trust is the same rule in Python).
 # root_only PATH: PATH itself (a link not followed) is root's and no one else can write it
 root_only() { [ -n "$(find "$1" -maxdepth 0 -user 0 ! -perm /022 -print 2>/dev/null)" ]; }
-# check_dir DIR: refuse DIR when another account controls it, something in it, or its parent
+# judge PATH [group]: refuse PATH (itself, a link not followed) unless root_only; with "group",
+# a directory of a system group (gid below 1000, not writable by everyone) passes too
+judge() {
+	root_only "$1" && return 0
+	if [ "${2:-}" = group ] &&
+		[ -n "$(find "$1" -maxdepth 0 -type d -user 0 ! -perm -0002 -gid -1000 -print 2>/dev/null)" ]; then
+		return 0
+	fi
+	refuse "$1 (owner $(stat -c %U "$1" 2>/dev/null || echo '?'), group $(stat -c %G "$1" 2>/dev/null || echo '?'), mode $(stat -c %a "$1" 2>/dev/null || echo '?')) could be changed by another account"
+}
+# check_path PATH [group]: the rule for PATH and every directory above it, as far as they exist
+# (stricter than the rule by one thing: no sticky directory either, none is there on a
+# distribution's own layout);
+# a link is followed (at most 40), the directory holding it judged strictly (a group member could
+# re-point it). "group": a system group's directory may stand above PATH (for the log, which is
+# written through a descriptor opened inside its directory: open_log). CHECKED: PATH as checked,
+# its links resolved.
+check_path() {
+	_rest=${1#/} _cur='' _links=0
+	judge /
+	while [ -n "$_rest" ]; do
+		_name=${_rest%%/*}
+		case $_rest in */*) _rest=${_rest#*/} ;; *) _rest= ;; esac
+		case $_name in
+		'' | .) continue ;;
+		..) _cur=${_cur%/*} && continue ;;
+		esac
+		_next=$_cur/$_name
+		if [ -L "$_next" ]; then
+			_links=$((_links + 1))
+			[ "$_links" -le 40 ] || refuse "too many symbolic links resolving $1"
+			judge "${_cur:-/}"
+			_t=$(readlink "$_next")
+			case $_t in /*) _cur= ;; esac
+			_rest=${_t#/}${_rest:+/$_rest}
+			continue
+		fi
+		if [ ! -e "$_next" ]; then
+			CHECKED=$_next${_rest:+/$_rest}
+			return 0
+		fi
+		if [ -n "$_rest" ]; then judge "$_next" "${2:-}"; else judge "$_next"; fi
+		_cur=$_next
+	done
+	CHECKED=${_cur:-/}
+}
+# check_dir DIR [group]: refuse DIR when another account controls it, something in it, or a
+# directory above it
 check_dir() {
-	_up=$(dirname "$1")
-	[ -n "$(find -H "$_up" -maxdepth 0 -type d -user 0 \( ! -perm -0002 -o -perm -1000 \) -print 2>/dev/null)" ] ||
-		refuse "$_up is not a directory that only root can change"
 	if [ -L "$1" ]; then refuse "$1 is a symbolic link"; fi
+	check_path "$1" "${2:-}"
 	[ -e "$1" ] || return 0
 	[ -d "$1" ] || refuse "$1 is not a directory"
 	_bad=$(find "$1" -xdev \( ! -user 0 -o ! -type l -perm /022 \) -printf '%p (uid %U, mode %m)\n' 2>/dev/null | head -n 1)
 	[ -z "$_bad" ] || refuse "$1 is not root's alone: $_bad"
 }
 check_dirs() {
-	for _d in "$PREFIX" "$LOGDIR" "$STATEDIR"; do check_dir "$_d"; done
+	check_dir "$PREFIX"
+	check_dir "$STATEDIR"
+	check_dir "$LOGDIR" group
+	LOG_CHECKED=$CHECKED
 }
 check_dirs
+# The python3 root starts: the system's, passing the rule (a /usr/local/bin/python3 found first
+# must too).
+PY=$(command -v python3 || true)
+[ -z "$PY" ] || check_path "$PY"
 
+# open_log: bootstrap.log on descriptor 9, opened from inside LOGDIR once entered and checked
+# (what was entered is the directory check_dirs judged, root's alone: a rename in a group's
+# /var/log cannot send the log elsewhere); root's to read alone (0600)
+open_log() {
+	cd "$LOGDIR" || exit 5
+	{ [ "$(pwd -P)" = "$LOG_CHECKED" ] && root_only .; } || refuse "$LOGDIR changed while it was checked"
+	if [ -L bootstrap.log ]; then rm -f bootstrap.log; fi
+	_mask=$(umask)
+	umask 077
+	exec 9>>bootstrap.log
+	umask "$_mask"
+	chmod 0600 bootstrap.log
+	cd /
+	LOG=$LOGDIR/bootstrap.log
+}
+
+# Root's alone (0700 in the sticky /tmp), and every child's TMPDIR (pip's build, gpg).
 TMP=$(mktemp -d /tmp/gpuenv-bootstrap.XXXXXX)
+export TMPDIR="$TMP"
 trap 'rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 if [ -z "$DRY" ]; then
 	mkdir -p "$LOGDIR" "$STATEDIR" || exit 5
 	check_dirs
-	# Where a file goes, a link is replaced, never written through (the directory is root's).
-	if [ -L "$LOGDIR/bootstrap.log" ]; then rm -f "$LOGDIR/bootstrap.log"; fi
-	LOG=$LOGDIR/bootstrap.log
+	open_log
 fi
 
 # run OUT CMD...: CMD's output to the terminal, the log and OUT; its exit status in $rc
@@ -222,8 +312,15 @@ run() {
 		_rc=0
 		"$@" 2>&1 || _rc=$?
 		echo "$_rc" >"$TMP/rc"
-	} | tee -a "${LOG:-/dev/null}" "$_o"
+	} | tee -a "$_o" | to_log
 	rc=$(cat "$TMP/rc")
+}
+# to_log: stdin to the terminal and to the log (descriptor 9), line by line
+to_log() {
+	while IFS= read -r _l || [ -n "$_l" ]; do
+		printf '%s\n' "$_l"
+		printf '%s\n' "$_l" >&9 || true
+	done
 }
 # target CMD...: CMD with the target's options appended (called through run)
 # shellcheck disable=SC2317 # reached through run's "$@"
@@ -315,14 +412,14 @@ status() {
 		set --
 		[ -z "$VENV" ] || set -- --python "$VENV/bin/python"
 		if [ -n "$TUSER" ]; then
-			_de=0; "$GPUENV" doctor --json --user "$TUSER" "$@" >"$TMP/doctor.json" 2>>"$LOG" || _de=$?
+			_de=0; "$GPUENV" doctor --json --user "$TUSER" "$@" >"$TMP/doctor.json" 2>&9 || _de=$?
 		else
-			_de=0; "$GPUENV" doctor --json "$@" >"$TMP/doctor.json" 2>>"$LOG" || _de=$?
+			_de=0; "$GPUENV" doctor --json "$@" >"$TMP/doctor.json" 2>&9 || _de=$?
 		fi
 		# verify exits 1 when a check fails (no torch, no GPU): that is data, not an error here.
-		_ve=0; "$GPUENV" verify --json "$@" >"$TMP/verify.json" 2>>"$LOG" || _ve=$?
+		_ve=0; "$GPUENV" verify --json "$@" >"$TMP/verify.json" 2>&9 || _ve=$?
 	fi
-	python3 - "$STATUS" "$_state" "$_exit" "$TMP/doctor.json" "$_de" "$TMP/verify.json" "$_ve" \
+	"$PY" -I - "$STATUS" "$_state" "$_exit" "$TMP/doctor.json" "$_de" "$TMP/verify.json" "$_ve" \
 		"$STACK" "$VERSION" "$TORCH" "$VENV" "$TUSER" "$(cat "$MARKER" 2>/dev/null || true)" "$LOG" <<'EOF'
 import json, os, socket, sys, tempfile, time
 (path, state, code, dpath, dexit, vpath, vexit,
@@ -406,10 +503,10 @@ get_source() {
 	_f=$TMP/wheel/$WHEEL_NAME
 	case $WHEEL in
 	https://* | http://*)
-		say "downloading $WHEEL"
-		python3 -c 'import shutil, sys, urllib.request
+		say "downloading $(noquery "$WHEEL")"
+		"$PY" -I -c 'import shutil, sys, urllib.request
 with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "xb") as f:
-    shutil.copyfileobj(r, f)' "$WHEEL" "$_f" 2>>"${LOG:-/dev/null}" || { say "cannot download $WHEEL"; exit 5; }
+    shutil.copyfileobj(r, f)' "$WHEEL" "$_f" 2>&9 || { say "cannot download $(noquery "$WHEEL")"; exit 5; }
 		;;
 	*)
 		[ -f "$WHEEL" ] || { say "no such wheel: $WHEEL"; exit 5; }
@@ -418,7 +515,7 @@ with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "x
 	esac
 	_sum=$(sha256sum "$_f" | cut -d' ' -f1)
 	if [ "$_sum" != "$SHA256" ]; then
-		say "sha256 mismatch for $WHEEL: $_sum, expected $SHA256; nothing was installed"
+		say "sha256 mismatch for $(noquery "$WHEEL"): $_sum, expected $SHA256; nothing was installed"
 		exit 5
 	fi
 	PIP_REQ=$_f
@@ -429,7 +526,7 @@ with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "x
 # for this python3 (absent on fresh Ubuntu), ca-certificates (pip over https), gpg (gpuenv
 # checks the vendors' signing keys with it; Debian's apt has only gpgv), git for --git.
 need_packages() {
-	_v=$(python3 -c 'import sys; print("python%d.%d-venv" % sys.version_info[:2])') || {
+	_v=$("${PY:-python3}" -I -c 'import sys; print("python%d.%d-venv" % sys.version_info[:2])') || {
 		say "python3 does not run"
 		exit 5
 	}
@@ -458,19 +555,19 @@ apt_install() {
 	exit 5
 }
 
-pip_install() { run "$TMP/pip" "$1" -m pip install -q --no-cache-dir "$2"; }
+pip_install() { run "$TMP/pip" "$1" -I -m pip install -q --no-cache-dir "$2"; }
 install_gpuenv() {
 	if gpuenv_current; then
 		say "gpuenv in $PREFIX is up to date ($SOURCE)"
 		return 0
 	fi
 	if [ ! -x "$PREFIX/bin/python" ]; then
-		run "$TMP/pip" python3 -m venv "$PREFIX"
+		run "$TMP/pip" "$PY" -I -m venv "$PREFIX"
 		[ "$rc" -eq 0 ] || { say "python3 -m venv $PREFIX failed"; exit 5; }
 	fi
 	pip_install "$PREFIX/bin/python" "$PIP_REQ"
 	# The given source wins over an installed gpuenv of the same version.
-	[ "$rc" -ne 0 ] || run "$TMP/pip" "$PREFIX/bin/python" -m pip install -q --no-cache-dir \
+	[ "$rc" -ne 0 ] || run "$TMP/pip" "$PREFIX/bin/python" -I -m pip install -q --no-cache-dir \
 		--force-reinstall --no-deps "$PIP_REQ"
 	if [ "$rc" -ne 0 ] || [ ! -x "$GPUENV" ]; then
 		say "pip could not install gpuenv"
@@ -545,7 +642,7 @@ dry_run() {
 			exit 0
 		fi
 		say "the plan, from gpuenv in a throwaway venv:"
-		run "$TMP/pip" python3 -m venv "$TMP/venv"
+		run "$TMP/pip" "$PY" -I -m venv "$TMP/venv"
 		[ "$rc" -eq 0 ] || exit 5
 		pip_install "$TMP/venv/bin/python" "$PIP_REQ"
 		[ "$rc" -eq 0 ] || exit 5

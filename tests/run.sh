@@ -30,10 +30,11 @@ apt-get update -qq
 # repository and the Debian chroot of the install tests; pci.ids: NVIDIA names on real machines;
 # shellcheck, cloud-init, systemd (systemd-analyze): the provisioning hook's checks
 # (tests/test_provision.py); zsh, fish: the completion scripts are loaded by the real shells;
-# git: the README tests clone this tree's files as a user would (a tarball's box may lack it).
+# git: the README tests clone this tree's files as a user would (a tarball's box may lack it);
+# strace: tests/test_strace_rule.py watches every file root runs and reads.
 apt-get install -y -qq --no-install-recommends \
     python3-venv python3-pip gcc libc6-dev gnupg dpkg-dev apt-utils debootstrap pci.ids ca-certificates \
-    shellcheck cloud-init systemd zsh fish git \
+    shellcheck cloud-init systemd zsh fish git strace \
     >/dev/null
 
 # What the run leaves in /tmp: its size, and the entries that were not there before (on a busy

@@ -469,3 +469,17 @@ def test_a_project_with_its_own_rocm_build_is_work_not_cuda_only():
     assert doc["rocm_build"]["leaves"] == ["inline PTX (csrc/hopper/fa3.cu:4)"]
     assert doc["lines"]["need_person"] == 1  # the covered kernel needs no one for ROCm
     assert doc["next"] == "gpuenv install rocm --dry-run"
+
+
+def test_a_gitignore_line_that_does_not_compile_is_skipped_as_git_skips_it(tmp_path):
+    """Issue 40: `advise` crashed (re.error: bad character range) on a .gitignore holding
+    `[z-a]`. The line is skipped and counted; the lines around it still apply."""
+    (tmp_path / ".gitignore").write_text("[z-a]\nthird_party/\n[b-a]*.cu\n")
+    (tmp_path / "third_party").mkdir()
+    (tmp_path / "third_party/k.cu").write_text("#include <cublas_v2.h>\n")
+    (tmp_path / "main.py").write_text("import torch\n")
+    _, doc = run_json(tmp_path)
+    skipped = doc["files"]["skipped"]
+    assert skipped["ignore_lines"] == 2 and skipped["ignored"] == 1, skipped  # third_party/ still ignored
+    text = invoke(["advise", str(tmp_path)])
+    assert text.exception is None and "2 .gitignore lines whose pattern does not compile" in text.stdout, text.stdout

@@ -257,7 +257,7 @@ def test_a_program_another_account_owns_is_refused_before_any_step(tmp_path, arg
     out = _apply(tmp_path, _write(), _run(*argv))
     assert out.exit is Exit.REFUSED
     assert out.message == (
-        f"step run: refusing to run /usr/local/bin/tool as root: {tool} belongs to uid 1000. Nothing was "
+        f"step run: refusing to run /usr/local/bin/tool as root: {tool} belongs to uid 1000 (mode 0755). Nothing was "
         "changed; nothing a non-root account can write is run as root."
     )
     assert not (tmp_path / "etc/x").exists()  # the step before it did not run
@@ -305,7 +305,7 @@ def _refused(out: executor.Outcome, program: str, why: str) -> None:
 @AS_ROOT
 def test_a_bare_program_name_is_judged_as_found_on_the_system_path_inside_the_root(tmp_path):
     tool = _program(tmp_path, "/usr/sbin/ldconfig", uid=1000)
-    _refused(_apply(tmp_path, _write(), _run("ldconfig", "-X")), "ldconfig", f"{tool} belongs to uid 1000")
+    _refused(_apply(tmp_path, _write(), _run("ldconfig", "-X")), "ldconfig", f"{tool} belongs to uid 1000 (mode 0755)")
     assert not (tmp_path / "etc/x").exists() and _gpuenv_left(tmp_path) == []
 
 
@@ -323,7 +323,7 @@ def test_a_system_directory_another_account_can_write_before_the_program_is_refu
     _program(tmp_path, "/usr/bin/tool")
     (tmp_path / "usr/sbin").mkdir(parents=True)
     os.chmod(tmp_path / "usr/sbin", 0o777)
-    why = f"{tmp_path / 'usr/sbin'} is writable by everyone (mode 0777)"
+    why = f"{tmp_path / 'usr/sbin'} is writable by everyone (owner uid 0, mode 0777)"
     _refused(_apply(tmp_path, _write(), _run("tool")), "tool", why)
 
 
@@ -333,7 +333,7 @@ def test_a_root_another_account_owns_has_none_of_its_programs_run_as_root(tmp_pa
     root.mkdir()
     _program(root, "/usr/bin/apt-get")  # root's own file, in a tree another account controls
     os.chown(root, 1000, 1000)
-    _refused(_apply(root, _write(), _run("apt-get", "update")), "apt-get", f"{root} belongs to uid 1000")
+    _refused(_apply(root, _write(), _run("apt-get", "update")), "apt-get", f"{root} belongs to uid 1000 (mode 0755)")
     assert not (root / "etc/x").exists()
 
 

@@ -229,7 +229,7 @@ def test_a_dry_run_as_root_runs_nothing_from_a_root_another_account_owns(box):
     res = invoke(["install", "rocm", "--dry-run", "--root", str(box)])
     assert res.exit_code == Exit.REFUSED, res.output
     assert res.stderr == (
-        f"error: the dry run refused: refusing to run dpkg-query as root: {box} belongs to uid 1000. Nothing "
+        f"error: the dry run refused: refusing to run dpkg-query as root: {box} belongs to uid 1000 (mode 0755). Nothing "
         "a non-root account can write is run as root. (nothing was changed)\n"
     )
     assert not (box / "PWNED").exists()

@@ -15,6 +15,7 @@ says to run gpuenv through sudo, never with ``sudo -E``.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
@@ -41,6 +42,8 @@ NAMES = {
     "--user that gets the GPU groups and owns a --venv (pip runs as that account, never as root)",
     "SUDO_UID": "set by sudo itself: as root, a plan file that account could write is accepted (it "
     "could become root anyway); any other account's is refused",
+    "TMPDIR": "where temporary directories go; as root only where it passes trust's rule (root's, "
+    "no other account can write it or a directory above it: trust.temp_parent), else /run or /tmp",
     "GPUENV_STATE_DIR": "where an installed matrices bundle lives; as root a bundle is used only when "
     "no other account could have changed it or a directory above it, and `matrix update`/`reset` "
     "refuse a state directory another account could change (gpuenv.matrices, gpuenv.matrixbundle)",
@@ -49,6 +52,11 @@ NAMES = {
 WHOLE = {
     "probe/__init__.py:_environment": "the GPU-relevant variables (probe.environment.VARIABLES) recorded "
     "as facts for the doctor; nothing is run or loaded from them",
+    "probe/__init__.py:_downloads": "the proxy, CA and pip index variables (probe.environment."
+    "DOWNLOAD_VARIABLES) recorded by name as set or not, never their values; nothing is run or fetched "
+    "from them",
+    "probe/environment.py:downloads": "the mapping _downloads passes: only whether each of "
+    "DOWNLOAD_VARIABLES is set is kept",
     "probe/environment.py:select": "the mapping _environment passes: the same GPU-relevant variables, "
     "kept as facts",
     "probe/environment.py:path_targets": "the facts' own variables: where the toolkit paths lead is read "
@@ -192,3 +200,29 @@ def test_as_root_a_bundle_in_a_directory_another_account_controls_steers_no_plan
     shutil.copytree(mirror_bundle(tmp_path / "bundle"), users_dir / "matrices")  # alice put it there
     plan = plan_json("rocm", "--facts", str(AMD_FACTS), env={"GPUENV_STATE_DIR": str(users_dir)})
     assert keys(plan) and FPR not in str(keys(plan)) and "127.0.0.1" not in str(plan)
+
+
+def test_the_proxy_and_ca_variables_are_recorded_by_name_never_by_value():
+    """Issue 40: the inventory and verify's report did not record the variables that decide
+    where downloads come from. Now each is listed, set or not; a value (a proxy's password, a
+    token in an index URL) appears nowhere."""
+    secret = "s3cr3t-token"
+    from gpuenv.probe.environment import DOWNLOAD_VARIABLES
+
+    env = {k: v for k, v in os.environ.items() if k not in DOWNLOAD_VARIABLES}
+    env |= {"HTTPS_PROXY": f"http://u:{secret}@proxy.example:3128", "PIP_INDEX_URL": f"https://t:{secret}@idx.example/simple"}
+    probe = subprocess.run([sys.executable, "-m", "gpuenv", "probe", "--json"], env=env, capture_output=True,
+                           text=True, timeout=120, check=False)  # fmt: skip
+    assert probe.returncode == 0, probe.stderr
+    downloads = json.loads(probe.stdout)["downloads"]
+    assert downloads["HTTPS_PROXY"] is True and downloads["PIP_INDEX_URL"] is True
+    assert downloads["NO_PROXY"] is False and downloads["REQUESTS_CA_BUNDLE"] is False
+    assert secret not in probe.stdout
+    verify = subprocess.run([sys.executable, "-m", "gpuenv", "verify", "--json"], env=env, capture_output=True,
+                            text=True, timeout=300, check=False)  # fmt: skip
+    assert verify.returncode in (0, 1), verify.stderr
+    machine = json.loads(verify.stdout)["machine"]
+    assert machine["downloads"] == downloads and secret not in verify.stdout + verify.stderr
+    shown = subprocess.run([sys.executable, "-m", "gpuenv", "probe"], env=env, capture_output=True, text=True,
+                           timeout=120, check=False)  # fmt: skip
+    assert "set: HTTPS_PROXY, PIP_INDEX_URL (values not shown)" in shown.stdout and secret not in shown.stdout

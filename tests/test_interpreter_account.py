@@ -128,7 +128,7 @@ def test_a_standard_library_another_account_owns_runs_it_as_that_account_unrun(t
     monkeypatch.setattr(trust, "SYSTEM_PATH", (str(tmp_path / "no-setpriv-here"),))
     with pytest.raises(RuntimeError) as exc:
         interpreter._account(python)
-    assert str(exc.value).startswith(f"{python}: another account could change it ({stdlib / 'mod.py'} belongs to uid 1000)")
+    assert str(exc.value).startswith(f"{python}: another account could change it ({stdlib / 'mod.py'} belongs to uid 1000 (mode 0644))")
 
 
 def test_the_standard_library_is_looked_for_under_the_binary_and_a_venvs_base(tmp_path):

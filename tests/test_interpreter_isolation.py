@@ -207,5 +207,5 @@ def test_a_link_on_the_import_path_is_judged_by_where_it_leads(tmp_path):
     (site / "pkg").symlink_to(theirs)
     assert untrusted_tree(str(site)) is None
     os.chown(theirs / "mod.py", 1000, 1001)
-    assert untrusted_tree(str(site)) == (f"{theirs / 'mod.py'} belongs to uid 1000", (1000, 1001))
+    assert untrusted_tree(str(site)) == (f"{theirs / 'mod.py'} belongs to uid 1000 (mode 0644)", (1000, 1001))
     assert untrusted_tree(str(tmp_path / "not-there")) is None

@@ -455,8 +455,10 @@ def test_the_files_written_have_exactly_their_modes(tmp_path):
         j.release()
     finally:
         os.umask(old)
-    for rel in ("var/lib/gpuenv/journal.json", "var/lib/gpuenv/plan.json", "var/log/gpuenv/apply.log"):
+    for rel in ("var/lib/gpuenv/journal.json", "var/lib/gpuenv/plan.json"):
         assert stat.S_IMODE((tmp_path / rel).stat().st_mode) == 0o644, rel
+    # The log says what root changed, with the URLs it fetched: root's to read alone.
+    assert stat.S_IMODE((tmp_path / "var/log/gpuenv/apply.log").stat().st_mode) == 0o600
     for rel in ("var/log/gpuenv",):  # (var/log itself: see bench/mutation-survivors.md)
         assert stat.S_IMODE((tmp_path / rel).stat().st_mode) == 0o755, rel
 

@@ -231,10 +231,10 @@ def test_root_passes_over_an_installed_bundle_another_account_could_have_changed
     B.install(str(bundle := copy_bundle(tmp_path, "2099.06.01")), B.digest(bundle))
     if change.startswith("directory"):
         os.chmod(state, 0o777)
-        expect = f"{state} is writable by everyone (mode 0777)"
+        expect = f"{state} is writable by everyone (owner uid 0, mode 0777)"
     else:
         os.chown(state / "torch.json", 4321, -1)
-        expect = f"{state / 'torch.json'} belongs to uid 4321"
+        expect = f"{state / 'torch.json'} belongs to uid 4321 (mode 0644)"
     M.clear_cache()
     m = M.load()
     assert m.bundle.origin == "bundled"

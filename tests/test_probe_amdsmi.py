@@ -95,3 +95,57 @@ def test_amdsmi_absent(tmp_path):
     if importlib.util.find_spec("amdsmi") is not None or os.path.isdir(ROCM_COPY):
         pytest.skip("this machine has an amdsmi binding")
     assert query_with(None, tmp_path)["state"] == "not_installed"
+
+
+MARKED = """import os
+open(os.environ["MARK"], "a").write("imported as %d\\n" % os.getuid())
+""" + FAKE_OK
+
+
+def query_rocm_copy(copy: Path, tmp_path: Path) -> tuple[dict, str | None]:
+    """query() with ROCm's copy of the binding at ``copy`` (no amdsmi on the import path)."""
+    code = (
+        "import json; from gpuenv.probe import amdsmi; amdsmi.ROCM_COPY = " + repr(str(copy)) + "; "
+        "r = amdsmi.query(); print(json.dumps([r.state, len(r.gpus), r.note]))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "MARK": str(tmp_path / "mark")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    state, count, note = json.loads(done.stdout)
+    return {"state": state, "gpus": count}, note
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="ownership is set up as root (CI is root)")
+def test_a_rocm_copy_another_account_could_change_is_not_imported_as_root(tmp_path):
+    """Issue 40: a TheRock tarball a user unpacked (or a /opt/rocm a user owns) gave root that
+    user's amdsmi.py. Now it is not imported, and the note says why sysfs was used instead."""
+    copy = tmp_path / "rocm/share/amd_smi"
+    copy.mkdir(parents=True)
+    (copy / "amdsmi.py").write_text(MARKED)
+    got, note = query_rocm_copy(copy, tmp_path)
+    assert got == {"state": "ok", "gpus": 2} and note is None  # root's own tree: imported
+    os.chown(copy / "amdsmi.py", 1000, 1000)
+    (tmp_path / "mark").unlink()
+    got, note = query_rocm_copy(copy, tmp_path)
+    assert got == {"state": "not_queried", "gpus": 0}
+    assert note == (
+        f"amdsmi was not imported from {copy}: another account could change it ({copy / 'amdsmi.py'} "
+        "belongs to uid 1000 (mode 0644)); the GPUs were read from sysfs and KFD instead"
+    )
+    assert not (tmp_path / "mark").exists()
+    os.chown(copy / "amdsmi.py", 0, 0)
+    os.chown(tmp_path / "rocm", 1000, 1000)  # a directory above: the same
+    assert query_rocm_copy(copy, tmp_path)[0]["state"] == "not_queried" and not (tmp_path / "mark").exists()
+
+
+def test_notes_are_kept_in_the_facts_document():
+    from gpuenv.facts import ProbeNote, from_dict
+
+    doc = json.loads((REPO / "tests/facts/doctor-healthy-rocm.json").read_text())
+    facts = from_dict(doc)
+    noted = from_dict({**doc, "notes": [{"probe": "amdsmi", "message": "why"}]})
+    assert noted.notes == (ProbeNote("amdsmi", "why"),)
+    assert noted.to_dict()["notes"] == [{"probe": "amdsmi", "message": "why"}]
+    assert noted.digest() == facts.digest()  # how it was probed, not what the machine is

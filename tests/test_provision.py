@@ -579,6 +579,7 @@ def test_bootstrap_in_a_fresh_debian12(fresh_box):
     assert status["request"] == {"stack": "cuda", "version": "12.8", "torch": None, "venv": None, "user": "alice"}
     log = (root / "var/log/gpuenv/bootstrap.log").read_text()
     assert "gpuenv install cuda --yes --version 12.8 --user alice" in log
+    assert oct((root / "var/log/gpuenv/bootstrap.log").stat().st_mode & 0o777) == "0o600"  # root's alone
     assert (root / "var/log/gpuenv/apply.log").exists()
 
     # The unit, started again in the same boot: still waiting for the reboot, nothing applied.

@@ -368,3 +368,21 @@ def test_usage_errors_exit_2_with_one_line(args, words, tmp_path):
     result = invoke(["report", *args])
     assert result.exit_code == 2 and result.stdout == ""
     assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+
+
+def test_html_is_never_written_through_a_planted_temporary_name(tmp_path):
+    """Issue 40: `report --html FILE` wrote FILE.tmpPID without O_EXCL: a link planted under that
+    name (in a directory others can write) sent root's page into the file it leads to. Now the
+    page goes through a new file of its own, and the link and its target are left alone."""
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    shutil.copy(Path(__file__).parent / "fleet/plain/web7.doctor.json", fleet)
+    victim = tmp_path / "victim"
+    victim.write_text("keep me\n")
+    page = tmp_path / "out.html"
+    (tmp_path / f"out.html.tmp{os.getpid()}").symlink_to(victim)  # the old name, in this process
+    result = invoke(["report", str(fleet), "--html", str(page)])
+    assert result.exception is None and result.exit_code in (0, 1), result.stderr
+    assert victim.read_text() == "keep me\n"
+    assert page.read_text().startswith("<!DOCTYPE html>")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["fleet", "victim", "out.html", f"out.html.tmp{os.getpid()}"])

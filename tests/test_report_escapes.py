@@ -7,7 +7,11 @@ input."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from gpuenv.render.term import inert
@@ -93,3 +97,60 @@ def test_the_rich_console_escapes_what_reaches_it_as_text_or_table_cells():
     con.print(table)
     con.print(f"[bold]markup[/bold] {HOSTILE}")
     assert_inert(con.file.getvalue())
+
+
+# -- rich markup in a host's text (issue 40) -------------------------------------------------------
+
+
+def test_report_of_a_title_with_a_closing_tag_does_not_crash(tmp_path):
+    """Issue 40: `gpuenv report DIR` crashed (rich.errors.MarkupError) on a host file whose
+    finding title holds `[/bold]`."""
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    (fleet / "web7.doctor.json").write_text(json.dumps(doctor_doc("amd.driver-missing", "evil [/bold] [red]title")))
+    (fleet / "[bold]web8.doctor.json").write_text("{")
+    result = invoke(["report", str(fleet)], env={"COLUMNS": "300"})
+    assert result.exception is None and result.exit_code in (0, 1), result.stderr
+    assert "evil [/bold] [red]title" in result.stdout and "[bold]web8" in result.stdout
+
+
+def test_a_link_tag_in_a_hosts_text_is_no_hyperlink(tmp_path):
+    """Issue 40: `[link=...]` in a finding title became a terminal hyperlink (OSC 8). On a
+    terminal (script(1) gives the run one), the text is shown as written, and no link is made."""
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    title = "[link=https://evil.example/]click me[/link]"
+    (fleet / "web7.doctor.json").write_text(json.dumps(doctor_doc("amd.driver-missing", title)))
+    done = subprocess.run(
+        ["script", "-qec", shlex.join([sys.executable, "-m", "gpuenv", "report", str(fleet)]), "/dev/null"],
+        capture_output=True, timeout=60, check=False, env={**os.environ, "COLUMNS": "300", "TERM": "xterm-256color"},
+    )  # fmt: skip
+    out = done.stdout.decode("utf-8", "replace")
+    assert done.returncode in (0, 1), out
+    assert "\x1b[" in out  # a terminal: styled
+    assert "\x1b]8;" not in out and title in out, out
+
+
+def test_the_markdown_report_shows_a_c1_csi_escaped(tmp_path):
+    """Issue 40: U+009B (a one-byte CSI on many terminals) from a host's os.pretty_name or GPU
+    name was printed raw by `doctor --format markdown`."""
+    doc = json.loads((HERE / "facts/doctor-healthy-rocm.json").read_text())
+    doc["os"]["pretty_name"] = "Ubuntu\x9b2J"
+    doc["gpus"][0]["name"] = "Radeon\x9b31m"
+    (tmp_path / "facts.json").write_text(json.dumps(doc))
+    result = invoke(["doctor", "--format", "markdown", "--facts", str(tmp_path / "facts.json")], env={"COLUMNS": "300"})
+    assert result.exception is None, result.stderr
+    assert_inert(result.stdout)
+    assert "Ubuntu\\x9b2J" in result.stdout and "Radeon\\x9b31m" in result.stdout
+
+
+def test_the_fleet_html_shows_controls_escaped(tmp_path):
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    (fleet / "web7.doctor.json").write_text(json.dumps(doctor_doc("amd.driver-missing", f"t{C1}[/bold]")))
+    (fleet / "we\x9bb8.doctor.json").write_text(json.dumps(doctor_doc("amd.driver-missing", "t")))
+    result = invoke(["report", str(fleet), "--html", str(tmp_path / "r.html")])
+    assert result.exception is None, result.stderr
+    page = (tmp_path / "r.html").read_text()
+    assert_inert(page)
+    assert "we\\x9bb8" in page

@@ -13,6 +13,7 @@ import copy
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -329,3 +330,28 @@ def test_an_uninstall_with_nothing_there_says_nothing_to_remove():
     text = _shown(_plan_of(Action.UNINSTALL, *steps), _outcome(*(StepReport(s, "done", "absent") for s in steps)))
     assert "Nothing to remove" in text and "(8 steps checked)" in text
     assert "(already done)" not in text and "Remove /etc/x0" not in text
+
+
+@as_root
+def test_apply_dash_reads_the_plan_from_standard_input_not_a_file_named_dash(saved, tmp_path):
+    """Issue 40: `apply -` as root looked for a file named "-" in the working directory (which
+    may be another account's). It reads standard input, admitted as a file is."""
+    root, plan, made = saved
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "-").write_text("{}")  # what another account could leave there
+    os.chown(work / "-", 1000, 1000)
+    res = subprocess.run(
+        [BIN, "apply", "-", "--dry-run", "--root", str(root)], input=plan.read_bytes(),
+        capture_output=True, cwd=work, timeout=300, check=False, env=_env(),
+    )  # fmt: skip
+    out = res.stdout.decode()
+    assert res.returncode == 0, res.stderr.decode()
+    assert _plan_lines(out)[: len(_plan_lines(made.stdout))] == _plan_lines(made.stdout)
+    assert out.rstrip().endswith("dry run: nothing was changed")
+    bad = subprocess.run(
+        [BIN, "apply", "-", "--dry-run", "--root", str(root)], input=b"{",
+        capture_output=True, cwd=work, timeout=300, check=False, env=_env(),
+    )  # fmt: skip
+    assert bad.returncode == 2 and bad.stderr.decode().count("\n") == 1, bad.stderr
+    assert "plan on standard input" in bad.stderr.decode()

@@ -44,7 +44,7 @@ def test_roots_own_link_in_a_sticky_directory_is_followed_and_judged_by_its_targ
     link.symlink_to(target)
     assert untrusted(str(link)) is None
     os.chown(target, 1000, 1000)
-    assert untrusted(str(link)) == f"{target} belongs to uid 1000"
+    assert untrusted(str(link)) == f"{target} belongs to uid 1000 (mode 0644)"
 
 
 def test_a_link_another_account_owns_where_only_root_writes_is_judged_by_its_target(tmp_path, sticky):
@@ -64,7 +64,7 @@ def test_a_link_in_a_directory_others_can_write_without_the_sticky_bit_is_refuse
     open_dir.mkdir()
     os.chmod(open_dir, 0o777)
     (open_dir / "plan.json").symlink_to(target)
-    assert untrusted(str(open_dir / "plan.json")) == f"{open_dir} is writable by everyone (mode 0777)"
+    assert untrusted(str(open_dir / "plan.json")) == f"{open_dir} is writable by everyone (owner uid 0, mode 0777)"
 
 
 # -- an interpreter a user names to the doctor or verify, as root ---------------------------------
@@ -181,7 +181,7 @@ def test_a_link_target_with_parent_steps_is_judged_where_it_lands(tmp_path, stic
     (here / "above-root").symlink_to("/.." + str(target))  # ".." at / stays at /
     assert untrusted(str(here / "up")) is None and untrusted(str(here / "above-root")) is None
     os.chown(target, 1000, 1000)
-    assert untrusted(str(here / "up")) == untrusted(str(here / "above-root")) == f"{target} belongs to uid 1000"
+    assert untrusted(str(here / "up")) == untrusted(str(here / "above-root")) == f"{target} belongs to uid 1000 (mode 0644)"
 
 
 def test_a_file_in_the_middle_of_a_path_is_no_directory(tmp_path):
@@ -240,4 +240,4 @@ def test_a_bare_name_skips_what_exec_would_skip(tmp_path, monkeypatch):
     monkeypatch.setattr(trust, "SYSTEM_PATH", (str(first), str(second)))
     assert trust.untrusted_program("tool") is None
     os.chown(second / "tool", 1000, 1000)
-    assert trust.untrusted_program("tool") == f"{second / 'tool'} belongs to uid 1000"
+    assert trust.untrusted_program("tool") == f"{second / 'tool'} belongs to uid 1000 (mode 0755)"

@@ -239,6 +239,14 @@ class ProbeError:
 
 
 @record(frozen=True)
+class ProbeNote:
+    """What a probe did instead of its first way, and why (the facts are whole: no failure)."""
+
+    probe: str
+    message: str
+
+
+@record(frozen=True)
 class Library:
     """A CUDA or ROCm library the dynamic loader can find (libraries.py)."""
 
@@ -279,6 +287,10 @@ class Facts:
     python: Python | None = None
     environment: dict[str, str] | None = None
     errors: tuple[ProbeError, ...] = ()
+    # Left out when there is none (most probes): None, never an empty list, so documents stay as they were.
+    notes: tuple[ProbeNote, ...] | None = field(default=None, metadata=_NOT_NULL)
+    # The proxy, CA and pip index variables by name, set or not (values never kept); live only.
+    downloads: dict[str, bool] | None = field(default=None, metadata=_NOT_NULL)
     # Added fields: left out of the document when unknown (older facts files keep their digest).
     libraries: tuple[Library, ...] | None = field(default=None, metadata=_NOT_NULL)
     toolchain: tuple[Tool, ...] | None = field(default=None, metadata=_NOT_NULL)
@@ -319,7 +331,7 @@ class Facts:
 
 # Fields that describe the moment of probing, not the machine: left out of the digest so that a
 # plan made from a facts file is not "stale" just because it was probed again a minute later.
-_VOLATILE = ("collected_at", "gpuenv_version", "errors")
+_VOLATILE = ("collected_at", "gpuenv_version", "errors", "notes")
 
 
 # Fields whose "left out" differs from null, and the flag that remembers it.

@@ -216,7 +216,15 @@ def install(source: str, sha256: str, state: Path | None = None) -> Installed:
     first: a refused update leaves no trace, not even the state directory."""
     state = state or state_dir()
     _root_may_write(state)
-    with tempfile.TemporaryDirectory(prefix="gpuenv-matrices-") as tmp:
+    # Staged where only root can change it ($TMPDIR only where it passes trust's rule): a TMPDIR
+    # of another account's (sudo -E) would let it swap repos.json after its sha256 check.
+    from gpuenv.trust import UntrustedDir, temp_parent
+
+    try:
+        parent = temp_parent()
+    except UntrustedDir as exc:
+        raise BundleError(f"refusing to stage the bundle: {exc}", Exit.REFUSED) from None
+    with tempfile.TemporaryDirectory(prefix="gpuenv-matrices-", dir=parent) as tmp:
         bundle = stage(source, sha256, Path(tmp))
         problems = check(bundle)
         if problems:

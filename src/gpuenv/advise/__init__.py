@@ -123,7 +123,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             found = _optional_imports(found, text, table, is_auxiliary_file(f.path), person_modules)
         yield from found
     walked.skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable,
-                             counts.ignored)  # fmt: skip
+                             counts.ignored, counts.ignore_lines)  # fmt: skip
 
 
 def _note(rocm: list[str], sign: str) -> None:

@@ -99,6 +99,7 @@ class Skipped:
     outside_tree: int = 0
     unparsable: int = 0
     ignored: int = 0
+    ignore_lines: int = 0  # .gitignore lines that do not compile: skipped as git skips them (not files)
 
     def to_dict(self) -> dict[str, int]:
         return {
@@ -108,7 +109,7 @@ class Skipped:
             "outside_tree": self.outside_tree,
             "unparsable": self.unparsable,
             "ignored": self.ignored,
-        }
+        } | ({"ignore_lines": self.ignore_lines} if self.ignore_lines else {})
 
     @property
     def total(self) -> int:

@@ -77,6 +77,7 @@ class Counts:
     too_large: int = 0
     outside_tree: int = 0
     ignored: int = 0  # files and directories .gitignore ignores, and build or venv directories
+    ignore_lines: int = 0  # .gitignore lines whose pattern does not compile (skipped, as git does)
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def walk(root: str, counts: Counts) -> Iterator[File]:
         except OSError:
             counts.unreadable += 1
             continue
-        ignore = ignore.below(rel_dir, _read_gitignore(os.path.join(here, ".gitignore")))
+        ignore = ignore.below(rel_dir, _read_gitignore(os.path.join(here, ".gitignore")), counts)
         subdirs = []
         parent = os.path.basename(rel_dir)
         for entry in entries:
@@ -180,9 +181,22 @@ class Ignore:
     # call per file and path, not one per rule (a .gitignore of 250 lines with negations).
     files: tuple[_Compiled, ...] = ()
 
-    def below(self, rel_dir: str, text: str) -> Ignore:
-        """These rules and those of ``rel_dir``'s .gitignore (its text)."""
-        more = tuple(rule for line in text.splitlines() if (rule := parse_rule(rel_dir, line)) is not None)
+    def below(self, rel_dir: str, text: str, counts: Counts | None = None) -> Ignore:
+        """These rules and those of ``rel_dir``'s .gitignore (its text). A line whose pattern
+        does not compile (``[z-a]``: a reversed range) is skipped, as git skips it, and counted."""
+        more = []
+        for line in text.splitlines():
+            try:
+                rule = parse_rule(rel_dir, line)
+            except re.error:
+                if counts is not None:
+                    counts.ignore_lines += 1
+                continue
+            if rule is not None:
+                more.append(rule)
+        return self._with(rel_dir, tuple(more))
+
+    def _with(self, rel_dir: str, more: tuple[Rule, ...]) -> Ignore:
         if not more:
             return self
         return Ignore(self.rules + more, (_compile(rel_dir, more),) + self.files)

@@ -35,7 +35,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "plan_file",
         nargs="?",
         metavar="FILE",
-        help="a plan saved by `gpuenv plan` (with --resume: default, the plan the journal holds)",
+        help="a plan saved by `gpuenv plan`, or - for standard input (with --resume: default, the plan the "
+        "journal holds)",
     )
     p.add_argument("--resume", action="store_true", help="continue an interrupted apply of this plan")
     p.add_argument(
@@ -84,12 +85,30 @@ def run(args: argparse.Namespace) -> int:
 def _load_plan(path: str) -> Plan:
     from gpuenv.plan import admission
 
+    if path == "-":  # never a file named "-" in the working directory (root's may be anyone's)
+        return _plan_from_stdin()
     try:
         return admission.load(path)
     except admission.Refusal as exc:
         if exc.code is Exit.USAGE:  # not a plan: said as every usage error is
             raise Usage(str(exc)) from None
         raise
+
+
+def _plan_from_stdin() -> Plan:
+    """`apply -`: the plan from standard input, which whoever runs gpuenv chose as it chooses
+    FILE. It is admitted as a file is (same machine, made again to the byte); confirmed with
+    --yes, since the terminal cannot be asked once standard input is the plan."""
+    from gpuenv.plan import planfile
+    from gpuenv.plan.plan import PlanError
+
+    data = sys.stdin.buffer.read(planfile.MAX_BYTES + 1)
+    if len(data) > planfile.MAX_BYTES:
+        raise Usage(f"plan on standard input: larger than {planfile.MAX_BYTES} bytes")
+    try:
+        return planfile.loads(data)
+    except PlanError as exc:
+        raise Usage(f"plan on standard input: {str(exc).removeprefix('plan: ')}") from None
 
 
 def _already_applied(root: str, plan: Plan) -> bool:

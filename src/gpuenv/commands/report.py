@@ -76,20 +76,35 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(path: str, text: str) -> None:
-    """The page, replaced whole (a browser open on it never sees half of one)."""
+    """The page, replaced whole (a browser open on it never sees half of one), through a new file
+    of its own beside it: made with O_EXCL and O_NOFOLLOW under a name no one can guess, so a
+    link or a file another account planted there is never written through."""
     import os
+    import tempfile
 
-    tmp = f"{path}.tmp{os.getpid()}"
+    parent = os.path.dirname(os.path.abspath(path))
+    tmp = None
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix=f".{os.path.basename(path)}.", suffix=".tmp")  # O_EXCL
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
+            os.fchmod(fh.fileno(), 0o644 & ~_umask())
         os.replace(tmp, path)
     except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise Usage(f"--html {path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _umask() -> int:
+    import os
+
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 COMMANDS = {

@@ -115,16 +115,28 @@ class Journal:
         self._created += make_dirs(self.dir, Path(os.path.abspath(self.root)))
 
     def _check_trusted(self) -> None:
-        from gpuenv.trust import untrusted
+        from gpuenv.trust import UntrustedDir, open_dir, untrusted
 
-        if not self.dir.exists() or os.geteuid() != 0:
+        if os.geteuid() != 0:
             return
-        why = untrusted("/" + DIR, root=self.root)
-        if why:
-            raise JournalError(
-                f"the journal directory {self.dir} cannot be trusted: {why}. Nothing was changed. "
-                "It must belong to root and be writable by root alone."
-            )
+        if self.dir.exists():
+            why = untrusted("/" + DIR, root=self.root)
+            if why:
+                raise JournalError(
+                    f"the journal directory {self.dir} cannot be trusted: {why}. Nothing was changed. "
+                    "It must belong to root and be writable by root alone."
+                )
+        # The log is written through a descriptor of its directory (``log``): the directories
+        # above may include a system group's (Ubuntu's /var/log), never another account's.
+        if os.path.lexists(self.log_path.parent):
+            try:
+                os.close(open_dir("/" + LOG_DIR, self.root))
+            except UntrustedDir as exc:
+                raise JournalError(
+                    f"the log directory {self.log_path.parent} cannot be trusted: {exc}. Nothing was changed."
+                ) from None
+            except OSError:
+                pass  # unreadable or not a directory: the log is best effort (``log``)
 
     # -- state --
     def read(self) -> State:
@@ -218,9 +230,18 @@ class Journal:
     def log(self, line: str) -> None:
         """Best effort: a log that cannot be written (full disk, a planted symlink) must not stop
         an apply halfway through dpkg; the journal, written atomically, is what resume trusts."""
+        from gpuenv.trust import open_dir
+
         try:
-            make_dirs(self.log_path.parent, Path(os.path.abspath(self.root)))
-            fd = os.open(self.log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+            # Relative to a descriptor of the directory, opened and judged from / down
+            # (``open_dir``): a rename in /var/log (root:syslog 0775 on Ubuntu) cannot send it
+            # elsewhere. The log says what root changed: root's to read alone.
+            dfd = open_dir("/" + LOG_DIR, self.root, make=0o755)
+            try:
+                flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+                fd = os.open("apply.log", flags, 0o600, dir_fd=dfd)
+            finally:
+                os.close(dfd)
             with os.fdopen(fd, "a") as fh:
                 fh.write(line + "\n")
         except OSError:

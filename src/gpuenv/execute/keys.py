@@ -20,6 +20,7 @@ from gpuenv.execute.context import Context, Refused, path_of
 from gpuenv.execute.runner import Runner
 from gpuenv.exitcodes import Exit
 from gpuenv.plan.plan import Kind, Plan, Step
+from gpuenv.trust import temp_parent
 
 _KEY_MAX = 1 << 20
 
@@ -38,7 +39,7 @@ def _need_gpg() -> None:
 
 def _show_keys(runner: Runner, data: bytes) -> str:
     _need_gpg()
-    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-", dir=temp_parent()) as home:
         os.chmod(home, 0o700)
         path = os.path.join(home, "key")
         with open(path, "wb") as fh:
@@ -61,7 +62,7 @@ def binary_keyring(runner: Runner, data: bytes) -> bytes:
         if data and data[0] & 0x80:  # an OpenPGP packet tag: binary already
             return data
         raise Refused(Exit.REFUSED, "the downloaded key is neither an OpenPGP key nor armored: nothing was changed")
-    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-", dir=temp_parent()) as home:
         os.chmod(home, 0o700)
         src, out = os.path.join(home, "key.asc"), os.path.join(home, "key.gpg")
         with open(src, "wb") as fh:
@@ -109,7 +110,7 @@ def _release_files(plan: Plan, key: Step) -> list[str]:
 
 
 def _verifies(runner: Runner, keyring: bytes, signed: bytes) -> bool:
-    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-") as home:
+    with tempfile.TemporaryDirectory(prefix="gpuenv-gnupg-", dir=temp_parent()) as home:
         os.chmod(home, 0o700)
         ring, doc = os.path.join(home, "keyring.gpg"), os.path.join(home, "InRelease")
         Path(ring).write_bytes(keyring)

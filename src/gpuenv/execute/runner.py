@@ -113,6 +113,10 @@ class Runner:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 env={**_ENV, **(env or {})},
+                # Started in /, never in the caller's directory: `python3 -m venv` and
+                # `python -m pip` put the working directory first on sys.path (another account's
+                # venv.py would run as root, or as the venv's user).
+                cwd="/",
                 pass_fds=(status_w,) if status_w is not None else (),
                 check=False,
             )

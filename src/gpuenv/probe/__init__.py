@@ -6,7 +6,7 @@ Each source is a small module; ``collect`` runs them all. A failing probe is rec
 
 from __future__ import annotations
 
-from gpuenv.facts import OS, Amd, Facts, Gpu, Kernel, Nvidia, Platform, ProbeError, Toolkits
+from gpuenv.facts import OS, Amd, Facts, Gpu, Kernel, Nvidia, Platform, ProbeError, ProbeNote, Toolkits
 from gpuenv.probe.host import Sysroot
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
@@ -45,6 +45,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         raise RootError(f"--root {root}: not a directory")
     host = Sysroot.at(root)
     errors: list[ProbeError] = []
+    notes: list[ProbeNote] = []
 
     def guard(name: str, fn: Callable[[], _T], default: _D) -> _T | _D:  # fn() or default, with the failure recorded
         try:
@@ -78,7 +79,7 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
     installed = packages.installed if packages else {}
     user_facts = guard("users", lambda: users.probe(host, user), None)
     nodes = guard("devices", lambda: devices.probe(host, user_facts, host.live and user is None), None)
-    gpus, nvidia, amd = _gpus(host, guard, errors, nodes)
+    gpus, nvidia, amd = _gpus(host, guard, errors, nodes, notes)
     toolkit_facts = guard("toolkits", lambda: toolkits.probe(host, installed, errors), Toolkits())
     environment = _environment(host)
     python_facts = guard("python", lambda: python_env.probe(host, python, errors, installed), None)
@@ -109,6 +110,8 @@ def collect(root: str | None = None, user: str | None = None, python: str | None
         path_targets=guard("path_targets", lambda: env_probe.path_targets(host, environment), None),
         apt_pins=guard("apt_pins", lambda: apt_prefs.probe(host, errors), None),
         errors=tuple(errors),
+        notes=tuple(notes) or None,
+        downloads=_downloads(host),
     )
 
 
@@ -141,7 +144,8 @@ def _kernel(host: Sysroot, guard: Guard) -> Kernel:
 
 
 def _gpus(
-    host: Sysroot, guard: Guard, errors: list[ProbeError], nodes: dict[str, DeviceNode] | None
+    host: Sysroot, guard: Guard, errors: list[ProbeError], nodes: dict[str, DeviceNode] | None,
+    notes: list[ProbeNote],
 ) -> tuple[tuple[Gpu, ...], Nvidia, Amd]:
     from gpuenv.probe import amdsmi, kfd, nvidia, nvml, pci
     from gpuenv.standins import record as records
@@ -221,6 +225,8 @@ def _gpus(
         smi = guard("amdsmi", amdsmi.query, None) or amdsmi.SmiResult(f"error: {errors[-1].message}")
     else:
         smi = amdsmi.SmiResult("not_queried" if guard("amdsmi", amdsmi.available, False) else "not_installed")
+    if smi.note:
+        notes.append(ProbeNote("amdsmi", smi.note))
     for s in smi.gpus:
         merge(s.pci_slot, None, "amd", "amdsmi", name=s.name, memory_mib=s.memory_mib)
     kfd_node = (nodes or {}).get("/dev/kfd")
@@ -240,6 +246,16 @@ def _environment(host: Sysroot) -> dict[str, str] | None:
     from gpuenv.probe.environment import select
 
     return select(dict(os.environ))
+
+
+def _downloads(host: Sysroot) -> dict[str, bool] | None:
+    if not host.live:
+        return None
+    import os
+
+    from gpuenv.probe.environment import downloads
+
+    return downloads(dict(os.environ))
 
 
 def _ld_library_path() -> list[str]:

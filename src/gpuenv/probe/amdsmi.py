@@ -1,7 +1,10 @@
 """AMD GPUs through AMD SMI (the ``amdsmi`` binding), live machine only.
 
 The binding must match the installed ROCm library, so when ``import amdsmi`` fails, ROCm's own
-copy under /opt/rocm/share/amd_smi is tried.
+copy under /opt/rocm/share/amd_smi is tried: as root, only where that tree passes trust's rule
+(root's, and no other account could change it, a file in it or a directory above it: a TheRock
+tarball a user unpacked, a /opt/rocm a user owns). Otherwise it is not imported, and the result's
+``note`` says why the GPUs were read from sysfs and KFD instead.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ class SmiResult:
     state: str
     driver_version: str | None = None
     gpus: tuple[SmiGpu, ...] = field(default_factory=tuple)
+    note: str | None = None  # why the binding was not imported (facts' notes)
+
+
+class Untrusted(ImportError):
+    """ROCm's copy of the binding could be changed by another account: root does not import it."""
 
 
 def available() -> bool:
@@ -64,6 +72,12 @@ def _import_binding() -> Any:  # the binding module (untyped), or None
 
         if not os.path.isdir(ROCM_COPY):
             return None
+        if os.geteuid() == 0:
+            from gpuenv.trust import untrusted_tree
+
+            found = untrusted_tree(ROCM_COPY)
+            if found:
+                raise Untrusted(found[0]) from None
         sys.path.insert(0, ROCM_COPY)
         try:
             import amdsmi
@@ -78,6 +92,12 @@ def _import_binding() -> Any:  # the binding module (untyped), or None
 def query() -> SmiResult:
     try:
         smi = _import()
+    except Untrusted as exc:
+        return SmiResult(
+            "not_queried",
+            note=f"amdsmi was not imported from {ROCM_COPY}: another account could change it ({exc}); "
+            "the GPUs were read from sysfs and KFD instead",
+        )
     except Exception as exc:  # a binding that fails to load its library raises on import
         return SmiResult(f"error: {exc}")
     if smi is None:

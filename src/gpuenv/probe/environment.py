@@ -17,6 +17,15 @@ VARIABLES = (
     # A batch scheduler's job, and the GPUs it allocated to it (none set: none allocated).
     "SLURM_JOB_ID", "SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "SLURM_GPUS_ON_NODE",
 )  # fmt: skip
+# Variables that decide where downloads come from and whom they trust (proxies, CA bundles, pip's
+# index): recorded by name only, set or not (``downloads``); a value (a proxy's password, a token
+# in an index URL) is never kept.
+DOWNLOAD_VARIABLES = (
+    "HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy",
+    "REQUESTS_CA_BUNDLE", "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE",
+    "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST", "PIP_CERT", "PIP_CLIENT_CERT", "PIP_FIND_LINKS",
+    "PIP_CONFIG_FILE", "PIP_NO_INDEX",
+)  # fmt: skip
 # Variables naming one toolkit directory: where they lead is recorded (``path_targets``).
 HOME_VARIABLES = ("CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR", "ROCM_PATH", "ROCM_HOME", "HIP_PATH")
 _TOOLKIT_MARKERS = ("cuda", "rocm", "nvidia", "hip")
@@ -29,6 +38,12 @@ def select(environ: dict[str, str]) -> dict[str, str]:
     if path:
         out["PATH"] = ":".join(path)
     return out
+
+
+def downloads(environ: dict[str, str]) -> dict[str, bool]:
+    """Each of DOWNLOAD_VARIABLES: whether it is set (to anything but the empty string). Names
+    only: the values are redacted by never being read into the facts."""
+    return {name: bool(environ.get(name)) for name in DOWNLOAD_VARIABLES}
 
 
 def _toolkit_dir(path: str) -> bool:

@@ -41,12 +41,13 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
         out.append((f"bold {style}", f"{title} ({uses:,}{more}):"))
         for members in groups.values():
             out += _group(members, style)
-    if advice.skipped.total:
+    if advice.skipped.total or advice.skipped.ignore_lines:
         s = advice.skipped
         parts = [f"{n} {what}" for n, what in ((s.binary, "binary"), (s.unreadable, "unreadable"),
                  (s.too_large, "too large"), (s.outside_tree, "links out of the tree"),
                  (s.unparsable, "manifests that do not parse"),
-                 (s.ignored, "ignored (what .gitignore ignores; build, dist, *.egg-info and venv directories)")) if n]  # fmt: skip
+                 (s.ignored, "ignored (what .gitignore ignores; build, dist, *.egg-info and venv directories)"),
+                 (s.ignore_lines, ".gitignore lines whose pattern does not compile (skipped, as git does)")) if n]  # fmt: skip
         out.append(("", ""))
         out.append(("dim", f"Skipped: {', '.join(parts)}"))
     out.append(("", ""))

@@ -91,19 +91,27 @@ def summary_rows(facts: Facts) -> list[tuple[str, str]]:
         rows.append(("torch", torch))
     if facts.user is not None:
         rows.append(("User", f"{facts.user.name} (groups: {', '.join(facts.user.groups) or 'none'})"))
+    if facts.downloads is not None:
+        set_ = [name for name, on in facts.downloads.items() if on]
+        rows.append(("Downloads", f"set: {', '.join(set_)} (values not shown)" if set_
+                     else "no proxy, CA or pip index variable set"))  # fmt: skip
     for e in facts.errors:
         rows.append(("Unknown", f"{e.probe}: {e.message}"))
+    for n in facts.notes or ():
+        rows.append(("Note", f"{n.probe}: {n.message}"))
     return rows
 
 
 def render_facts(facts: Facts, console: Console) -> None:
     from rich.table import Table
 
+    from gpuenv.render.term import markup_safe
+
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
     for label, value in summary_rows(facts):
-        table.add_row(label, value)
+        table.add_row(markup_safe(label), markup_safe(value))  # a host's names: never markup
     console.print(table)
 
 
@@ -111,8 +119,11 @@ def render_facts(facts: Facts, console: Console) -> None:
 
 
 def md_text(text: str) -> str:
-    """Text for a markdown paragraph: '<host-1>' would be swallowed as an HTML tag by GitHub."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Text for a markdown paragraph: '<host-1>' would be swallowed as an HTML tag by GitHub, and
+    a control character (U+009B, a one-byte CSI) is shown escaped, as in every output."""
+    from gpuenv.render.term import inert
+
+    return inert(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def md_cell(text: str) -> str:
@@ -123,6 +134,9 @@ def md_fence(text: str, lang: str = "") -> str:
     """A fenced block that no backtick run inside ``text`` can close."""
     import re
 
+    from gpuenv.render.term import inert
+
+    text = inert(text)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{lang}\n{text.rstrip()}\n{fence}"

@@ -66,9 +66,10 @@ def no_findings(report: FleetReport) -> str:
 
 
 def render_fleet(report: FleetReport, console: Console) -> None:
-    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
+
+    from gpuenv.render.term import markup_safe as escape  # every cell below is a host's text
 
     console.print(Text(headline(report), style="bold"))
     if report.codes:
@@ -77,8 +78,9 @@ def render_fleet(report: FleetReport, console: Console) -> None:
             t.add_column(col, overflow="fold")
         for c in report.codes:
             t.add_row(
-                c.code, Text(c.severity, style=_STYLE[c.severity]), str(len(c.hosts)), names(c.hosts), c.title
-            )
+                escape(c.code), Text(c.severity, style=_STYLE[c.severity]), str(len(c.hosts)), escape(names(c.hosts)),
+                escape(c.title),
+            )  # fmt: skip
         console.print(t)
     else:
         console.print(Text(no_findings(report), style="green" if not _unjudged(report) else "yellow"))
@@ -87,21 +89,21 @@ def render_fleet(report: FleetReport, console: Console) -> None:
         for col in ("GPU model", "driver", "stack", "hosts", "which"):
             t.add_column(col, overflow="fold")
         for g in report.groups:
-            t.add_row(g.gpu_model, g.driver, g.stack, str(len(g.hosts)), names(g.hosts))
+            t.add_row(*map(escape, (g.gpu_model, g.driver, g.stack, str(len(g.hosts)), names(g.hosts))))
         console.print(t)
     if report.stale:
         t = Table(title=f"Stale hosts (data older than {report.max_age_days:g} days)", title_justify="left")
         for col in ("host", "collected", "age (days)", "files"):
             t.add_column(col, overflow="fold")
         for s in report.stale:
-            t.add_row(s.host, s.collected_at, f"{s.age_days:g}", ", ".join(s.files))
+            t.add_row(*map(escape, (s.host, s.collected_at, f"{s.age_days:g}", ", ".join(s.files))))
         console.print(t)
     if report.unreadable:
         t = Table(title="Unreadable files (left out of the counts above)", title_justify="left")
         for col in ("host", "file", "why"):
             t.add_column(col, overflow="fold")
         for u in report.unreadable:
-            t.add_row(u.host, u.path, u.error)
+            t.add_row(*map(escape, (u.host, u.path, u.error)))
         console.print(t)
     console.print(
         f"[dim]generated {escape(report.generated_at)}; every host and file: --json or --html FILE[/dim]"
@@ -126,7 +128,9 @@ li.consequence{color:#666}
 
 
 def _e(text: object) -> str:
-    return html.escape("" if text is None else str(text), quote=True)
+    from gpuenv.render.term import inert
+
+    return html.escape(inert("" if text is None else str(text)), quote=True)
 
 
 def _hosts_cell(hosts: Sequence[str]) -> str:

@@ -150,12 +150,13 @@ def summary(m: Matrices, today: str | None = None, keys: tuple[str, ...] = ()) -
 
 
 def render_show(m: Matrices, subject: str | None, console: Console, keys: tuple[str, ...] = ()) -> None:
-    from rich.markup import escape
     from rich.table import Table as RichTable
+
+    from gpuenv.render.term import markup_safe
 
     if subject is None:
         for label, value in summary(m, keys=keys):
-            console.print(f"[bold]{label:8}[/bold] {escape(value)}", highlight=False)
+            console.print(f"[bold]{label:8}[/bold] {markup_safe(value)}", highlight=False)
         console.print("\ngpuenv matrix show rocm|cuda|torch|gpus prints the tables.")
         return
     for title, columns, rows in tables(m, subject):
@@ -167,7 +168,7 @@ def render_show(m: Matrices, subject: str | None, console: Console, keys: tuple[
         for col, width in zip(columns, widths, strict=True):
             table.add_column(col, overflow="fold", min_width=width)
         for row in rows:
-            table.add_row(*row)
+            table.add_row(*map(markup_safe, row))  # an installed bundle's text: never markup
         console.print(table)
 
 

@@ -38,9 +38,9 @@ def console(stderr: bool = False) -> Console:
 
 def escape(text: str) -> str:
     """Text from a plan or the user, made inert for rich markup (it could hide or fake output)."""
-    from rich.markup import escape as rich_escape
+    from gpuenv.render.term import markup_safe
 
-    return rich_escape(text)
+    return markup_safe(text)
 
 
 def plan_json(plan: Plan) -> str:
@@ -60,7 +60,7 @@ def _what(step: Step) -> str:
 
 
 def show_plan(con: Console, plan: Plan, dry: Outcome | None = None) -> None:
-    from rich.markup import escape
+    from gpuenv.render.term import markup_safe as escape
 
     t = plan.target
     # Everything from the plan is escaped: a plan file is untrusted, and markup in it could hide text.
@@ -105,7 +105,7 @@ def show_plan(con: Console, plan: Plan, dry: Outcome | None = None) -> None:
 def _state(step: Step, rep: StepReport | None) -> str:
     """What the dry run found for a step: nothing to say (it runs), its end state reached
     already, or, for a command, why it is not needed (it was never done: nothing calls for it)."""
-    from rich.markup import escape
+    from gpuenv.render.term import markup_safe as escape
 
     if rep is None or rep.state != "done":
         return ""
@@ -140,7 +140,7 @@ def _missing(names: tuple[str, ...], vendor: bool) -> str:
 
 
 def _show_simulation(con: Console, rep: StepReport, vendor: bool = False) -> None:
-    from rich.markup import escape
+    from gpuenv.render.term import markup_safe as escape
 
     sim = rep.simulation
     if sim is None:
@@ -153,7 +153,7 @@ def _show_simulation(con: Console, rep: StepReport, vendor: bool = False) -> Non
         if sim.removes:
             planned = set(rep.step.packages or ())
             names = " ".join(
-                f"[bold red]{p} (COLLATERAL)[/bold red]" if p in rep.collateral else p
+                f"[bold red]{escape(p)} (COLLATERAL)[/bold red]" if p in rep.collateral else escape(p)
                 for p in sim.removes
                 if p in planned or p in rep.collateral or rep.step.autoremove
             )
@@ -174,7 +174,7 @@ def progress(con: Console) -> Callable[[str, Step | None, str], None]:
     last = {"pct": -1.0}
 
     def on_event(event: str, step: Step | None, detail: str) -> None:
-        from rich.markup import escape
+        from gpuenv.render.term import markup_safe as escape
 
         if event == "step-start":
             con.print(f"[bold]→[/bold] {escape(detail)}")
@@ -197,7 +197,7 @@ def progress(con: Console) -> Callable[[str, Step | None, str], None]:
 
 
 def show_outcome(con: Console, outcome: Outcome) -> None:
-    from rich.markup import escape
+    from gpuenv.render.term import markup_safe as escape
 
     counts: dict[str, int] = {}
     for r in outcome.reports:

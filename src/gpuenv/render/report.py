@@ -220,8 +220,17 @@ def _md_finding(f: Finding, text: Callable[[str], str]) -> list[str]:
     if f.fix:
         block += ["", "Fix:", "", md_fence(text(f.fix), "sh")]
     if f.refs:
-        block += ["", "Refs: " + ", ".join(f"<{text(r)}>" for r in f.refs)]
+        block += ["", "Refs: " + ", ".join(_ref(text(r)) for r in f.refs)]
     return block
+
+
+def _ref(url: str) -> str:
+    """A reference as a link only where it is a plain https URL; anything else as text."""
+    import re
+
+    from gpuenv.render.facts import md_text
+
+    return f"<{url}>" if re.fullmatch(r"https://[A-Za-z0-9._~:/?#@!$&'()*+,;=%-]+", url) else md_text(url)
 
 
 def _redacted_report(report: Report, text: Callable[[str], str]) -> dict[str, Any]:

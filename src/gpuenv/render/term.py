@@ -28,6 +28,17 @@ def inert(text: str) -> str:
     return text.translate(_CONTROLS)
 
 
+def markup_safe(text: object) -> str:
+    """The one escape for text from facts, a host's files, a plan or a bundle where rich reads
+    markup (a table cell, a printed string): controls shown escaped (``inert``) and every ``[``
+    that could open a tag made literal (``rich.markup.escape``), so that ``[/bold]`` cannot crash
+    the output and ``[link=...]`` cannot make a hyperlink: hyperlinks come only from gpuenv's own
+    markup. Markdown and HTML renderers take ``inert`` with their own escaping."""
+    from rich.markup import escape
+
+    return escape(inert("" if text is None else str(text)))
+
+
 _SGR = {"bold": "1", "dim": "2", "underline": "4", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
 
 

@@ -45,6 +45,7 @@ class Machine:
     amd_driver: str | None = None  # the amdgpu DKMS module's version; None: in-kernel or absent
     cuda: tuple[str, ...] = ()  # CUDA toolkit releases installed, newest first
     rocm: str | None = None  # the ROCm release in use
+    downloads: dict[str, bool] | None = None  # proxy, CA and pip index variables: set or not (no values)
 
     def compute_gpus(self, vendor: str) -> tuple[MachineGpu, ...]:
         return tuple(g for g in self.gpus if g.vendor == vendor and g.compute)
@@ -88,7 +89,7 @@ class Machine:
             "amd_driver": self.amd_driver,
             "cuda": list(self.cuda),
             "rocm": self.rocm,
-        }
+        } | ({"downloads": dict(self.downloads)} if self.downloads is not None else {})
 
 
 def machine_of(facts: Facts, matrices: Matrices | None) -> Machine:
@@ -114,6 +115,7 @@ def machine_of(facts: Facts, matrices: Matrices | None) -> Machine:
         amd_driver=facts.amd.driver_version if facts.amd else None,
         cuda=tuple(inv.installed_cuda(facts)),
         rocm=inv.installed_rocm(facts),
+        downloads=facts.downloads,
     )
 
 
