@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 HIP = "hip"  # the branch is taken on ROCm only
 CUDA = "cuda"  # the branch is the CUDA side of a HIP/ROCm conditional (not taken on ROCm)
+# A branch taken only by the CUDA compiler, whose other side is not ROCm's either: ``#if
+# __CUDA_ARCH__ >= 900`` (HIP-Clang leaves __CUDA_ARCH__ undefined, so it reads 0), CMake's
+# ``if(BUILD_CUDA)`` beside CPU and XPU builds. Its ``#else`` is code both builds compile.
+CUDA_ONLY = "cuda-only"
 
 # Macro names that mean "compiling for AMD": HIP's platform and compiler macros, projects' own
 # USE_ROCM / GGML_USE_HIP / USE_AMD_ROCM flags, AMD GPU architecture macros (__gfx90a__) and
@@ -52,7 +56,7 @@ def condition_side(directive: str, expr: str) -> str | None:
         return HIP  # a conjunction with "compiling for ROCm" is taken on ROCm only
     if CUDA in sides:
         return CUDA
-    return None
+    return CUDA_ONLY if CUDA_ONLY in sides else None
 
 
 def _term_side(term: str) -> str | None:
@@ -60,6 +64,8 @@ def _term_side(term: str) -> str | None:
     negated = term.startswith("!")
     m = _AMD_NAME.search(term)
     if m is None:
+        if not negated and "__CUDA_ARCH__" in term and (arch := _CUDA_ARCH_MIN.search(term)) and int(arch.group(1)):
+            return CUDA_ONLY  # __CUDA_ARCH__ >= 800: false where HIP leaves the macro undefined
         return None
     if negated or _EQUALS_ZERO.search(term):
         return CUDA
@@ -67,6 +73,8 @@ def _term_side(term: str) -> str | None:
 
 
 _EQUALS_ZERO = re.compile(r"==\s*0\b")
+# __CUDA_ARCH__ >= N, > N, == N (N > 0): never true where the macro is undefined (0). "< N" is.
+_CUDA_ARCH_MIN = re.compile(r"__CUDA_ARCH__\s*(?:>=?|==)\s*(\d+)")
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,8 @@ class Regions:
 
     def side(self, line: int) -> str | None:
         """HIP when ``line`` is in a ROCm branch (innermost decides nothing: any enclosing ROCm
-        branch makes it ROCm code), CUDA when on the CUDA side of one, None otherwise."""
+        branch makes it ROCm code), CUDA when on the CUDA side of one or in a branch only the
+        CUDA compiler takes (``#if __CUDA_ARCH__ >= 900``), None otherwise."""
         i = bisect.bisect_right(self.starts, line)
         found = None
         for first, last, side in self.spans[:i]:
@@ -116,7 +125,8 @@ def c_regions(text: str) -> Regions:
     if not mentions_amd(text):
         return NO_REGIONS
     spans: list[tuple[int, int, str]] = []
-    # Per open conditional: [side of the current branch, its first line, sides seen so far].
+    # Per open conditional: [side of the current branch, its first line, sides seen so far, its
+    # CUDA-compiler-only spans (kept once an #else shows a stand-in)].
     stack: list[list[Any]] = []
     line, last = 1, 0
     for m in _DIRECTIVE.finditer(text):
@@ -124,15 +134,21 @@ def c_regions(text: str) -> Regions:
         last = m.start()
         op, expr = m.group(1), m.group(2)
         if op in ("if", "ifdef", "ifndef"):
-            stack.append([condition_side(op, expr), line + 1, []])
+            stack.append([condition_side(op, expr), line + 1, [], []])
             continue
         if not stack:
             continue  # an #else/#endif without its #if (a fragment): nothing to track
         top = stack[-1]
-        if top[0] is not None:
+        if top[0] == CUDA_ONLY:
+            top[3].append((top[1], line - 1, CUDA))
+        elif top[0] is not None:
             spans.append((top[1], line - 1, top[0]))
         top[2].append(top[0])
         if op == "endif":
+            if len(top[2]) > 1:
+                # #if __CUDA_ARCH__ >= 900 with an #else: HIP compiles the other branch. Without
+                # one, the code has no stand-in on ROCm, and stays work.
+                spans.extend(top[3])
             stack.pop()
             continue
         if op == "else":
@@ -146,7 +162,8 @@ def c_regions(text: str) -> Regions:
 
 
 def _else_side(seen: list[str | None]) -> str | None:
-    """The side of a branch reached when every earlier branch of its conditional failed."""
+    """The side of a branch reached when every earlier branch of its conditional failed (after
+    a CUDA-compiler-only branch: neither, both builds may take it)."""
     if HIP in seen:
         return CUDA  # an earlier branch was ROCm's: this one is taken only when not on ROCm
     if CUDA in seen:
@@ -257,17 +274,22 @@ def cmake_sides(lines: list[str]) -> list[str | None]:
                 else:
                     stack[-1][0] = side if side is not None else _else_side(stack[-1][1])
         sides = [s[0] for s in stack]
-        out.append(HIP if HIP in sides else CUDA if CUDA in sides else None)
+        out.append(HIP if HIP in sides else CUDA if CUDA in sides or CUDA_ONLY in sides else None)
     return out
 
 
 _CMAKE_AMD = re.compile(r"HIP|ROCM|ROCm|AMD")
 _CMAKE_NOT = re.compile(r"\s*NOT\b", re.IGNORECASE)
+# The switches that pick the CUDA build among several backends: vLLM's VLLM_GPU_LANG STREQUAL
+# "CUDA", bitsandbytes' COMPUTE_BACKEND STREQUAL "cuda" and BUILD_CUDA, USE_CUDA, GGML_CUDA.
+_CMAKE_CUDA_PICK = re.compile(r"^\s*(?:\$\{)?\w*(?:GPU_LANG|BACKEND)\w*\}?\s+STREQUAL\s+\"?CUDA\b"
+                              r"|^\s*(?:BUILD_CUDA|USE_CUDA|GGML_CUDA|WITH_CUDA|ENABLE_CUDA)\s*(?:\)|$)",
+                              re.IGNORECASE)  # fmt: skip
 
 
 def _cmake_side(cond: str) -> str | None:
     if not _CMAKE_AMD.search(cond):
-        return None
+        return CUDA_ONLY if _CMAKE_CUDA_PICK.search(cond) else None
     return CUDA if _CMAKE_NOT.match(cond) else HIP
 
 
