@@ -58,7 +58,7 @@ def test_a_rocm_keyword_in_tests_or_python_flags_is_no_rocm_build(tmp_path):
         "tests/test_rocm.cpp": "#ifdef USE_ROCM\nint x = hipDeviceSynchronize();\n#endif\n",
     })  # fmt: skip
     code, doc = run_json(root)
-    assert (code, doc["verdict"], doc["rocm_path"]) == (1, "cuda-only", [])
+    assert (code, doc["verdict"], doc["rocm_path"]) == (6, "cuda-only", [])
     assert doc["rocm_build"] == {"evidence": [], "covers": [], "leaves": []}
     assert doc["reasons"][0].startswith("inline PTX (csrc/rast.cu:3)")
 
@@ -109,31 +109,37 @@ def test_a_hip_branch_covers_the_cuda_side_and_its_own_code_is_no_finding(tmp_pa
     assert "csrc/mul.cu:6" in human and "[covered by the ROCm path]" in human
 
 
-def test_guarded_imports_are_one_level_lower_and_say_why(tmp_path):
+def test_guarded_imports_are_optional_parts_and_say_why(tmp_path):
+    """An import inside if/try keeps its table level, says what guards it, and is reported as an
+    optional part: the verdict follows the core (transformers' FlashAttention switch)."""
     root = tree(tmp_path, {
         "pkg/attn.py": ("def available():\n    return False\n\nif available():\n"
-                        "    from flash_attn_interface import flash_attn_func\n"),
+                        "    from tensorrt_llm import LLM\n"),
         "pkg/export.py": "try:\n    import tensorrt\nexcept ImportError:\n    tensorrt = None\n",
         "pkg/lazy.py": "def build():\n    import tensorrt_llm\n    return tensorrt_llm\n",
     })  # fmt: skip
     code, doc = run_json(root)
     by = {f["where"]: f for f in doc["findings"]}
-    assert (by["pkg/attn.py:5"]["verdict"], by["pkg/attn.py:5"]["optional"]) == ("work", "inside if available():")
-    assert (by["pkg/export.py:2"]["verdict"], by["pkg/export.py:2"]["optional"]) == ("work", "inside try:")
-    # Imported when build() runs, whatever is installed: not optional, still a blocker.
+    assert (by["pkg/attn.py:5"]["verdict"], by["pkg/attn.py:5"]["optional"]) == ("blocker", "inside if available():")
+    assert (by["pkg/export.py:2"]["verdict"], by["pkg/export.py:2"]["optional"]) == ("blocker", "inside try:")
+    # Imported when build() runs, whatever is installed: not optional, a blocker of the core.
     assert (by["pkg/lazy.py:2"]["verdict"], by["pkg/lazy.py:2"]["optional"]) == ("blocker", None)
-    assert doc["verdict"] == "cuda-only"
-    assert any("an optional import, inside try:" in r for r in doc["reasons"])
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+    assert {p["part"] for p in doc["optional_parts"]} == {"inside if available():", "inside try:"}
     (tmp_path / "pkg/lazy.py").unlink()
     code, doc = run_json(root)
-    assert (code, doc["verdict"]) == (1, "portable-with-work")
+    assert (code, doc["verdict"]) == (0, "portable")
+    assert doc["reasons"][-1].startswith("optional: inside if available(): (cuda-only), inside try: (cuda-only)")
+    assert doc["lines"]["need_person"] == 0
+    human = invoke(["advise", str(tmp_path)]).stdout
+    assert "Optional CUDA-only parts (they do not decide the verdict):" in human
 
 
-def test_imports_in_tests_and_benchmarks_are_lowered(tmp_path):
+def test_imports_in_tests_and_benchmarks_are_optional(tmp_path):
     code, doc = run_json(tree(tmp_path, {"benchmarks/trt.py": "import tensorrt\n", "app.py": "import torch\n"}))
     (f,) = [f for f in doc["findings"] if f["rule"] == "module:tensorrt"]
-    assert (f["verdict"], f["optional"]) == ("work", "in a test, benchmark or example")
-    assert doc["verdict"] == "portable-with-work"
+    assert (f["verdict"], f["optional"]) == ("blocker", "in a test, benchmark or example")
+    assert (code, doc["verdict"]) == (0, "portable")
 
 
 # -- 2. false alarms ---------------------------------------------------------------------------------
@@ -354,7 +360,7 @@ def test_a_rocm_manifest_is_evidence_and_covers_its_cuda_sibling(tmp_path):
     (tmp_path / "requirements/rocm.txt").unlink()
     (tmp_path / "docker/Dockerfile.rocm").unlink()
     code, doc = run_json(root)
-    assert (code, doc["verdict"], doc["rocm_path"]) == (1, "cuda-only", [])
+    assert (code, doc["verdict"], doc["rocm_path"]) == (6, "cuda-only", [])
 
 
 def test_the_evaluation_set_cites_each_project_s_own_statement():
