@@ -89,6 +89,7 @@ def read_cmake(path: str, text: str, model: BuildModel) -> None:
 # -- setup.py ------------------------------------------------------------------------------------
 
 _PY_ROCM_NAMES = re.compile(r"(?:^|_)(?:ROCM|HIP|AMD)(?:_|$)", re.IGNORECASE)
+_PY_ANY_ROCM = re.compile(r"rocm|hip|amd", re.IGNORECASE)
 
 
 def _test_side(test: ast.expr) -> str | None:
@@ -148,8 +149,8 @@ def read_setup_py(path: str, text: str, model: BuildModel) -> None:
     the ROCm switch around them; never executed."""
     import ast
 
-    if not _PY_ROCM_NAMES.search(text) and "torch.version.hip" not in text:
-        return
+    if not _PY_ANY_ROCM.search(text):
+        return  # no ROCm switch to read (most setup.py files): no parse
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
