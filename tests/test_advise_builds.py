@@ -232,7 +232,7 @@ def test_a_module_reached_only_through_guarded_or_lazy_imports_is_optional(tmp_p
     assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
     optional = {f["where"]: f["optional"] for f in doc["findings"] if f["optional"]}
     assert optional["pkg/ops/cute/step.py:1"].startswith("pkg/ops/cute/ (imported only inside try:/if:/a function")
-    assert optional["pkg/ops/cute/helpers.py:1"] == "pkg/ops/cute/ (imported only by optional modules)"
+    assert optional["pkg/ops/cute/helpers.py:1"] == "pkg/ops/cute/ (imported only by optional or CUDA-only modules)"
     assert "pkg/backends/sm90.py:1" in optional
     (root / "pkg/core.py").write_text("from pkg.ops.cute.step import step\n")
     code, doc = run_json(root)

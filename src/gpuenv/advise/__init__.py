@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from gpuenv.advise.table import Table
 
 _ROCM_SHOWN = 5  # pieces of evidence of an existing ROCm build listed
+# An import inside a function: it runs when that code path does. Optional only in a tree that
+# builds for ROCm itself (vLLM's flashinfer backends), where the ROCm path is the project's own.
+LAZY = "inside a function: imported when that code runs"
 
 
 class AdviseError(ValueError):
@@ -137,7 +140,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             walked.c_paths.append(f.path)
             if '"' in text:
                 _includes(f.path, text, walked.includes)
-        found, sign = scan_file(f.path, f.suffix, text, macros, keyword)
+        found, sign = scan_file(f.path, f.suffix, text, macros, keyword, bool(rocm))
         if sign and not test:
             _note(rocm, sign)
             walked.ported.add(f.path)
@@ -177,11 +180,27 @@ def _top_manifest(walked: Walked, kind: str, text: str) -> None:
         walked.name = name
 
 
-def _includes(path: str, text: str, into: dict[str, list[str]]) -> None:
-    """What a file #includes in quotes (the project's own headers), resolved after the walk."""
-    written = _QUOTED_INCLUDE.findall(text)
-    if written:
-        into[path] = written
+def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> None:
+    """What a file #includes in quotes (the project's own headers), resolved after the walk, each
+    with whether it sits on the CUDA side of a HIP conditional (vLLM's topk.cu includes its
+    PTX-laden headers inside #ifndef USE_ROCM); an include in a HIP branch is the port's."""
+    from gpuenv.advise.regions import CUDA, HIP, c_regions, mentions_amd
+
+    found = list(_QUOTED_INCLUDE.finditer(text))
+    if not found:
+        return
+    regions = c_regions(text, True) if mentions_amd(text) else None
+    written = []
+    line, last = 1, 0
+    for m in found:
+        side = None
+        if regions is not None and regions.spans:
+            line += text.count("\n", last, m.start())
+            last = m.start()
+            side = regions.side(line)
+        if side != HIP:
+            written.append((m.group(1), side == CUDA))
+    into[path] = written
 
 
 def _ptx_ops(text: str, line: int, span: int) -> tuple[str, ...]:
@@ -218,7 +237,6 @@ def _optional_imports(found: list[Hit], text: str, table: Table, auxiliary: bool
                     lines = text.splitlines()
                 if 0 < hit.line <= len(lines) and lines[hit.line - 1][:1] in (" ", "\t"):
                     why = guarded(lines, hit.line - 1)
-                    if why:
-                        hit = hit._replace(optional=why)
+                    hit = hit._replace(optional=why or LAZY)
         out.append(hit)
     return out

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 _SOURCE_SUFFIX = r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|hip)"
 # A path token in CMake: "csrc/ops.cu", ${CMAKE_CURRENT_SOURCE_DIR}/csrc/*.cu, csrc/quantization.
 _CMAKE_PATH = re.compile(r"[\w./${}*-]+" + _SOURCE_SUFFIX + r"\b")
+_CMAKE_GENERATOR = re.compile(r"[\w./${}-]+\.py\b")
 _CMAKE_SUBDIR = re.compile(r"\badd_subdirectory\s*\(\s*\"?([\w./${}-]+)", re.IGNORECASE)
 _CMAKE_DIR_VARS = re.compile(r"\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR"
                              r"|CMAKE_SOURCE_DIR|\w+_SOURCE_DIR)\}/")  # fmt: skip
@@ -79,6 +80,13 @@ def read_cmake(path: str, text: str, model: BuildModel) -> None:
             joined = _join(base, m.group())
             if joined is not None:
                 model.add(side, joined)
+        if side in (CUDA, CUDA_ONLY):
+            for m in _CMAKE_GENERATOR.finditer(code):
+                # vLLM's marlin/generate_kernels.py, run on the CUDA side only: what it writes, and
+                # the templates beside it, are the CUDA build's.
+                joined = _join(base, m.group())
+                if joined is not None and "/" in joined:
+                    model.add(side, joined.rpartition("/")[0] + "/*")
         sub = _CMAKE_SUBDIR.search(code)
         if sub is not None:
             joined = _join(base, sub.group(1))
@@ -221,9 +229,11 @@ def compiled_by_cuda_only(model: BuildModel, paths: list[str]) -> set[str]:
     return out
 
 
-def included_by(paths: list[str], includes: dict[str, list[str]]) -> dict[str, set[str]]:
-    """Header path -> the files that ``#include "..."`` it: the file beside the includer when there
-    is one (as the compiler looks first), else every file whose path ends with what is written."""
+def included_by(paths: list[str], includes: dict[str, list[tuple[str, bool]]]) -> dict[str, set[str]]:
+    """Header path -> the files that ``#include "..."`` it outside the CUDA side of a HIP
+    conditional: the file beside the includer when there is one (as the compiler looks first),
+    else every file whose path ends with what is written. A header included only on CUDA sides has
+    an empty set of includers (and an entry: it is included)."""
     known = set(paths)
     by_name: dict[str, list[str]] = {}
     for p in paths:
@@ -231,7 +241,7 @@ def included_by(paths: list[str], includes: dict[str, list[str]]) -> dict[str, s
     out: dict[str, set[str]] = {}
     for includer, written in includes.items():
         here = includer.rpartition("/")[0]
-        for w in written:
+        for w, cuda_side in written:
             beside = _join(here, w)
             if beside in known:
                 targets = [beside]
@@ -241,7 +251,9 @@ def included_by(paths: list[str], includes: dict[str, list[str]]) -> dict[str, s
                     near = max(_shared(includer, t) for t in targets)
                     targets = [t for t in targets if _shared(includer, t) == near]
             for t in targets:
-                out.setdefault(t, set()).add(includer)
+                includers = out.setdefault(t, set())
+                if not cuda_side:
+                    includers.add(includer)
     return out
 
 
@@ -255,11 +267,11 @@ def _shared(a: str, b: str) -> int:
     return n
 
 
-def cuda_only_files(model: BuildModel, paths: list[str], includes: dict[str, list[str]]) -> set[str]:
+def cuda_only_files(model: BuildModel, paths: list[str], includes: dict[str, list[tuple[str, bool]]]) -> set[str]:
     """The CUDA build's own sources, and the headers only they include (a header included from
     anywhere else, or never, stays), up to a fixpoint."""
     only = compiled_by_cuda_only(model, paths)
-    if not only:
+    if not only and not any(cuda for written in includes.values() for _, cuda in written):
         return only
     compiled = _matcher(model.hip | model.both)
 
@@ -270,12 +282,14 @@ def cuda_only_files(model: BuildModel, paths: list[str], includes: dict[str, lis
     # names none (flash-attention's csrc/flash_attn/src/*.cu the list leaves out): the CUDA build's.
     rocm_dirs = {p.rpartition("/")[0] for p in paths if named_by_rocm(p)}
     cuda_dirs = {p.rpartition("/")[0] for p in only} - rocm_dirs
-    cuda_plain, cuda_glob = _matcher(model.cuda)
-    for p in paths:
-        if p.rpartition("/")[0] in cuda_dirs and p.endswith((".cu", ".cpp", ".cc")) and p not in cuda_plain:
-            if cuda_glob is None or not cuda_glob.fullmatch(p):
-                only.add(p)
     into = included_by(paths, includes)
+    for p in paths:
+        if p.rpartition("/")[0] not in cuda_dirs or p in only or named_by_rocm(p):
+            continue
+        # An unnamed source there, or a header nothing in the tree includes (vLLM's
+        # marlin_template.h, included only by the kernels its generator writes at build time).
+        if p.endswith((".cu", ".cpp", ".cc")) or p not in into:
+            only.add(p)
     changed = True
     while changed:
         changed = False
@@ -285,7 +299,30 @@ def cuda_only_files(model: BuildModel, paths: list[str], includes: dict[str, lis
             if named_by_rocm(p):
                 continue  # the ROCm build names it itself
             includers = into.get(p)
-            if includers and includers <= only:
+            if includers is not None and includers <= only:  # included, and only by the CUDA build's code
                 only.add(p)
                 changed = True
     return only
+
+
+def rocm_compiled_files(model: BuildModel, paths: list[str], includes: dict[str, list[tuple[str, bool]]]) -> set[str]:
+    """The sources a build file with a ROCm branch names for the ROCm build (on its HIP side or
+    outside its switch), and the headers they include outside CUDA-only branches, transitively."""
+    if not model.files:
+        return set()
+    plain, glob = _matcher(model.hip | model.both)
+    out = {p for p in paths if p in plain or (glob is not None and glob.fullmatch(p))}
+    if not out:
+        return out
+    into = included_by(paths, includes)
+    down: dict[str, set[str]] = {}
+    for header, includers in into.items():
+        for includer in includers:
+            down.setdefault(includer, set()).add(header)
+    todo = list(out)
+    while todo:
+        for header in down.get(todo.pop(), ()):
+            if header not in out:
+                out.add(header)
+                todo.append(header)
+    return out

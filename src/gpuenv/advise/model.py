@@ -135,7 +135,7 @@ class Walked:
     # file #includes in quotes.
     build: Any = None
     c_paths: list[str] = field(default_factory=list)
-    includes: dict[str, list[str]] = field(default_factory=dict)
+    includes: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)  # (written, on the CUDA side)
     parts: Any = None  # ``parts.Parts``: what the optional-part rules read
     ptx: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # (path, line) -> PTX opcodes
     ported: set[str] = field(default_factory=set)  # files with HIP branches of their own (the port adapts them)

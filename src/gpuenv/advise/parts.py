@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 
 from gpuenv.advise.regions import is_auxiliary_file
 
+# from X import (\n a,\n b): the statement scan reads one line; the graph needs X all the same.
+_FROM_PAREN = re.compile(r"^([ \t]*)from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]*\([ \t]*(?:#[^\n]*)?\n", re.MULTILINE)
+AUXILIARY = "in a test, benchmark or example"  # the label regions' optional imports give them too
 _RELATIVE = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+)", re.MULTILINE)
 
 
@@ -52,6 +55,8 @@ class Parts:
                 lines = text.splitlines()
             lazy = 0 < line <= len(lines) and lines[line - 1][:1] in (" ", "\t")
             found.append((module, lazy))
+        if "import (" in text:
+            found += [(m.group(2), bool(m.group(1))) for m in _FROM_PAREN.finditer(text)]
         if "from ." in text:
             package = path.rsplit("/", 1)[0].split("/") if "/" in path else []
             for m in _RELATIVE.finditer(text):
@@ -98,10 +103,11 @@ def _targets(written: str, index: dict[tuple[str, ...], list[str]], files: set[s
     return found
 
 
-def optional_modules(parts: Parts) -> dict[str, str]:
+def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
     """Module path -> why it is optional: every import of it that runs at module level comes from
     a module that is optional itself (a greatest fixpoint, so a backend's modules importing each
-    other stay optional together); a module nothing imports is core (an entry point)."""
+    other stay optional together) or not core for another reason (``outside``: a CUDA twin
+    directory, a backend named for CUDA); a module nothing imports is core (an entry point)."""
     if not parts.imports:
         return {}
     index, files = _index(parts.modules)
@@ -116,13 +122,14 @@ def optional_modules(parts: Parts) -> dict[str, str]:
     while changed:
         changed = False
         for target in list(optional):
-            if any(not lazy and importer not in optional for importer, lazy in into[target]):
+            if any(not lazy and importer not in optional and importer not in outside for importer, lazy in into[target]):
                 optional.discard(target)
                 changed = True
     out = {}
     for target in optional:
-        lazy_from = sorted(importer for importer, lazy in into[target] if lazy and importer not in optional)
-        how = f"imported only inside try:/if:/a function ({lazy_from[0]})" if lazy_from else "imported only by optional modules"
+        lazy_from = sorted(i for i, lazy in into[target] if lazy and i not in optional and i not in outside)
+        how = (f"imported only inside try:/if:/a function ({lazy_from[0]})" if lazy_from
+               else "imported only by optional or CUDA-only modules")  # fmt: skip
         out[target] = how
     return out
 
@@ -132,14 +139,40 @@ def package_dirs(parts: Parts) -> set[str]:
     return {m[: -len("__init__.py")] for m in parts.modules if m.endswith("__init__.py")}
 
 
-def optional_part(path: str, packages: set[str], modules: dict[str, str], packaged: set[str] | None = None) -> str:
+# A module named for a CUDA-only backend: CuTe DSL, cuTile, TensorRT-LLM, FlashInfer, NVIDIA, a
+# Hopper/Blackwell target (vLLM's gdn_chunk_cutedsl/, cute_utils/, router_gemm_sm100.py).
+_BACKEND = re.compile(r"(?:^|[/_.-])(?:cute|cutedsl|cutile|cuda|nvidia|trtllm|flashinfer|sm(?:90|100|103|110|120)a?)"
+                      r"(?=[/_.-]|$)", re.IGNORECASE)  # fmt: skip
+# Requirements lists of the core; the others (dev, test, kv_connectors, rubin-prerelease) are extras.
+_CORE_REQUIREMENTS = frozenset({"", "common", "base", "runtime", "core", "main", "install", "prod", "production",
+                                "cuda", "gpu", "build"})  # fmt: skip
+
+
+def is_backend(path: str) -> bool:
+    """A Python module named for a CUDA-only backend (``_BACKEND``)."""
+    return path.endswith(".py") and _BACKEND.search(path) is not None
+
+
+def optional_part(path: str, packages: set[str], modules: dict[str, str], packaged: set[str] | None = None,
+                  backends: bool = False) -> str:  # fmt: skip
     """Why the file at ``path`` is an optional part ("" when it is core). ``packaged``: the
-    package directories, given where the top of the tree is a package (its scripts elsewhere, and
-    container recipes below the top, are not what it installs)."""
+    package directories, given where the top of the tree is a package (its scripts elsewhere,
+    container recipes below the top, and requirements lists other than the core's are not what it
+    installs). ``backends``: the tree builds for ROCm itself, so a Python module named for a
+    CUDA-only backend is one its ROCm path does not take."""
+    if is_auxiliary_file(path):
+        return AUXILIARY
     for package in packages:
         if path.startswith(package):
             return f"{package} (a package of its own: setup.py or pyproject.toml)"
     directory, _, name = path.rpartition("/")
+    if backends and is_backend(path):
+        return f"{directory}/ (a CUDA-only backend, named for it, beside the project's ROCm build)"
+    if packaged is not None and name.endswith(".txt") and (name.startswith("requirements") or directory.endswith(
+            "requirements")):  # fmt: skip
+        stem = name[: -len(".txt")].removeprefix("requirements").strip("-_.")
+        if stem.lower() not in _CORE_REQUIREMENTS:
+            return f"{path} (a requirements list beside the core's)"
     if packaged is not None and directory:
         if path.endswith(".py") and directory + "/" not in packaged:
             return f"{directory}/ (scripts outside the Python package)"

@@ -120,10 +120,37 @@ class Regions:
 NO_REGIONS = Regions()
 
 
-def c_regions(text: str) -> Regions:
-    """The HIP and CUDA branches of a C/C++/CUDA file's ``#if`` conditionals."""
-    if not mentions_amd(text):
+def c_regions(text: str, arch: bool = False) -> Regions:
+    """The HIP and CUDA branches of a C/C++/CUDA file's ``#if`` conditionals. ``arch``: read
+    ``#if __CUDA_ARCH__ >= N`` in files that name no AMD word too (a tree that builds for ROCm:
+    vLLM's persistent_topk.cuh); elsewhere such a file is answered without a regex."""
+    if not mentions_amd(text) and not (arch and "__CUDA_ARCH__" in text):
         return NO_REGIONS
+    regions = _c_regions(text, frozenset())
+    if regions.spans and "define" in text:
+        # vLLM's VLLM_256B_PTX_ENABLED: #define NAME 1 only on the CUDA side, 0 elsewhere; then
+        # #if NAME is a CUDA-compiler-only branch too.
+        names = _cuda_side_names(text, regions)
+        if names:
+            regions = _c_regions(text, names)
+    return regions
+
+
+_DEFINE_FLAG = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)[ \t]*$", re.MULTILINE)
+
+
+def _cuda_side_names(text: str, regions: Regions) -> frozenset[str]:
+    """Macros #defined to a non-zero value only on CUDA sides of this file."""
+    on: dict[str, bool] = {}
+    for m in _DEFINE_FLAG.finditer(text):
+        if m.group(2) in ("0", "false"):
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        on[m.group(1)] = on.get(m.group(1), True) and regions.side(line) == CUDA
+    return frozenset(name for name, cuda in on.items() if cuda)
+
+
+def _c_regions(text: str, cuda_names: frozenset[str]) -> Regions:
     spans: list[tuple[int, int, str]] = []
     # Per open conditional: [side of the current branch, its first line, sides seen so far, its
     # CUDA-compiler-only spans (kept once an #else shows a stand-in)].
@@ -134,7 +161,10 @@ def c_regions(text: str) -> Regions:
         last = m.start()
         op, expr = m.group(1), m.group(2)
         if op in ("if", "ifdef", "ifndef"):
-            stack.append([condition_side(op, expr), line + 1, [], []])
+            side = condition_side(op, expr)
+            if side is None and op == "if" and expr.strip().strip("()").strip() in cuda_names:
+                side = CUDA_ONLY
+            stack.append([side, line + 1, [], []])
             continue
         if not stack:
             continue  # an #else/#endif without its #if (a fragment): nothing to track
@@ -282,15 +312,30 @@ _CMAKE_AMD = re.compile(r"HIP|ROCM|ROCm|AMD")
 _CMAKE_NOT = re.compile(r"\s*NOT\b", re.IGNORECASE)
 # The switches that pick the CUDA build among several backends: vLLM's VLLM_GPU_LANG STREQUAL
 # "CUDA", bitsandbytes' COMPUTE_BACKEND STREQUAL "cuda" and BUILD_CUDA, USE_CUDA, GGML_CUDA.
-_CMAKE_CUDA_PICK = re.compile(r"^\s*(?:\$\{)?\w*(?:GPU_LANG|BACKEND)\w*\}?\s+STREQUAL\s+\"?CUDA\b"
+_CMAKE_CUDA_PICK = re.compile(r"^\s*(?:\$\{)?\w*(?:GPU_LANG|BACKEND|TARGET_DEVICE)\w*\}?\s+STREQUAL\s+\"?CUDA\b"
                               r"|^\s*(?:BUILD_CUDA|USE_CUDA|GGML_CUDA|WITH_CUDA|ENABLE_CUDA)\s*(?:\)|$)",
                               re.IGNORECASE)  # fmt: skip
 
 
 def _cmake_side(cond: str) -> str | None:
-    if not _CMAKE_AMD.search(cond):
-        return CUDA_ONLY if _CMAKE_CUDA_PICK.search(cond) else None
-    return CUDA if _CMAKE_NOT.match(cond) else HIP
+    cond = cond.rsplit(")", 1)[0] if cond.count(")") > cond.count("(") else cond  # the if( ... ) closing
+    if _CMAKE_OR.search(cond):
+        # GPU_LANG STREQUAL "CUDA" OR GPU_LANG STREQUAL "HIP": both builds, unless every term agrees
+        sides = {_cmake_term(t) for t in _CMAKE_OR.split(cond)}
+        return sides.pop() if len(sides) == 1 else None
+    sides = {_cmake_term(t) for t in _CMAKE_AND.split(cond)} - {None}
+    return HIP if HIP in sides else CUDA if CUDA in sides else CUDA_ONLY if CUDA_ONLY in sides else None
+
+
+_CMAKE_OR = re.compile(r"\s+OR\s+")
+_CMAKE_AND = re.compile(r"\s+AND\s+")
+
+
+def _cmake_term(term: str) -> str | None:
+    term = term.strip().lstrip("(").strip()
+    if not _CMAKE_AMD.search(term):
+        return CUDA_ONLY if _CMAKE_CUDA_PICK.search(term) else None
+    return CUDA if _CMAKE_NOT.match(term) else HIP
 
 
 # -- paths ------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gpuenv.advise import LAZY
 from gpuenv.advise.builds import BUILD_RULE
 from gpuenv.advise.model import Advice, Finding, Hit, Level, Skipped, Verdict, Walked
 from gpuenv.advise.regions import twin_key
@@ -75,7 +76,7 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
         level = entry.level
         portable = level is Level.PORTABLE
         covered = on_cuda_side and not portable
-        optional = bool(optional_why) and not portable
+        optional = bool(optional_why) and not portable and optional_why != LAZY
         gkey = (entry.rule, "" if portable else where, level, covered, optional)
         group = groups.get(gkey)
         if group is None:
@@ -96,11 +97,17 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
     # A file whose ROCm twin exists (csrc/cuda/attn.cu, csrc/rocm/attn.hip) is covered as a whole;
     # so is one only the CUDA build compiles, in a tree that builds for ROCm too (buildmodel).
     handled = {w: "beside its ROCm twin file" for w in where_of if rocm_twins and twin_key(w) in rocm_twins}
+    twins = _twin_directories(walked)
+    for w in where_of:
+        if w in twins:
+            handled.setdefault(w, twins[w])
+    rocm_compiled: set[str] = set()
     if rocm_path and walked.build is not None:
-        from gpuenv.advise.buildmodel import cuda_only_files
+        from gpuenv.advise.buildmodel import cuda_only_files, rocm_compiled_files
 
         for w in cuda_only_files(walked.build, walked.c_paths, walked.includes) & where_of:
             handled.setdefault(w, "already handled by the ROCm build: only the CUDA build compiles it")
+        rocm_compiled = rocm_compiled_files(walked.build, walked.c_paths, walked.includes) & where_of
     parts = _optional_parts(walked, where_of)
     # The CUDA build's own flags (-gencode, CUDA::cublas) in a build file with a ROCm branch: the
     # ROCm build has its own beside them.
@@ -114,8 +121,17 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
             # bitsandbytes' gemm_4bit_simt.cu: a file with HIP branches of its own is one the
             # project's ROCm build compiles and adapts; what it left alone it left on purpose.
             how = "in a file the project's ROCm port adapts with HIP branches of its own"
-        findings.append(g.finding(entries[rule], level, covered or bool(how), how, parts.get(where, "")))
-    person_lines = sum(len(v) for p, v in person.items() if p not in handled and p not in parts)
+        elif not how and level is Level.WORK and where in rocm_compiled:
+            # vLLM's concat_mla_q.cuh (lane = threadIdx.x & 31): work-level code the project's own
+            # ROCm build compiles and ships. A blocker there (PTX) is never excused this way.
+            how = "compiled by the project's own ROCm build (its build files name it for ROCm)"
+        part = parts.get(where, "")
+        if not part and g.first.optional == LAZY:
+            part = LAZY if rocm_path else "-"  # "-": not optional after all (no ROCm build of the tree's own)
+        findings.append(g.finding(entries[rule], level, covered or bool(how), how, part))
+    counted = {_place(f.where)[0] for f in findings if f.level is not Level.PORTABLE and not f.covered
+               and not f.optional}  # fmt: skip
+    person_lines = sum(len(v) for p, v in person.items() if p in counted)
     findings.sort(key=lambda f: (-_RANK[f.level], f.covered, bool(f.optional), _place(f.where)))
     if walked.stub:
         return _stub(path, walked, table, findings, source_files, manifests, skipped)
@@ -149,9 +165,35 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
     )
 
 
+_CUDA_DIRS = frozenset({"cuda", "nvidia", "nv"})
+_ROCM_DIRS = frozenset({"rocm", "amd", "hip"})
+
+
+def _twin_directories(walked: Walked) -> dict[str, str]:
+    """Files under a cuda/ or nvidia/ directory whose sibling rocm/, amd/ or hip/ directory
+    exists (vLLM's models/kimi_k3/nvidia/ beside models/kimi_k3/amd/): the ROCm port has its own."""
+    if not walked.rocm:
+        return {}
+    parents = set()
+    paths = walked.c_paths + (walked.parts.modules if walked.parts is not None else [])
+    for p in paths:
+        segments = p.split("/")[:-1]
+        for i, seg in enumerate(segments):
+            if seg.lower() in _ROCM_DIRS:
+                parents.add("/".join(segments[:i]))
+    out = {}
+    for w in paths:
+        segments = w.split("/")[:-1]
+        for i, seg in enumerate(segments):
+            if seg.lower() in _CUDA_DIRS and "/".join(segments[:i]) in parents:
+                out[w] = f"beside its ROCm twin directory ({'/'.join(segments[:i] + ['...'])})"
+                break
+    return out
+
+
 def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
     """File -> the optional part it is in, for the files with findings."""
-    from gpuenv.advise.parts import optional_modules, optional_part, package_dirs
+    from gpuenv.advise.parts import is_backend, optional_modules, optional_part, package_dirs
 
     p = walked.parts
     if p is None:
@@ -159,11 +201,16 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
     # A nested package is optional beside a package at the top; without one it is the project.
     top = "setup.py" in p.roots or "pyproject.toml" in p.roots
     packages = p.packages if top else set()
-    modules = optional_modules(p) if any(w.endswith(".py") for w in where_of) else {}
+    modules: dict[str, str] = {}
+    if any(w.endswith(".py") for w in where_of):
+        outside = set(_twin_directories(walked))
+        if walked.rocm:
+            outside |= {m for m in p.modules if is_backend(m)}
+        modules = optional_modules(p, outside)
     packaged = package_dirs(p) if top else None
     out = {}
     for w in where_of:
-        why = optional_part(w, packages, modules, packaged)
+        why = optional_part(w, packages, modules, packaged, bool(walked.rocm))
         if why:
             out[w] = why
     return out
@@ -278,7 +325,7 @@ class _Group:
             name=entry.name,
             count=self.count,
             lines=tuple(sorted(self.lines)),
-            optional=(part or first.optional) if level is not Level.PORTABLE else "",
+            optional=("" if part == "-" else part or first.optional) if level is not Level.PORTABLE else "",
             covered=covered,
             handled=handled or ("on the CUDA side of the project's own HIP branch" if covered else ""),
         )
