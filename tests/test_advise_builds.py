@@ -324,3 +324,83 @@ def test_cuda_only_has_an_exit_code_of_its_own():
     assert Exit.CUDA_ONLY == 6 and Exit.REFUSED == 3  # 3 was taken: plan/apply refused
     help_text = invoke(["advise", "--help"]).stdout
     assert "6 cuda-only" in " ".join(help_text.split())
+
+
+# -- 6. vLLM's shapes: what its ROCm build leaves out, said in the code itself -----------------------
+
+ROCM_CMAKE = ('project(x LANGUAGES CXX)\nset(SRC "csrc/topk.cu" "csrc/cache.cu")\n'
+              'if(VLLM_GPU_LANG STREQUAL "CUDA")\n  list(APPEND SRC "csrc/cuda_only.cu")\n'
+              '  execute_process(COMMAND python ${CMAKE_CURRENT_SOURCE_DIR}/csrc/marlin/generate_kernels.py)\n'
+              'elseif(VLLM_GPU_LANG STREQUAL "HIP")\n  list(APPEND SRC "csrc/rocm/attn.cu")\nendif()\n')  # fmt: skip
+
+
+def rocm_tree(tmp_path, files: dict[str, str]):
+    base = {"CMakeLists.txt": ROCM_CMAKE, "csrc/cuda_only.cu": PLAIN, "csrc/rocm/attn.cu": HIP_KERNEL,
+            "csrc/cache.cu": PLAIN, "csrc/topk.cu": PLAIN}  # fmt: skip
+    return tree(tmp_path, {**base, **files})
+
+
+def test_a_header_included_only_inside_ifndef_use_rocm_is_the_cuda_builds(tmp_path):
+    root = rocm_tree(tmp_path, {
+        "csrc/topk.cu": '#ifndef USE_ROCM\n  #include "persistent_topk.cuh"\n#endif\n' + PLAIN,
+        "csrc/persistent_topk.cuh": PTX,
+    })  # fmt: skip
+    code, doc = run_json(root)
+    assert (code, doc["verdict"]) == (0, "portable")
+    (root / "csrc/topk.cu").write_text('#include "persistent_topk.cuh"\n' + PLAIN)
+    code, doc = run_json(root)
+    assert uncounted(doc) == {"csrc/persistent_topk.cuh"}
+
+
+def test_a_flag_macro_defined_only_on_the_cuda_side_guards_like_cuda_arch(tmp_path):
+    utils = ("#if !defined(USE_ROCM) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000\n  #define WIDE_PTX 1\n#else\n"
+             "  #define WIDE_PTX 0\n#endif\n__device__ void ld(unsigned* v, const unsigned* p) {\n#if WIDE_PTX\n"
+             '  asm volatile("ld.global.nc.v8.u32 {%0}, [%1];" : "=r"(v[0]) : "l"(p));\n#else\n  v[0] = p[0];\n#endif\n}\n')  # fmt: skip
+    r = c_regions(utils)
+    assert r.side(8) == CUDA and r.side(10) is None
+
+
+def test_generated_kernels_twin_directories_and_rocm_compiled_work(tmp_path):
+    """marlin/: the CUDA side runs its generator, so its templates are the CUDA build's; models/x/nvidia/
+    beside models/x/amd/ is covered; work-level code the ROCm build compiles is the project's own port."""
+    root = rocm_tree(tmp_path, {
+        "csrc/marlin/generate_kernels.py": "print('kernels')\n",
+        "csrc/marlin/marlin_template.h": PTX,
+        "csrc/cache.cu": "__global__ void k(int* o) { o[0] = threadIdx.x & 31; }\n",
+        "pyproject.toml": '[project]\nname = "srv"\n',
+        "srv/__init__.py": "",
+        "srv/models/x/__init__.py": "",
+        "srv/models/x/amd/__init__.py": "import torch\n",
+        "srv/models/x/nvidia/__init__.py": "import cutlass\n",
+    })  # fmt: skip
+    code, doc = run_json(root)
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    handled = {f["where"].rsplit(":", 1)[0]: f["handled"] for f in doc["findings"] if f["covered"]}
+    assert handled["csrc/marlin/marlin_template.h"] == "already handled by the ROCm build: only the CUDA build compiles it"
+    assert handled["srv/models/x/nvidia/__init__.py"].startswith("beside its ROCm twin directory")
+    assert handled["csrc/cache.cu"] == "compiled by the project's own ROCm build (its build files name it for ROCm)"
+    # A blocker in a source the ROCm build compiles is never excused that way.
+    (root / "csrc/cache.cu").write_text(PTX)
+    code, doc = run_json(root)
+    assert uncounted(doc) == {"csrc/cache.cu"} and doc["verdict"] == "portable-with-work"
+
+
+def test_backends_named_for_cuda_and_lazy_imports_are_optional_only_beside_a_rocm_build(tmp_path):
+    files = {
+        "pyproject.toml": '[project]\nname = "srv"\n',
+        "srv/__init__.py": "",
+        "srv/ops/gdn_cutedsl/__init__.py": "import cutlass\n",
+        "srv/sampler.py": "def top_k():\n    from flashinfer import top_k\n    return top_k\n",
+        "srv/comm.py": "def make():\n    from srv.mnnvl import (\n        Backend,\n    )\n    return Backend\n",
+        "srv/mnnvl.py": "from flashinfer.comm import Backend\n",
+        "requirements/kv_connectors.txt": "tensorrt\n",
+    }
+    code, doc = run_json(tree(tmp_path / "plain", files))
+    assert (code, doc["verdict"]) == (Exit.CUDA_ONLY, "cuda-only")  # no ROCm build: the lazy import is core
+    code, doc = run_json(rocm_tree(tmp_path / "rocm", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    parts = {p["part"] for p in doc["optional_parts"]}
+    assert "srv/ops/gdn_cutedsl/ (a CUDA-only backend, named for it, beside the project's ROCm build)" in parts
+    assert "inside a function: imported when that code runs" in parts
+    assert "srv/ (imported only inside try:/if:/a function (srv/comm.py))" in parts  # a multi-line import
+    assert "requirements/kv_connectors.txt (a requirements list beside the core's)" in parts
