@@ -65,6 +65,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     model = walked.build = BuildModel()
     parts = walked.parts = Parts()
     macros = set(DEVICE_MACROS)
+    cuda_flags: set[str] = set()  # feature macros #defined only on CUDA sides (regions.c_regions)
     person_modules: dict[str, bool] = {}  # module -> whether the table calls it more than portable
     unparsable = 0
     for f in walk(path, counts):
@@ -104,6 +105,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
                 else:
                     yield Hit("package", d.name, f.path, d.line, "dependency", optional=extra)
         if f.build:
+            walked.build_paths.append(f.path)
             if is_cmake(name):
                 found, sign = scan_cmake(f.path, text)
                 read_cmake(f.path, text, model)
@@ -140,7 +142,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             walked.c_paths.append(f.path)
             if '"' in text:
                 _includes(f.path, text, walked.includes)
-        found, sign = scan_file(f.path, f.suffix, text, macros, keyword, bool(rocm))
+        found, sign = scan_file(f.path, f.suffix, text, macros, keyword, bool(rocm), cuda_flags if rocm else None)
         if sign and not test:
             _note(rocm, sign)
             walked.ported.add(f.path)

@@ -135,6 +135,7 @@ class Walked:
     # file #includes in quotes.
     build: Any = None
     c_paths: list[str] = field(default_factory=list)
+    build_paths: list[str] = field(default_factory=list)  # CMakeLists.txt, *.cmake, setup*.py
     includes: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)  # (written, on the CUDA side)
     parts: Any = None  # ``parts.Parts``: what the optional-part rules read
     ptx: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # (path, line) -> PTX opcodes

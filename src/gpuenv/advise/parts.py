@@ -22,6 +22,7 @@ from gpuenv.advise.regions import is_auxiliary_file
 
 # from X import (\n a,\n b): the statement scan reads one line; the graph needs X all the same.
 _FROM_PAREN = re.compile(r"^([ \t]*)from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]*\([ \t]*(?:#[^\n]*)?\n", re.MULTILINE)
+_VENDORED = frozenset({"vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty", "external"})
 AUXILIARY = "in a test, benchmark or example"  # the label regions' optional imports give them too
 _RELATIVE = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+)", re.MULTILINE)
 
@@ -162,6 +163,10 @@ def optional_part(path: str, packages: set[str], modules: dict[str, str], packag
     CUDA-only backend is one its ROCm path does not take."""
     if is_auxiliary_file(path):
         return AUXILIARY
+    segments = path.split("/")
+    for i, seg in enumerate(segments[:-1]):
+        if seg.lower() in _VENDORED:
+            return f"{'/'.join(segments[: i + 1])}/ (vendored third-party code)"
     for package in packages:
         if path.startswith(package):
             return f"{package} (a package of its own: setup.py or pyproject.toml)"
@@ -179,7 +184,6 @@ def optional_part(path: str, packages: set[str], modules: dict[str, str], packag
         low = name.lower()
         if low.startswith(("dockerfile", "containerfile")) or low.endswith((".dockerfile", ".containerfile")):
             return f"{directory}/ (a container recipe below the top of the tree)"
-    segments = path.split("/")
     if "contrib" in segments[:-1]:
         at = segments.index("contrib")
         part = "/".join(segments[: at + 2]) if at + 2 < len(segments) else "/".join(segments[: at + 1])

@@ -64,7 +64,7 @@ def _term_side(term: str) -> str | None:
     negated = term.startswith("!")
     m = _AMD_NAME.search(term)
     if m is None:
-        if not negated and "__CUDA_ARCH__" in term and (arch := _CUDA_ARCH_MIN.search(term)) and int(arch.group(1)):
+        if not negated and "__CUDA_ARCH__" in term and (arch := _CUDA_ARCH_MIN.search(term)) and arch.group(1) != "0":
             return CUDA_ONLY  # __CUDA_ARCH__ >= 800: false where HIP leaves the macro undefined
         return None
     if negated or _EQUALS_ZERO.search(term):
@@ -74,7 +74,7 @@ def _term_side(term: str) -> str | None:
 
 _EQUALS_ZERO = re.compile(r"==\s*0\b")
 # __CUDA_ARCH__ >= N, > N, == N (N > 0): never true where the macro is undefined (0). "< N" is.
-_CUDA_ARCH_MIN = re.compile(r"__CUDA_ARCH__\s*(?:>=?|==)\s*(\d+)")
+_CUDA_ARCH_MIN = re.compile(r"__CUDA_ARCH__\s*(?:>=?|==)\s*(\d+|[A-Z_][A-Z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -120,27 +120,36 @@ class Regions:
 NO_REGIONS = Regions()
 
 
-def c_regions(text: str, arch: bool = False) -> Regions:
+def c_regions(text: str, arch: bool = False, known: set[str] | None = None) -> Regions:
     """The HIP and CUDA branches of a C/C++/CUDA file's ``#if`` conditionals. ``arch``: read
     ``#if __CUDA_ARCH__ >= N`` in files that name no AMD word too (a tree that builds for ROCm:
-    vLLM's persistent_topk.cuh); elsewhere such a file is answered without a regex."""
-    if not mentions_amd(text) and not (arch and "__CUDA_ARCH__" in text):
+    vLLM's persistent_topk.cuh); elsewhere such a file is answered without a regex. ``known``:
+    feature macros earlier files #define only on CUDA sides (llama.cpp's TURING_MMA_AVAILABLE in
+    common.cuh), read here and added to."""
+    names = frozenset(known) if known else frozenset()
+    if not mentions_amd(text) and not (arch and "__CUDA_ARCH__" in text) and not (names and _names_any(text, names)):
         return NO_REGIONS
-    regions = _c_regions(text, frozenset())
+    regions = _c_regions(text, names, arch)
     if regions.spans and "define" in text:
         # vLLM's VLLM_256B_PTX_ENABLED: #define NAME 1 only on the CUDA side, 0 elsewhere; then
         # #if NAME is a CUDA-compiler-only branch too.
-        names = _cuda_side_names(text, regions)
-        if names:
-            regions = _c_regions(text, names)
+        own = _cuda_side_names(text, regions)
+        if own - names:
+            regions = _c_regions(text, names | own, arch)
+            if known is not None:
+                known |= own
     return regions
 
 
-_DEFINE_FLAG = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+(\w+)[ \t]*$", re.MULTILINE)
+def _names_any(text: str, names: frozenset[str]) -> bool:
+    return "#if" in text and any(n in text for n in names)
+
+
+_DEFINE_FLAG = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[ \t]+(\w+))?[ \t]*(?://[^\n]*)?$", re.MULTILINE)
 
 
 def _cuda_side_names(text: str, regions: Regions) -> frozenset[str]:
-    """Macros #defined to a non-zero value only on CUDA sides of this file."""
+    """Macros #defined (bare, or to a non-zero value) only on CUDA sides of this file."""
     on: dict[str, bool] = {}
     for m in _DEFINE_FLAG.finditer(text):
         if m.group(2) in ("0", "false"):
@@ -150,7 +159,16 @@ def _cuda_side_names(text: str, regions: Regions) -> frozenset[str]:
     return frozenset(name for name, cuda in on.items() if cuda)
 
 
-def _c_regions(text: str, cuda_names: frozenset[str]) -> Regions:
+def _flag(expr: str) -> str:
+    """The macro an ``#if NAME``, ``#if defined(NAME)`` or ``#ifdef NAME`` tests ("" otherwise)."""
+    expr = expr.split("//", 1)[0].strip()
+    if expr.startswith("defined"):
+        expr = expr[len("defined") :]
+    expr = expr.strip().strip("()").strip()
+    return expr if expr.isidentifier() else ""
+
+
+def _c_regions(text: str, cuda_names: frozenset[str], rocm_tree: bool = False) -> Regions:
     spans: list[tuple[int, int, str]] = []
     # Per open conditional: [side of the current branch, its first line, sides seen so far, its
     # CUDA-compiler-only spans (kept once an #else shows a stand-in)].
@@ -162,7 +180,7 @@ def _c_regions(text: str, cuda_names: frozenset[str]) -> Regions:
         op, expr = m.group(1), m.group(2)
         if op in ("if", "ifdef", "ifndef"):
             side = condition_side(op, expr)
-            if side is None and op == "if" and expr.strip().strip("()").strip() in cuda_names:
+            if side is None and op in ("if", "ifdef") and cuda_names and _flag(expr) in cuda_names:
                 side = CUDA_ONLY
             stack.append([side, line + 1, [], []])
             continue
@@ -175,9 +193,10 @@ def _c_regions(text: str, cuda_names: frozenset[str]) -> Regions:
             spans.append((top[1], line - 1, top[0]))
         top[2].append(top[0])
         if op == "endif":
-            if len(top[2]) > 1:
+            if len(top[2]) > 1 or rocm_tree:
                 # #if __CUDA_ARCH__ >= 900 with an #else: HIP compiles the other branch. Without
-                # one, the code has no stand-in on ROCm, and stays work.
+                # one, the code has no stand-in on ROCm: work, unless the tree builds for ROCm
+                # itself (its ROCm build compiles without that code: llama.cpp's DGX Spark path).
                 spans.extend(top[3])
             stack.pop()
             continue

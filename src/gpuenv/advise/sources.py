@@ -116,11 +116,13 @@ def scan(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = 
 
 
 def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS,
-              keyword: bool | None = None, arch: bool = False) -> tuple[list[Hit], str | None]:  # fmt: skip
+              keyword: bool | None = None, arch: bool = False,
+              known: set[str] | None = None) -> tuple[list[Hit], str | None]:  # fmt: skip
     """(every hit, by line; the first sign in the file that the project builds for ROCm itself:
     a HIP branch of a ``#if``, a ``hip/`` header, AMD GPU assembly), or None. ``keyword``:
     ``names_device_keyword(text)`` when the caller has it already; ``arch``: read ``__CUDA_ARCH__``
-    guards in every file (``regions.c_regions``)."""
+    guards in every file; ``known``: CUDA-side feature macros of files read before
+    (``regions.c_regions``)."""
     hits: list[Hit] = []
     evidence: list[str] = []
     if suffix == ".py":
@@ -136,7 +138,7 @@ def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[st
             unique.setdefault((h.rule, h.line), h)
         hits[:] = list(unique.values())
     elif suffix in C_SUFFIXES:
-        regions = c_regions(text, arch)
+        regions = c_regions(text, arch, known)
         first = regions.first_hip(text) if regions.spans else None
         if first is not None:
             evidence.append(f"{path}:{first - 1} (a HIP/ROCm branch of #if)")

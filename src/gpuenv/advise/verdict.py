@@ -117,6 +117,8 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
         how = handled.get(where, "")
         if not how and rule == BUILD_RULE and where in own:
             how = "the CUDA build's own configuration, beside the ROCm branch of this build file"
+        elif not how and rule == BUILD_RULE and rocm_path and _build_twin(where, walked):
+            how = "the CUDA build's own build file: the ROCm build has its own beside it"
         elif not how and level is Level.WORK and rocm_path and where in walked.ported:
             # bitsandbytes' gemm_4bit_simt.cu: a file with HIP branches of its own is one the
             # project's ROCm build compiles and adapts; what it left alone it left on purpose.
@@ -189,6 +191,25 @@ def _twin_directories(walked: Walked) -> dict[str, str]:
                 out[w] = f"beside its ROCm twin directory ({'/'.join(segments[:i] + ['...'])})"
                 break
     return out
+
+
+_CUDA_WORDS = ("cuda", "nvidia")
+_ROCM_WORDS = ("hip", "rocm", "amd")
+
+
+def _build_twin(path: str, walked: Walked) -> bool:
+    """Whether a build file sits in a directory named for CUDA whose ROCm-named sibling holds a
+    build file too (llama.cpp's ggml/src/ggml-cuda/CMakeLists.txt beside ggml-hip/)."""
+    segments = path.split("/")[:-1]
+    dirs = {p.rpartition("/")[0] for p in walked.build_paths}
+    for i, seg in enumerate(segments):
+        for cuda in _CUDA_WORDS:
+            if cuda in seg.lower():
+                for rocm in _ROCM_WORDS:
+                    twin = "/".join(segments[:i] + [seg.lower().replace(cuda, rocm)])
+                    if any(d.lower() == twin or d.lower().startswith(twin + "/") for d in dirs):
+                        return True
+    return False
 
 
 def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
