@@ -404,3 +404,37 @@ def test_backends_named_for_cuda_and_lazy_imports_are_optional_only_beside_a_roc
     assert "inside a function: imported when that code runs" in parts
     assert "srv/ (imported only inside try:/if:/a function (srv/comm.py))" in parts  # a multi-line import
     assert "requirements/kv_connectors.txt (a requirements list beside the core's)" in parts
+
+
+# -- 7. llama.cpp's shapes ---------------------------------------------------------------------------
+
+
+def test_feature_macros_defined_only_for_cuda_guard_other_files(tmp_path):
+    """common.cuh #defines TURING_MMA_AVAILABLE only when not GGML_USE_HIP; mma.cuh's PTX behind
+    #ifdef TURING_MMA_AVAILABLE is then the CUDA build's; a guard against a named arch constant
+    (__CUDA_ARCH__ == GGML_CUDA_CC_DGX_SPARK) is dead on HIP too in a tree that builds for ROCm."""
+    root = tree(tmp_path, {
+        "CMakeLists.txt": "project(g LANGUAGES CXX)\nif(GGML_HIP)\n  enable_language(HIP)\nendif()\n",
+        "ggml-cuda/common.cuh": ("#if !defined(GGML_USE_HIP) && __CUDA_ARCH__ >= 750\n#define TURING_MMA_AVAILABLE\n#endif\n"
+                                 "#if defined(GGML_USE_HIP)\n#include <hip/hip_runtime.h>\nint hip_side();\n#endif\n"),
+        "ggml-cuda/mma.cuh": ('#include "common.cuh"\n__device__ int mv(int x) {\n    int r = 0;\n#ifdef TURING_MMA_AVAILABLE\n'
+                              '    asm("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;" : "=r"(r) : "r"(x));\n#else\n'
+                              '    r = x;\n#endif\n    return r;\n}\n'),
+        "ggml-cuda/mmvq.cu": ('#if __CUDA_ARCH__ == GGML_CUDA_CC_DGX_SPARK\n__device__ void pf(const void* p) {\n'
+                              '    asm volatile("prefetch.global.L2 [%0];" :: "l"(p));\n}\n#endif\n'),
+        "ggml-cuda/CMakeLists.txt": "find_package(CUDAToolkit)\nenable_language(CUDA)\n",
+        "ggml-hip/CMakeLists.txt": "enable_language(HIP)\n",
+        "vendor/miniaudio/miniaudio.h": "#define WARP_SIZE 32\n__device__ int lane(int t) { return t & 31; }\n",
+    })  # fmt: skip
+    code, doc = run_json(root)
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    by = {f["where"].rsplit(":", 1)[0]: f for f in doc["findings"] if f["verdict"] != "portable"}
+    assert by["ggml-cuda/mma.cuh"]["covered"] and by["ggml-cuda/mmvq.cu"]["covered"]
+    assert by["ggml-cuda/CMakeLists.txt"]["handled"] == "the CUDA build's own build file: the ROCm build has its own beside it"
+    assert by["vendor/miniaudio/miniaudio.h"]["optional"] == "vendor/ (vendored third-party code)"
+    # Without a ROCm build of the tree's own, the same PTX is work for a person.
+    (root / "ggml-hip/CMakeLists.txt").unlink()
+    (root / "CMakeLists.txt").write_text("project(g LANGUAGES CXX)\n")
+    (root / "ggml-cuda/common.cuh").write_text("#if __CUDA_ARCH__ >= 750\n#define TURING_MMA_AVAILABLE\n#endif\n")
+    code, doc = run_json(root)
+    assert (code, doc["verdict"]) == (Exit.CUDA_ONLY, "cuda-only")
