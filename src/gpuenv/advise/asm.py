@@ -88,6 +88,7 @@ _KIND = frozenset({"async", "sync", "mma_async", "bulk", "shared", "global", "lo
                    "tensor", "arrive_and_expect_tx", "test_wait", "alloc", "dealloc", "mma", "ld", "st", "cp",
                    "commit", "red", "cta", "gpu", "sys", "acq_rel", "release", "acquire"})  # fmt: skip
 _NOT_OPCODES = frozenset({"memory", "cc"})
+_BARE = frozenset({"trap", "exit", "brkpt", "ret", "pmevent"})  # PTX instructions written without operands or a dot
 _WHOLE = frozenset({"ldmatrix", "stmatrix", "movmatrix", "wgmma", "tcgen05", "setmaxnreg", "griddepcontrol",
                     "elect", "redux", "mbarrier", "multimem"})  # fmt: skip
 
@@ -97,11 +98,15 @@ def instructions(statement: str) -> tuple[str, ...]:
     picks the instruction (``ldmatrix``, ``mma.sync``, ``cp.async``, ``cp.async.bulk``,
     ``ld.global``, ``bar.sync``), one per instruction written (a statement may hold several)."""
     out = []
-    for body in _BODY.findall(_template(statement)):
+    # Every string of the statement: operand constraints ("=r", "l") and clobbers ("memory") are
+    # strings too, one word without a dot or a space, which no PTX instruction of interest is.
+    for body in _BODY.findall(statement):
         for piece in _PIECE.split(body):
             piece = piece.strip()
             if not piece or piece[0] in "{}.%" or piece.endswith(":"):
                 continue  # a brace, a directive (.reg .pred p), a label
+            if " " not in piece and "." not in piece and piece not in _BARE:
+                continue
             m = _OPCODE.match(piece)
             if m is None:
                 continue
