@@ -86,8 +86,9 @@ _OPCODE = re.compile(r"\s*(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*)")
 _KIND = frozenset({"async", "sync", "mma_async", "bulk", "shared", "global", "local", "const", "param", "arrive",
                    "wait", "commit_group", "wait_group", "fence", "try_wait", "expect_tx", "init", "approx",
                    "tensor", "arrive_and_expect_tx", "test_wait", "alloc", "dealloc", "mma", "ld", "st", "cp",
-                   "commit", "red", "cta", "gpu", "sys", "acq_rel", "release", "acquire"})  # fmt: skip
+                   "commit", "red", "cta", "gpu", "sys", "acq_rel", "release", "acquire", "reduce"})  # fmt: skip
 _NOT_OPCODES = frozenset({"memory", "cc"})
+_LITERALS = re.compile(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+')
 _BARE = frozenset({"trap", "exit", "brkpt", "ret", "pmevent"})  # PTX instructions written without operands or a dot
 _WHOLE = frozenset({"ldmatrix", "stmatrix", "movmatrix", "wgmma", "tcgen05", "setmaxnreg", "griddepcontrol",
                     "elect", "redux", "mbarrier", "multimem"})  # fmt: skip
@@ -98,9 +99,13 @@ def instructions(statement: str) -> tuple[str, ...]:
     picks the instruction (``ldmatrix``, ``mma.sync``, ``cp.async``, ``cp.async.bulk``,
     ``ld.global``, ``bar.sync``), one per instruction written (a statement may hold several)."""
     out = []
-    # Every string of the statement: operand constraints ("=r", "l") and clobbers ("memory") are
-    # strings too, one word without a dot or a space, which no PTX instruction of interest is.
-    for body in _BODY.findall(statement):
+    # The template is the first run of adjacent string literals (C joins them: one instruction
+    # may be written over several); the strings after it are operand constraints and clobbers.
+    first = _LITERALS.search(statement)
+    if first is None:
+        return ()
+    template = "".join(_BODY.findall(first.group()))
+    for body in (template,):
         for piece in _PIECE.split(body):
             piece = piece.strip()
             if not piece or piece[0] in "{}.%" or piece.endswith(":"):
