@@ -144,7 +144,8 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
                 # Only read once the tree shows a ROCm build (root build files come first): the
                 # include graph serves the build model, which applies only then (CUTLASS's speed).
                 _includes(f.path, text, walked.includes)
-        found, sign = scan_file(f.path, f.suffix, text, macros, keyword, bool(rocm), cuda_flags if rocm else None)
+        found, sign = scan_file(f.path, f.suffix, text, macros, keyword, bool(rocm), cuda_flags if rocm else None,
+                                None if rocm_file else walked.ptx)  # fmt: skip
         if sign and not test:
             _note(rocm, sign)
             walked.ported.add(f.path)
@@ -154,13 +155,6 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             continue  # csrc/rocm/, hip/, *_cdna3.cu: the ROCm port itself, not work
         if f.suffix == ".py" or f.suffix in (".pyx", ".pxd"):
             found = _optional_imports(found, text, table, is_auxiliary_file(f.path), person_modules)
-        starts: list[int] | None = None
-        for h in found:
-            if h.rule == "construct:inline-ptx":
-                if starts is None:  # where each line starts: one pass per file with PTX, not one per statement
-                    starts = [0] + [m.end() for m in _NEWLINE.finditer(text)] + [len(text)]
-                end = starts[min(h.line - 1 + h.span, len(starts) - 1)]
-                walked.ptx[(h.path, h.line)] = _ptx_ops(text[starts[h.line - 1] : end])
         yield from found
     walked.skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable,
                              counts.ignored)  # fmt: skip
@@ -168,7 +162,6 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
 
 _PKG_NAME = re.compile(r"^Name:[ \t]*(\S+)", re.MULTILINE)
 _PROJECT_NAME = re.compile(r"^name[ \t]*=[ \t]*[\"']([^\"'\n]+)", re.MULTILINE)
-_NEWLINE = re.compile("\n")
 _QUOTED_INCLUDE = re.compile(r"#[ \t]*include[ \t]*\"([^\"\n]+)\"")
 
 
@@ -210,12 +203,6 @@ def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> 
         if side != HIP:
             written.append((m.group(1), side == CUDA))
     into[path] = written
-
-
-def _ptx_ops(statement: str) -> tuple[str, ...]:
-    from gpuenv.advise.asm import instructions
-
-    return instructions(statement)
 
 
 def _note(rocm: list[str], sign: str) -> None:

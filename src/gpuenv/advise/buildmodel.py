@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 _SOURCE_SUFFIX = r"\.(?:cu|cuh|cpp|cc|cxx|c|h|hpp|hip)"
 # A path token in CMake: "csrc/ops.cu", ${CMAKE_CURRENT_SOURCE_DIR}/csrc/*.cu, csrc/quantization.
 _CMAKE_PATH = re.compile(r"[\w./${}*-]+" + _SOURCE_SUFFIX + r"\b")
+# A word a backend switch needs: an AMD name, or one of the CUDA selectors regions knows.
+_CMAKE_SWITCH = re.compile(r"HIP|ROCM|ROCm|AMD|GPU_LANG|BACKEND|TARGET_DEVICE|BUILD_CUDA|USE_CUDA|GGML_CUDA|WITH_CUDA"
+                           r"|ENABLE_CUDA")  # fmt: skip
 _CMAKE_GENERATOR = re.compile(r"[\w./${}-]+\.py\b")
 _CMAKE_SUBDIR = re.compile(r"\badd_subdirectory\s*\(\s*\"?([\w./${}-]+)", re.IGNORECASE)
 _CMAKE_DIR_VARS = re.compile(r"\$\{(?:CMAKE_CURRENT_SOURCE_DIR|CMAKE_CURRENT_LIST_DIR|PROJECT_SOURCE_DIR"
@@ -64,8 +67,8 @@ def _join(base: str, rel: str) -> str | None:
 
 def read_cmake(path: str, text: str, model: BuildModel) -> None:
     """The sources and subdirectories a CMake file names, by the side of its backend switch."""
-    if "CUDA" not in text.upper():
-        return
+    if _CMAKE_SWITCH.search(text) is None:
+        return  # no backend switch (most of CUTLASS's CMake files): nothing to side
     lines = text.splitlines()
     sides = cmake_sides(lines)
     if not any(s is not None for s in sides):

@@ -50,12 +50,9 @@ class Parts:
         if is_auxiliary_file(path):
             return  # a test importing everything does not make it core
         found: list[tuple[str, bool]] = []
-        lines: list[str] | None = None
-        for module, line in absolute:
-            if lines is None:
-                lines = text.splitlines()
-            lazy = 0 < line <= len(lines) and lines[line - 1][:1] in (" ", "\t")
-            found.append((module, lazy))
+        if absolute:
+            indented = _indented_lines(text)
+            found = [(module, line in indented) for module, line in absolute]
         if "import (" in text:
             found += [(m.group(2), bool(m.group(1))) for m in _FROM_PAREN.finditer(text)]
         if "from ." in text:
@@ -72,6 +69,20 @@ class Parts:
                 found += [("/".join(base + stem + [n]), lazy) for n in names]
         if found:
             self.imports[path] = found
+
+
+_INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)
+
+
+def _indented_lines(text: str) -> set[int]:
+    """The lines of indented import statements (inside try/if/def): one regex pass, no split."""
+    out = set()
+    line, last = 1, 0
+    for m in _INDENTED_IMPORT.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        out.add(line)
+    return out
 
 
 def _index(modules: list[str]) -> tuple[dict[tuple[str, ...], list[str]], set[str]]:
