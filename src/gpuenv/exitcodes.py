@@ -14,6 +14,7 @@ class Exit(enum.IntEnum):
     BUSY = 4  # another gpuenv apply, or dpkg/apt, holds the lock
     NOT_JUDGED = 5  # doctor found no error, but could not judge part of the machine (its findings say what);
     # advise: a tree with nothing to judge (verdict unknown)
+    CUDA_ONLY = 6  # advise: the tree is cuda-only as written (3 already means REFUSED)
     WRITE_FAILED = 120  # the output could not be written (a full disk), as Python itself exits then
     INTERRUPTED = 130
     PIPE_CLOSED = 141  # the reader closed the pipe (`gpuenv doctor | head`): 128 + SIGPIPE

@@ -10,6 +10,7 @@ by the bundled, sourced table (``table``, matrices/advise.json) into findings an
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 
 from gpuenv.advise.model import Advice, Hit, Level, Skipped, Walked
@@ -19,6 +20,9 @@ if TYPE_CHECKING:
     from gpuenv.advise.table import Table
 
 _ROCM_SHOWN = 5  # pieces of evidence of an existing ROCm build listed
+# An import inside a function: it runs when that code path does. Optional only in a tree that
+# builds for ROCm itself (vLLM's flashinfer backends), where the ROCm path is the project's own.
+LAZY = "inside a function: imported when that code runs"
 
 
 class AdviseError(ValueError):
@@ -40,9 +44,11 @@ def advise(path: str) -> Advice:
 
 def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     """Every hit of the tree, file by file, as the walk reads it; ``walked`` counts the rest."""
+    from gpuenv.advise.buildmodel import BuildModel, read_cmake, read_setup_py
     from gpuenv.advise.builds import is_cmake, scan_build_script, scan_cmake
     from gpuenv.advise.deps import PARSERS, Unparsable
     from gpuenv.advise.images import parse_dockerfile
+    from gpuenv.advise.parts import Parts
     from gpuenv.advise.regions import is_auxiliary_file, is_rocm_file, is_test_file, twin_key
     from gpuenv.advise.sources import (
         C_SUFFIXES,
@@ -56,13 +62,24 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
 
     counts = Counts()
     rocm = walked.rocm
+    model = walked.build = BuildModel()
+    parts = walked.parts = Parts()
     macros = set(DEVICE_MACROS)
+    cuda_flags: set[str] = set()  # feature macros #defined only on CUDA sides (regions.c_regions)
     person_modules: dict[str, bool] = {}  # module -> whether the table calls it more than portable
     unparsable = 0
     for f in walk(path, counts):
         text = f.data.decode("utf-8", "replace")  # a latin-1 comment must not hide the code around it
         name = f.path.rsplit("/", 1)[-1]
         test = is_test_file(f.path)
+        if f.manifest == "pkg-info":
+            if "/" not in f.path and (m := _PKG_NAME.search(text)):
+                walked.name = m.group(1)  # an sdist's own name: evidence when its setup.py is a stub
+            continue
+        if f.manifest in ("setup.py", "pyproject"):
+            parts.note_build_file(f.path)
+            if "/" not in f.path:
+                _top_manifest(walked, f.manifest, text)
         if f.manifest is not None and is_rocm_file(f.path):
             # requirements/rocm.txt, Dockerfile.rocm: the ROCm port's own install recipe. Evidence
             # of a ROCm build, a twin of its CUDA sibling (requirements/cuda.txt), and no work.
@@ -82,13 +99,21 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
                 unparsable += 1
                 deps = []
             for d in deps:
+                extra = f"the extra [{d.extra}]" if d.extra else ""
                 if d.kind == "index":
-                    yield Hit("construct:torch-cuda-index", d.written, f.path, d.line, "dependency")
+                    yield Hit("construct:torch-cuda-index", d.written, f.path, d.line, "dependency", optional=extra)
                 else:
-                    yield Hit("package", d.name, f.path, d.line, "dependency")
+                    yield Hit("package", d.name, f.path, d.line, "dependency", optional=extra)
         if f.build:
-            found, sign = scan_cmake(f.path, text) if is_cmake(name) else scan_build_script(f.path, text)
-            walked.judged += 1
+            walked.build_paths.append(f.path)
+            if is_cmake(name):
+                found, sign = scan_cmake(f.path, text)
+                read_cmake(f.path, text, model)
+            else:
+                found, sign = scan_build_script(f.path, text)
+                read_setup_py(f.path, text, model)
+            if not (walked.stub and f.path == "setup.py"):
+                walked.judged += 1  # a stub's setup.py holds nothing to judge
             if not f.source:
                 walked.source_lines += lines_of(text)  # CMake lines needing a person are lines read too
             yield from found
@@ -114,9 +139,18 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
         if f.suffix in C_SUFFIXES:
             keyword = names_device_keyword(text)
             macros |= device_macros(text, keyword)
-        found, sign = scan_file(f.path, f.suffix, text, macros, keyword)
+            walked.c_paths.append(f.path)
+            if rocm and '"' in text:
+                # Only read once the tree shows a ROCm build (root build files come first): the
+                # include graph serves the build model, which applies only then (CUTLASS's speed).
+                _includes(f.path, text, walked.includes)
+        found, sign = scan_file(f.path, f.suffix, text, macros, keyword, bool(rocm), cuda_flags if rocm else None,
+                                None if rocm_file else walked.ptx)  # fmt: skip
         if sign and not test:
             _note(rocm, sign)
+            walked.ported.add(f.path)
+        if f.suffix == ".py":
+            parts.note_python(f.path, text, [(h.what, h.line) for h in found if h.rule == "import"])
         if rocm_file:
             continue  # csrc/rocm/, hip/, *_cdna3.cu: the ROCm port itself, not work
         if f.suffix == ".py" or f.suffix in (".pyx", ".pxd"):
@@ -124,6 +158,51 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
         yield from found
     walked.skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable,
                              counts.ignored, counts.ignore_lines)  # fmt: skip
+
+
+_PKG_NAME = re.compile(r"^Name:[ \t]*(\S+)", re.MULTILINE)
+_PROJECT_NAME = re.compile(r"^name[ \t]*=[ \t]*[\"']([^\"'\n]+)", re.MULTILINE)
+_QUOTED_INCLUDE = re.compile(r"#[ \t]*include[ \t]*\"([^\"\n]+)\"")
+
+
+def _top_manifest(walked: Walked, kind: str, text: str) -> None:
+    """The project's own name (pyproject's [project] name, setup(name=...)), and whether its
+    setup.py is a stub that only raises."""
+    from gpuenv.advise.deps import setup_py_facts
+
+    if kind == "pyproject":
+        section = text.find("[project]")
+        m = _PROJECT_NAME.search(text, section) if section >= 0 else None
+        if m and not walked.name:
+            walked.name = m.group(1)
+        return
+    stub, name = setup_py_facts(text)
+    walked.stub = f"setup.py{stub}" if stub else ""
+    if name and not walked.name:
+        walked.name = name
+
+
+def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> None:
+    """What a file #includes in quotes (the project's own headers), resolved after the walk, each
+    with whether it sits on the CUDA side of a HIP conditional (vLLM's topk.cu includes its
+    PTX-laden headers inside #ifndef USE_ROCM); an include in a HIP branch is the port's."""
+    from gpuenv.advise.regions import CUDA, HIP, c_regions, mentions_amd
+
+    found = list(_QUOTED_INCLUDE.finditer(text))
+    if not found:
+        return
+    regions = c_regions(text, True) if mentions_amd(text) else None
+    written = []
+    line, last = 1, 0
+    for m in found:
+        side = None
+        if regions is not None and regions.spans:
+            line += text.count("\n", last, m.start())
+            last = m.start()
+            side = regions.side(line)
+        if side != HIP:
+            written.append((m.group(1), side == CUDA))
+    into[path] = written
 
 
 def _note(rocm: list[str], sign: str) -> None:
@@ -153,7 +232,6 @@ def _optional_imports(found: list[Hit], text: str, table: Table, auxiliary: bool
                     lines = text.splitlines()
                 if 0 < hit.line <= len(lines) and lines[hit.line - 1][:1] in (" ", "\t"):
                     why = guarded(lines, hit.line - 1)
-                    if why:
-                        hit = hit._replace(optional=why)
+                    hit = hit._replace(optional=why or LAZY)
         out.append(hit)
     return out

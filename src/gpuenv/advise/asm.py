@@ -77,3 +77,53 @@ def _template(statement: str) -> str:
             elif c == ":" and depth == 1:
                 return statement[:i]
     return statement
+
+
+_PIECE = re.compile(r"(?:\\n|\\t|;|\n)+")
+_OPCODE = re.compile(r"\s*(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*)")
+# The second qualifier says which instruction it is (cp.async, mma.sync, ld.shared, bar.sync);
+# the rest are types, shapes and modes of that one instruction.
+_KIND = frozenset({"async", "sync", "mma_async", "bulk", "shared", "global", "local", "const", "param", "arrive",
+                   "wait", "commit_group", "wait_group", "fence", "try_wait", "expect_tx", "init", "approx",
+                   "tensor", "arrive_and_expect_tx", "test_wait", "alloc", "dealloc", "mma", "ld", "st", "cp",
+                   "commit", "red", "cta", "gpu", "sys", "acq_rel", "release", "acquire", "reduce"})  # fmt: skip
+_NOT_OPCODES = frozenset({"memory", "cc"})
+_LITERALS = re.compile(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+')
+_BARE = frozenset({"trap", "exit", "brkpt", "ret", "pmevent"})  # PTX instructions written without operands or a dot
+_WHOLE = frozenset({"ldmatrix", "stmatrix", "movmatrix", "wgmma", "tcgen05", "setmaxnreg", "griddepcontrol",
+                    "elect", "redux", "mbarrier", "multimem"})  # fmt: skip
+
+
+def instructions(statement: str) -> tuple[str, ...]:
+    """The PTX instructions of one asm statement, named by their opcode and the qualifier that
+    picks the instruction (``ldmatrix``, ``mma.sync``, ``cp.async``, ``cp.async.bulk``,
+    ``ld.global``, ``bar.sync``), one per instruction written (a statement may hold several)."""
+    out = []
+    # The template is the first run of adjacent string literals (C joins them: one instruction
+    # may be written over several); the strings after it are operand constraints and clobbers.
+    first = _LITERALS.search(statement)
+    if first is None:
+        return ()
+    template = "".join(_BODY.findall(first.group()))
+    for body in (template,):
+        for piece in _PIECE.split(body):
+            piece = piece.strip()
+            if not piece or piece[0] in "{}.%" or piece.endswith(":"):
+                continue  # a brace, a directive (.reg .pred p), a label
+            if " " not in piece and "." not in piece and piece not in _BARE:
+                continue
+            m = _OPCODE.match(piece)
+            if m is None:
+                continue
+            parts = m.group(1).split(".")
+            if parts[0] in _NOT_OPCODES:
+                continue
+            name = parts[0]
+            if name in _WHOLE:
+                pass  # ldmatrix.sync.aligned...: one instruction whatever its qualifiers
+            elif len(parts) > 1 and parts[1] in _KIND:
+                name += "." + parts[1]
+                if len(parts) > 2 and parts[2] == "bulk":
+                    name += ".bulk"  # cp.async.bulk: the TMA copy, unlike cp.async
+            out.append(name)
+    return tuple(out)

@@ -26,7 +26,7 @@ _CMAKE_CUDA = re.compile(
 _CMAKE_ROCM = re.compile(
     r"\benable_language\s*\(\s*HIP\b|\bLANGUAGES\b[^)\n]*\bHIP\b|\bfind_package\s*\(\s*(?:hip|HIP|rocm\w*|hipblas\w*)\b"
     r"|\bhip::(?:host|device|amdhip64)\b|\bLANGUAGE\s+HIP\b|\bCMAKE_HIP_ARCHITECTURES\b|\bhip_add_\w+\b"
-    r"|\bif\s*\([^)\n]*(?:USE_ROCM|\w*_HIP\b|ROCM\w*)"
+    r"|\b(?:else)?if\s*\([^)\n]*(?:USE_ROCM|\w*_HIP\b|ROCM\w*|STREQUAL\s+\"?HIP\b)"
 )
 _PY_CUDA = re.compile(r"-gencode\b|\barch=compute_\d+|\bsm_\d+[af]?\b|--generate-code\b")
 _PY_ROCM = re.compile(r"torch\.version\.hip\b|\bROCM_HOME\b|\bIS_HIP_EXTENSION\b|\bUSE_ROCM\b|\bis_rocm\w*|\bhipify\w*"

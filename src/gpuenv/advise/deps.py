@@ -26,6 +26,10 @@ class Dep:
     name: str  # the distribution name as written, or the index URL / version
     line: int
     written: str
+    extra: str = ""  # the extra that asks for it ([project.optional-dependencies], extras_require)
+
+    def _replace_extra(self, extra: str) -> Dep:
+        return Dep(self.kind, self.name, self.line, self.written, extra)
 
 
 _REQ = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)")
@@ -114,8 +118,7 @@ def parse_pyproject(text: str) -> list[Dep]:
     project = _table(doc.get("project"))
     tool = _table(doc.get("tool"))
     reqs: list[str] = _strings(project.get("dependencies"))
-    for extra in _tables(project.get("optional-dependencies")):
-        reqs += _strings(extra)
+    extras = _table(project.get("optional-dependencies"))
     build = doc.get("build-system")
     if isinstance(build, dict):
         reqs += _strings(build.get("requires"))
@@ -132,7 +135,10 @@ def parse_pyproject(text: str) -> list[Dep]:
         if isinstance(table, dict):
             names += [k for k in table if k.lower() != "python"]
     urls = [s.get("url") for s in (uv.get("index") or []) + (poetry.get("source") or []) if isinstance(s, dict)]
-    return _located(text, reqs, names, [u for u in urls if isinstance(u, str)])
+    out = _located(text, reqs, names, [u for u in urls if isinstance(u, str)])
+    for extra, values in extras.items():
+        out += [d._replace_extra(str(extra)) for d in _located(text, _strings(values), [], [])]
+    return out
 
 
 def parse_setup_cfg(text: str) -> list[Dep]:
@@ -195,10 +201,43 @@ def parse_setup_py(text: str) -> list[Dep]:
         if not isinstance(node, ast.Call):
             continue
         for kw in node.keywords:
-            if kw.arg in _SETUP_KEYWORDS:
+            if kw.arg == "extras_require" and isinstance(kw.value, ast.Dict):
+                for key, value in zip(kw.value.keys, kw.value.values, strict=True):
+                    extra = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else "?"
+                    for const in strings(value):
+                        out += [d._replace_extra(extra) for d in requirement(str(const.value), const.lineno)]
+            elif kw.arg in _SETUP_KEYWORDS:
                 for const in strings(kw.value):
                     out.extend(requirement(str(const.value), const.lineno))  # strings() keeps str constants only
     return out
+
+
+def setup_py_facts(text: str) -> tuple[str, str]:
+    """(":LINE raises: MESSAGE" when the setup.py is a stub, else ""; the name setup() is given).
+    A stub raises at module level, or raises and never calls setup(): TensorRT-LLM's sdist, which
+    points to NVIDIA's own index. Never run."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return "", ""
+    name = ""
+    calls_setup = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
+            calls_setup = True
+            for kw in node.keywords:
+                if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    name = kw.value.value
+    raises = [n for n in tree.body if isinstance(n, ast.Raise)]
+    if not raises and not calls_setup:
+        raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise)]
+    if not raises:
+        return "", name
+    said = next((c.value for c in ast.walk(raises[0]) if isinstance(c, ast.Constant) and isinstance(c.value, str)), "")
+    said = " ".join(said.split())
+    return f":{raises[0].lineno} raises" + (f": {said[:100]}" if said else ""), name
 
 
 _CONDA_NAME_END = re.compile(r"[=<>!~ \[]")

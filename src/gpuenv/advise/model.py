@@ -66,8 +66,9 @@ class Finding:
     name: str  # that entry's name: "package:tensorrt" is "tensorrt", "construct:inline-ptx" is "inline PTX"
     count: int = 1  # uses this finding stands for
     lines: tuple[int, ...] = ()  # work and blocker findings: every line of ``where``'s file it covers
-    optional: str = ""  # an optional import, lowered one level from the table's ("inside try:")
+    optional: str = ""  # the optional part it is in ("inside try:", "hopper/ (a package of its own ...)")
     covered: bool = False  # the project's own ROCm path has an alternative (a HIP branch or twin file)
+    handled: str = ""  # how the ROCm build handles a covered finding (a HIP branch, a twin, not compiled)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -84,6 +85,7 @@ class Finding:
             "lines": list(self.lines),
             "optional": self.optional or None,
             "covered": self.covered,
+            "handled": self.handled or None,
         }
 
 
@@ -130,6 +132,17 @@ class Walked:
     skipped: Skipped = Skipped()
     rocm: list[str] = field(default_factory=list)  # evidence of the project's own ROCm build
     twins: set[str] = field(default_factory=set)  # names of the ROCm port's files (regions.twin_key)
+    # The build model (``buildmodel``) and what resolves it: C/CUDA source paths, and what each
+    # file #includes in quotes.
+    build: Any = None
+    c_paths: list[str] = field(default_factory=list)
+    build_paths: list[str] = field(default_factory=list)  # CMakeLists.txt, *.cmake, setup*.py
+    includes: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)  # (written, on the CUDA side)
+    parts: Any = None  # ``parts.Parts``: what the optional-part rules read
+    ptx: dict[tuple[str, int], tuple[str, ...]] = field(default_factory=dict)  # (path, line) -> PTX opcodes
+    ported: set[str] = field(default_factory=set)  # files with HIP branches of their own (the port adapts them)
+    stub: str = ""  # a setup.py that only raises ("setup.py:3 raises: ..."): not a source tree
+    name: str = ""  # the distribution's own name (PKG-INFO, pyproject, setup.py name=)
 
 
 @dataclass(frozen=True)
@@ -146,6 +159,8 @@ class Advice:
     next_command: str
     rocm_path: tuple[str, ...] = ()  # evidence of the project's own ROCm build ("file:line what")
     looked_for: str = ""  # unknown: what advise looked for and did not find
+    ptx: tuple[dict[str, Any], ...] = ()  # the PTX inventory: one row per distinct instruction
+    port: str = ""  # a ROCm port of this project maintained elsewhere (matrices/advise.json ports)
 
     @property
     def share(self) -> float:
@@ -157,7 +172,23 @@ class Advice:
 
         if self.verdict is Verdict.UNKNOWN:
             return int(Exit.NOT_JUDGED)
+        if self.verdict is Verdict.CUDA_ONLY:
+            return int(Exit.CUDA_ONLY)
         return int(Exit.OK) if self.verdict is Verdict.PORTABLE else int(Exit.PROBLEMS)
+
+    def optional_parts(self) -> list[dict[str, Any]]:
+        """One row per optional part with work or blockers: its worst level, uses, and entries."""
+        rows: dict[str, dict[str, Any]] = {}
+        for f in self.findings:
+            if not f.optional or f.level is Level.PORTABLE:
+                continue
+            row = rows.setdefault(f.optional, {"part": f.optional, "verdict": "work", "count": 0, "names": []})
+            if f.level is Level.BLOCKER:
+                row["verdict"] = "blocker"
+            row["count"] += f.count
+            if f.name not in row["names"]:
+                row["names"].append(f.name)
+        return sorted(rows.values(), key=lambda r: (r["verdict"] != "blocker", r["part"]))
 
     def summary(self) -> list[dict[str, Any]]:
         """One row per table entry, worst first: its level, uses, files, and how many of them
@@ -202,4 +233,7 @@ class Advice:
             "rocm_path": list(self.rocm_path),
             "rocm_build": self.rocm_build(),
             "looked_for": self.looked_for or None,
+            "optional_parts": self.optional_parts(),
+            "ptx": list(self.ptx),
+            "port": self.port or None,
         }

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
 
 HIP = "hip"  # the branch is taken on ROCm only
 CUDA = "cuda"  # the branch is the CUDA side of a HIP/ROCm conditional (not taken on ROCm)
+# A branch taken only by the CUDA compiler, whose other side is not ROCm's either: ``#if
+# __CUDA_ARCH__ >= 900`` (HIP-Clang leaves __CUDA_ARCH__ undefined, so it reads 0), CMake's
+# ``if(BUILD_CUDA)`` beside CPU and XPU builds. Its ``#else`` is code both builds compile.
+CUDA_ONLY = "cuda-only"
 
 # Macro names that mean "compiling for AMD": HIP's platform and compiler macros, projects' own
 # USE_ROCM / GGML_USE_HIP / USE_AMD_ROCM flags, AMD GPU architecture macros (__gfx90a__) and
@@ -52,7 +56,7 @@ def condition_side(directive: str, expr: str) -> str | None:
         return HIP  # a conjunction with "compiling for ROCm" is taken on ROCm only
     if CUDA in sides:
         return CUDA
-    return None
+    return CUDA_ONLY if CUDA_ONLY in sides else None
 
 
 def _term_side(term: str) -> str | None:
@@ -60,6 +64,8 @@ def _term_side(term: str) -> str | None:
     negated = term.startswith("!")
     m = _AMD_NAME.search(term)
     if m is None:
+        if not negated and "__CUDA_ARCH__" in term and (arch := _CUDA_ARCH_MIN.search(term)) and arch.group(1) != "0":
+            return CUDA_ONLY  # __CUDA_ARCH__ >= 800: false where HIP leaves the macro undefined
         return None
     if negated or _EQUALS_ZERO.search(term):
         return CUDA
@@ -67,6 +73,8 @@ def _term_side(term: str) -> str | None:
 
 
 _EQUALS_ZERO = re.compile(r"==\s*0\b")
+# __CUDA_ARCH__ >= N, > N, == N (N > 0): never true where the macro is undefined (0). "< N" is.
+_CUDA_ARCH_MIN = re.compile(r"__CUDA_ARCH__\s*(?:>=?|==)\s*(\d+|[A-Z_][A-Z0-9_]*)")
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,8 @@ class Regions:
 
     def side(self, line: int) -> str | None:
         """HIP when ``line`` is in a ROCm branch (innermost decides nothing: any enclosing ROCm
-        branch makes it ROCm code), CUDA when on the CUDA side of one, None otherwise."""
+        branch makes it ROCm code), CUDA when on the CUDA side of one or in a branch only the
+        CUDA compiler takes (``#if __CUDA_ARCH__ >= 900``), None otherwise."""
         i = bisect.bisect_right(self.starts, line)
         found = None
         for first, last, side in self.spans[:i]:
@@ -111,12 +120,58 @@ class Regions:
 NO_REGIONS = Regions()
 
 
-def c_regions(text: str) -> Regions:
-    """The HIP and CUDA branches of a C/C++/CUDA file's ``#if`` conditionals."""
-    if not mentions_amd(text):
+def c_regions(text: str, arch: bool = False, known: set[str] | None = None) -> Regions:
+    """The HIP and CUDA branches of a C/C++/CUDA file's ``#if`` conditionals. ``arch``: read
+    ``#if __CUDA_ARCH__ >= N`` in files that name no AMD word too (a tree that builds for ROCm:
+    vLLM's persistent_topk.cuh); elsewhere such a file is answered without a regex. ``known``:
+    feature macros earlier files #define only on CUDA sides (llama.cpp's TURING_MMA_AVAILABLE in
+    common.cuh), read here and added to."""
+    names = frozenset(known) if known else frozenset()
+    if not mentions_amd(text) and not (arch and "__CUDA_ARCH__" in text) and not (names and _names_any(text, names)):
         return NO_REGIONS
+    regions = _c_regions(text, names, arch)
+    if regions.spans and "define" in text:
+        # vLLM's VLLM_256B_PTX_ENABLED: #define NAME 1 only on the CUDA side, 0 elsewhere; then
+        # #if NAME is a CUDA-compiler-only branch too.
+        own = _cuda_side_names(text, regions)
+        if own - names:
+            regions = _c_regions(text, names | own, arch)
+            if known is not None:
+                known |= own
+    return regions
+
+
+def _names_any(text: str, names: frozenset[str]) -> bool:
+    return "#if" in text and any(n in text for n in names)
+
+
+_DEFINE_FLAG = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[ \t]+(\w+))?[ \t]*(?://[^\n]*)?$", re.MULTILINE)
+
+
+def _cuda_side_names(text: str, regions: Regions) -> frozenset[str]:
+    """Macros #defined (bare, or to a non-zero value) only on CUDA sides of this file."""
+    on: dict[str, bool] = {}
+    for m in _DEFINE_FLAG.finditer(text):
+        if m.group(2) in ("0", "false"):
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        on[m.group(1)] = on.get(m.group(1), True) and regions.side(line) == CUDA
+    return frozenset(name for name, cuda in on.items() if cuda)
+
+
+def _flag(expr: str) -> str:
+    """The macro an ``#if NAME``, ``#if defined(NAME)`` or ``#ifdef NAME`` tests ("" otherwise)."""
+    expr = expr.split("//", 1)[0].strip()
+    if expr.startswith("defined"):
+        expr = expr[len("defined") :]
+    expr = expr.strip().strip("()").strip()
+    return expr if expr.isidentifier() else ""
+
+
+def _c_regions(text: str, cuda_names: frozenset[str], rocm_tree: bool = False) -> Regions:
     spans: list[tuple[int, int, str]] = []
-    # Per open conditional: [side of the current branch, its first line, sides seen so far].
+    # Per open conditional: [side of the current branch, its first line, sides seen so far, its
+    # CUDA-compiler-only spans (kept once an #else shows a stand-in)].
     stack: list[list[Any]] = []
     line, last = 1, 0
     for m in _DIRECTIVE.finditer(text):
@@ -124,15 +179,25 @@ def c_regions(text: str) -> Regions:
         last = m.start()
         op, expr = m.group(1), m.group(2)
         if op in ("if", "ifdef", "ifndef"):
-            stack.append([condition_side(op, expr), line + 1, []])
+            side = condition_side(op, expr)
+            if side is None and op in ("if", "ifdef") and cuda_names and _flag(expr) in cuda_names:
+                side = CUDA_ONLY
+            stack.append([side, line + 1, [], []])
             continue
         if not stack:
             continue  # an #else/#endif without its #if (a fragment): nothing to track
         top = stack[-1]
-        if top[0] is not None:
+        if top[0] == CUDA_ONLY:
+            top[3].append((top[1], line - 1, CUDA))
+        elif top[0] is not None:
             spans.append((top[1], line - 1, top[0]))
         top[2].append(top[0])
         if op == "endif":
+            if len(top[2]) > 1 or rocm_tree:
+                # #if __CUDA_ARCH__ >= 900 with an #else: HIP compiles the other branch. Without
+                # one, the code has no stand-in on ROCm: work, unless the tree builds for ROCm
+                # itself (its ROCm build compiles without that code: llama.cpp's DGX Spark path).
+                spans.extend(top[3])
             stack.pop()
             continue
         if op == "else":
@@ -146,7 +211,8 @@ def c_regions(text: str) -> Regions:
 
 
 def _else_side(seen: list[str | None]) -> str | None:
-    """The side of a branch reached when every earlier branch of its conditional failed."""
+    """The side of a branch reached when every earlier branch of its conditional failed (after
+    a CUDA-compiler-only branch: neither, both builds may take it)."""
     if HIP in seen:
         return CUDA  # an earlier branch was ROCm's: this one is taken only when not on ROCm
     if CUDA in seen:
@@ -257,18 +323,38 @@ def cmake_sides(lines: list[str]) -> list[str | None]:
                 else:
                     stack[-1][0] = side if side is not None else _else_side(stack[-1][1])
         sides = [s[0] for s in stack]
-        out.append(HIP if HIP in sides else CUDA if CUDA in sides else None)
+        out.append(HIP if HIP in sides else CUDA if CUDA in sides or CUDA_ONLY in sides else None)
     return out
 
 
 _CMAKE_AMD = re.compile(r"HIP|ROCM|ROCm|AMD")
 _CMAKE_NOT = re.compile(r"\s*NOT\b", re.IGNORECASE)
+# The switches that pick the CUDA build among several backends: vLLM's VLLM_GPU_LANG STREQUAL
+# "CUDA", bitsandbytes' COMPUTE_BACKEND STREQUAL "cuda" and BUILD_CUDA, USE_CUDA, GGML_CUDA.
+_CMAKE_CUDA_PICK = re.compile(r"^\s*(?:\$\{)?\w*(?:GPU_LANG|BACKEND|TARGET_DEVICE)\w*\}?\s+STREQUAL\s+\"?CUDA\b"
+                              r"|^\s*(?:BUILD_CUDA|USE_CUDA|GGML_CUDA|WITH_CUDA|ENABLE_CUDA)\s*(?:\)|$)",
+                              re.IGNORECASE)  # fmt: skip
 
 
 def _cmake_side(cond: str) -> str | None:
-    if not _CMAKE_AMD.search(cond):
-        return None
-    return CUDA if _CMAKE_NOT.match(cond) else HIP
+    cond = cond.rsplit(")", 1)[0] if cond.count(")") > cond.count("(") else cond  # the if( ... ) closing
+    if _CMAKE_OR.search(cond):
+        # GPU_LANG STREQUAL "CUDA" OR GPU_LANG STREQUAL "HIP": both builds, unless every term agrees
+        sides = {_cmake_term(t) for t in _CMAKE_OR.split(cond)}
+        return sides.pop() if len(sides) == 1 else None
+    sides = {_cmake_term(t) for t in _CMAKE_AND.split(cond)} - {None}
+    return HIP if HIP in sides else CUDA if CUDA in sides else CUDA_ONLY if CUDA_ONLY in sides else None
+
+
+_CMAKE_OR = re.compile(r"\s+OR\s+")
+_CMAKE_AND = re.compile(r"\s+AND\s+")
+
+
+def _cmake_term(term: str) -> str | None:
+    term = term.strip().lstrip("(").strip()
+    if not _CMAKE_AMD.search(term):
+        return CUDA_ONLY if _CMAKE_CUDA_PICK.search(term) else None
+    return CUDA if _CMAKE_NOT.match(term) else HIP
 
 
 # -- paths ------------------------------------------------------------------------------------------

@@ -116,32 +116,37 @@ def scan(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = 
 
 
 def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[str] = DEVICE_MACROS,
-              keyword: bool | None = None) -> tuple[list[Hit], str | None]:  # fmt: skip
+              keyword: bool | None = None, arch: bool = False, known: set[str] | None = None,
+              ptx: dict[tuple[str, int], tuple[str, ...]] | None = None) -> tuple[list[Hit], str | None]:  # fmt: skip
     """(every hit, by line; the first sign in the file that the project builds for ROCm itself:
     a HIP branch of a ``#if``, a ``hip/`` header, AMD GPU assembly), or None. ``keyword``:
-    ``names_device_keyword(text)`` when the caller has it already."""
+    ``names_device_keyword(text)`` when the caller has it already; ``arch``: read ``__CUDA_ARCH__``
+    guards in every file; ``known``: CUDA-side feature macros of files read before
+    (``regions.c_regions``); ``ptx``: filled with the PTX instructions of each inline-PTX hit
+    ((path, line) -> names, ``asm.instructions``)."""
     hits: list[Hit] = []
     evidence: list[str] = []
     if suffix == ".py":
         _scan_python(path, text, hits)
         if "__global__" in text:  # CUDA source held in a string (load_inline, RawKernel)
-            _scan_c(path, text, hits, evidence, host=False, device=True, regions=NO_REGIONS)
+            _scan_c(path, text, hits, evidence, host=False, device=True, regions=NO_REGIONS, ptx=ptx)
     elif suffix in CYTHON_SUFFIXES:
         _scan_python(path, text, hits)
         _scan_cython_externs(path, text, hits)
-        _scan_c(path, text, hits, evidence, host=True, device=False, regions=NO_REGIONS, hash_comments=True)
+        _scan_c(path, text, hits, evidence, host=True, device=False, regions=NO_REGIONS, hash_comments=True, ptx=ptx)
         unique: dict[tuple[str, int], Hit] = {}  # extern from "cublas_v2.h" is also a cublas name
         for h in hits:
             unique.setdefault((h.rule, h.line), h)
         hits[:] = list(unique.values())
     elif suffix in C_SUFFIXES:
-        regions = c_regions(text)
+        regions = c_regions(text, arch, known)
         first = regions.first_hip(text) if regions.spans else None
         if first is not None:
             evidence.append(f"{path}:{first - 1} (a HIP/ROCm branch of #if)")
         elif "hip/" in text and (m := _HIP_INCLUDE.search(text)):
             evidence.append(f"{path}:{text.count(chr(10), 0, m.start()) + 1} {m.group().strip()}")
-        _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros, keyword), regions=regions)
+        _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros, keyword),
+                regions=regions, ptx=ptx)  # fmt: skip
     return hits, (evidence[0] if evidence else None)
 
 
@@ -161,7 +166,8 @@ def _scan_cython_externs(path: str, text: str, hits: list[Hit]) -> None:
 
 
 def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host: bool, device: bool,
-            regions: Regions, hash_comments: bool = False) -> None:  # fmt: skip
+            regions: Regions, hash_comments: bool = False,
+            ptx: dict[tuple[str, int], tuple[str, ...]] | None = None) -> None:  # fmt: skip
     line, last = 1, 0
     asm_end = -1  # where the last asm() statement ends: its operands are not warp assumptions
     # A line with many uses of one namespace (cute::, cutlass::, thrust::) is one use: CUTLASS
@@ -224,6 +230,8 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
             continue  # the project's own ROCm branch: the port, not work
         if kind == "construct" and rule != "construct:inline-ptx":
             what = _line_text(text, start)
+        if ptx is not None and rule == "construct:inline-ptx":
+            ptx[(path, line)] = asm_text.instructions(body)
         append(_new_hit(Hit, (rule, what, path, line, kind, True, span, "", side == CUDA)))
 
 

@@ -44,6 +44,16 @@ class Table:
     package_patterns: tuple[tuple[re.Pattern[str], Entry], ...]
     modules: dict[str, Entry]  # dotted module name -> entry
     images: tuple[tuple[re.Pattern[str], Entry], ...] = field(default=())
+    ports: dict[str, str] = field(default_factory=dict)  # normalized project name -> its ROCm port elsewhere
+    ptx_counterparts: dict[str, tuple[str, str]] = field(default_factory=dict)  # instruction -> (AMD, source)
+
+    def port(self, name: str) -> str | None:
+        return self.ports.get(normalize(name))
+
+    def ptx(self, instruction: str) -> tuple[str, str] | None:
+        """The AMD counterpart of a PTX instruction as ``asm.instructions`` names it (mma.sync),
+        or of its opcode alone (mma)."""
+        return self.ptx_counterparts.get(instruction) or self.ptx_counterparts.get(instruction.split(".", 1)[0])
 
     def package(self, name: str) -> Entry | None:
         key = normalize(name)
@@ -155,7 +165,20 @@ def parse(doc: Any) -> Table:
             lid = r.text(row, "id", p, _ID)
             described(row, p, f"{kind}:{lid}", r.get(row, "name", p, str), classed=False)
 
-    return Table(rules, packages, tuple(package_patterns), modules, tuple(images))
+    ports: dict[str, str] = {}
+    for p, row in r.items(doc, "ports", "$", optional=True):
+        port = f"{r.get(row, 'port', p, str)} (source: {_source(r, row, p)})"
+        for n in r.strs(row, "names", p, pattern=_NAME):
+            ports[normalize(n)] = port
+    counterparts: dict[str, tuple[str, str]] = {}
+    for p, row in r.items(doc, "ptx", "$", optional=True):
+        r.text(row, "id", p, _ID)
+        pair = (r.get(row, "rocm", p, str), _source(r, row, p))
+        for ins in r.strs(row, "instructions", p, pattern=r"[a-z][a-z0-9_.]*"):
+            if ins in counterparts:
+                raise r.fail(f"{p}.instructions", f"{ins} is listed twice")
+            counterparts[ins] = pair
+    return Table(rules, packages, tuple(package_patterns), modules, tuple(images), ports, counterparts)
 
 
 def _source(r: Reader, row: dict[str, Any], p: str) -> str:

@@ -52,6 +52,7 @@ _MANIFESTS = {
     "conda-lock.yaml": "conda-lock",
     "dockerfile": "dockerfile",
     "containerfile": "dockerfile",
+    "pkg-info": "pkg-info",  # an sdist's metadata: its name (read only when its setup.py is a stub)
 }
 
 

@@ -8,10 +8,11 @@ lines, not 300 findings. The verdict is the worst level; the share of source lin
 person counts distinct source lines with a work or blocker finding (an asm() statement counts
 every line it spans).
 
-Three things move a finding off its table level, each said in the finding and the reasons: an
-import inside ``try:``/``if ...:`` is optional and one level lower (blocker -> work -> portable);
-a use on the CUDA side of the project's own HIP conditional, or in a file whose ROCm twin exists
-(csrc/cuda/attn.cu beside csrc/rocm/attn.hip), is *covered*: listed, but needing no one for ROCm;
+Two things keep a finding from deciding the verdict, each said in the finding and the reasons: one
+in an optional part (``parts``: a nested package, ``contrib/``, a module reached only by guarded or
+lazy imports, an extra) is listed under its part; a use on the CUDA side of the project's own HIP
+conditional, in a file whose ROCm twin exists (csrc/cuda/attn.cu beside csrc/rocm/attn.hip), or in
+a file only the CUDA build compiles (``buildmodel``), is *covered*: listed, needing no one for ROCm;
 and a tree with evidence of its own ROCm build (HIP sources, HIP branches in kernel code, ROCm
 branches in setup.py or CMake; never a test or a Python flag alone) is portable-with-work, not
 cuda-only, its reasons naming the blockers that build covers and those it leaves.
@@ -21,6 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gpuenv.advise import LAZY
+from gpuenv.advise.builds import BUILD_RULE
 from gpuenv.advise.model import Advice, Finding, Hit, Level, Skipped, Verdict, Walked
 from gpuenv.advise.regions import twin_key
 from gpuenv.advise.table import Entry, Table
@@ -36,7 +39,6 @@ _NEXT = {
     # Nothing judged: read the tree that holds the code (a source checkout, not a stub).
     Verdict.UNKNOWN: "gpuenv advise PATH-OF-THE-SOURCE-CHECKOUT",
 }
-_LOWER = {Level.BLOCKER: Level.WORK, Level.WORK: Level.PORTABLE, Level.PORTABLE: Level.PORTABLE}
 LOOKED_FOR = ("source files (.cu .cuh .cpp .cc .c .h .hpp .py .pyx .pxd), HIP sources (.hip), build files "
               "(CMakeLists.txt, *.cmake, setup*.py), and GPU dependencies or base images in manifests "
               "(requirements*.txt, pyproject.toml, setup.cfg, environment.yml, Pipfile, lock files, Dockerfiles)")
@@ -71,16 +73,16 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
                 continue
             seen_imports.add(seen)
         entries[entry.rule] = entry
-        level = _LOWER[entry.level] if optional_why else entry.level
+        level = entry.level
         portable = level is Level.PORTABLE
         covered = on_cuda_side and not portable
-        optional = bool(optional_why) and entry.level is not Level.PORTABLE
+        optional = bool(optional_why) and not portable and optional_why != LAZY
         gkey = (entry.rule, "" if portable else where, level, covered, optional)
         group = groups.get(gkey)
         if group is None:
             group = groups[gkey] = _Group(hit)
         group.add(hit, where, line, what, not portable)
-        if not portable and not covered and source_line:
+        if not portable and not covered and not optional and source_line:
             if where != person_path or path_lines is None:
                 person_path, path_lines = where, person.setdefault(where, set())
             if span == 1:
@@ -91,22 +93,63 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
     source_files, manifests, source_lines, skipped = (walked.source_files, walked.manifests, walked.source_lines,
                                                       walked.skipped)  # fmt: skip
     judged = walked.judged
-    # A file whose ROCm twin exists (csrc/cuda/attn.cu, csrc/rocm/attn.hip) is covered as a whole.
-    twinned = {w for (_, w, _, _, _) in groups if w and rocm_twins and twin_key(w) in rocm_twins}
-    findings = [g.finding(entries[rule], level, covered or (bool(where) and where in twinned))
-                for (rule, where, level, covered, _), g in groups.items()]  # fmt: skip
-    person_lines = sum(len(v) for p, v in person.items() if p not in twinned)
-    findings.sort(key=lambda f: (-_RANK[f.level], f.covered, _place(f.where)))
+    where_of = {w for (_, w, _, _, _) in groups if w}
+    # A file whose ROCm twin exists (csrc/cuda/attn.cu, csrc/rocm/attn.hip) is covered as a whole;
+    # so is one only the CUDA build compiles, in a tree that builds for ROCm too (buildmodel).
+    handled = {w: "beside its ROCm twin file" for w in where_of if rocm_twins and twin_key(w) in rocm_twins}
+    twins = _twin_directories(walked)
+    for w in where_of:
+        if w in twins:
+            handled.setdefault(w, twins[w])
+    rocm_compiled: set[str] = set()
+    if rocm_path and walked.build is not None:
+        from gpuenv.advise.buildmodel import cuda_only_files, rocm_compiled_files
+
+        for w in cuda_only_files(walked.build, walked.c_paths, walked.includes) & where_of:
+            handled.setdefault(w, "already handled by the ROCm build: only the CUDA build compiles it")
+        rocm_compiled = rocm_compiled_files(walked.build, walked.c_paths, walked.includes) & where_of
+    parts = _optional_parts(walked, where_of)
+    # The CUDA build's own flags (-gencode, CUDA::cublas) in a build file with a ROCm branch: the
+    # ROCm build has its own beside them.
+    own = walked.build.files if rocm_path and walked.build is not None else set()
+    findings = []
+    for (rule, where, level, covered, _), g in groups.items():
+        how = handled.get(where, "")
+        if not how and rule == BUILD_RULE and where in own:
+            how = "the CUDA build's own configuration, beside the ROCm branch of this build file"
+        elif not how and rule == BUILD_RULE and rocm_path and _build_twin(where, walked):
+            how = "the CUDA build's own build file: the ROCm build has its own beside it"
+        elif not how and level is Level.WORK and rocm_path and where in walked.ported:
+            # bitsandbytes' gemm_4bit_simt.cu: a file with HIP branches of its own is one the
+            # project's ROCm build compiles and adapts; what it left alone it left on purpose.
+            how = "in a file the project's ROCm port adapts with HIP branches of its own"
+        elif not how and level is Level.WORK and where in rocm_compiled:
+            # vLLM's concat_mla_q.cuh (lane = threadIdx.x & 31): work-level code the project's own
+            # ROCm build compiles and ships. A blocker there (PTX) is never excused this way.
+            how = "compiled by the project's own ROCm build (its build files name it for ROCm)"
+        part = parts.get(where, "")
+        if not part and g.first.optional == LAZY:
+            part = LAZY if rocm_path else "-"  # "-": not optional after all (no ROCm build of the tree's own)
+        findings.append(g.finding(entries[rule], level, covered or bool(how), how, part))
+    counted = {_place(f.where)[0] for f in findings if f.level is not Level.PORTABLE and not f.covered
+               and not f.optional}  # fmt: skip
+    person_lines = sum(len(v) for p, v in person.items() if p in counted)
+    findings.sort(key=lambda f: (-_RANK[f.level], f.covered, bool(f.optional), _place(f.where)))
+    if walked.stub:
+        return _stub(path, walked, table, findings, source_files, manifests, skipped)
     if judged == 0 and not findings:
         return _unknown(path, source_files, manifests, skipped)
-    # Covered uses need no one for ROCm: the project's own ROCm path has their alternative.
-    worst = max((f.level for f in findings if not f.covered), key=_RANK.__getitem__, default=Level.PORTABLE)
+    # Covered uses need no one for ROCm: the project's own ROCm path has their alternative. Optional
+    # parts (a nested package, contrib/, a guarded import, an extra) do not decide the verdict.
+    worst = max((f.level for f in findings if not f.covered and not f.optional), key=_RANK.__getitem__,
+                default=Level.PORTABLE)  # fmt: skip
     verdict = _VERDICT[worst]
     rocm_reasons = _rocm_reasons(rocm_path, findings)
     if verdict is Verdict.CUDA_ONLY and rocm_path:
-        # flash-attn, vLLM: CUDA-only kernels beside a ROCm build of their own. What a person
-        # must check is whether the ROCm build needs the blockers it leaves (the reasons list them).
+        # CUDA-only kernels the build model could not place, beside a ROCm build of the project's
+        # own: what a person must check is whether the ROCm build needs them (the reasons list them).
         verdict = Verdict.WORK
+    port = _port(walked, table)
     return Advice(
         path=path,
         verdict=verdict,
@@ -119,7 +162,131 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
         skipped=skipped,
         next_command=_NEXT[verdict],
         rocm_path=rocm_path,
+        ptx=inventory(walked.ptx, findings, table),
+        port=port,
     )
+
+
+_CUDA_DIRS = frozenset({"cuda", "nvidia", "nv"})
+_ROCM_DIRS = frozenset({"rocm", "amd", "hip"})
+
+
+def _twin_directories(walked: Walked) -> dict[str, str]:
+    """Files under a cuda/ or nvidia/ directory whose sibling rocm/, amd/ or hip/ directory
+    exists (vLLM's models/kimi_k3/nvidia/ beside models/kimi_k3/amd/): the ROCm port has its own."""
+    if not walked.rocm:
+        return {}
+    parents = set()
+    paths = walked.c_paths + (walked.parts.modules if walked.parts is not None else [])
+    for p in paths:
+        segments = p.split("/")[:-1]
+        for i, seg in enumerate(segments):
+            if seg.lower() in _ROCM_DIRS:
+                parents.add("/".join(segments[:i]))
+    out = {}
+    for w in paths:
+        segments = w.split("/")[:-1]
+        for i, seg in enumerate(segments):
+            if seg.lower() in _CUDA_DIRS and "/".join(segments[:i]) in parents:
+                out[w] = f"beside its ROCm twin directory ({'/'.join(segments[:i] + ['...'])})"
+                break
+    return out
+
+
+_CUDA_WORDS = ("cuda", "nvidia")
+_ROCM_WORDS = ("hip", "rocm", "amd")
+
+
+def _build_twin(path: str, walked: Walked) -> bool:
+    """Whether a build file sits in a directory named for CUDA whose ROCm-named sibling holds a
+    build file too (llama.cpp's ggml/src/ggml-cuda/CMakeLists.txt beside ggml-hip/)."""
+    segments = path.split("/")[:-1]
+    dirs = {p.rpartition("/")[0] for p in walked.build_paths}
+    for i, seg in enumerate(segments):
+        for cuda in _CUDA_WORDS:
+            if cuda in seg.lower():
+                for rocm in _ROCM_WORDS:
+                    twin = "/".join(segments[:i] + [seg.lower().replace(cuda, rocm)])
+                    if any(d.lower() == twin or d.lower().startswith(twin + "/") for d in dirs):
+                        return True
+    return False
+
+
+def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
+    """File -> the optional part it is in, for the files with findings."""
+    from gpuenv.advise.parts import is_backend, optional_modules, optional_part, package_dirs
+
+    p = walked.parts
+    if p is None:
+        return {}
+    # A nested package is optional beside a package at the top; without one it is the project.
+    top = "setup.py" in p.roots or "pyproject.toml" in p.roots
+    packages = p.packages if top else set()
+    modules: dict[str, str] = {}
+    if any(w.endswith(".py") for w in where_of):
+        outside = set(_twin_directories(walked))
+        if walked.rocm:
+            outside |= {m for m in p.modules if is_backend(m)}
+        modules = optional_modules(p, outside)
+    packaged = package_dirs(p) if top else None
+    out = {}
+    for w in where_of:
+        why = optional_part(w, packages, modules, packaged, bool(walked.rocm))
+        if why:
+            out[w] = why
+    return out
+
+
+def _port(walked: Walked, table: Table) -> str:
+    entry = table.port(walked.name) if walked.name else None
+    return entry or ""
+
+
+def _stub(path: str, walked: Walked, table: Table, findings: list[Finding], source_files: int, manifests: int,
+          skipped: Skipped) -> Advice:  # fmt: skip
+    """An sdist whose setup.py only raises: its code is elsewhere. Judged by its name alone:
+    cuda-only when the table says so of that distribution, unknown otherwise; never portable."""
+    entry = table.package(walked.name) if walked.name else None
+    named = f" ({walked.name})" if walked.name else ""
+    reason = f"a stub, not the source: {walked.stub}"
+    if entry is not None and entry.level is Level.BLOCKER:
+        verdict = Verdict.CUDA_ONLY
+        reasons = (reason, f"its distribution{named} is CUDA-only: {entry.why} (source: {entry.source})")
+    else:
+        verdict = Verdict.UNKNOWN
+        reasons = (reason, f"nothing to judge here{named}: advise the project's source checkout")
+    return Advice(path=path, verdict=verdict, reasons=reasons, findings=tuple(findings), source_files=source_files,
+                  manifests=manifests, source_lines=walked.source_lines, person_lines=0, skipped=skipped,
+                  next_command=_NEXT[verdict], looked_for=LOOKED_FOR if verdict is Verdict.UNKNOWN else "")  # fmt: skip
+
+
+def inventory(ptx: dict[tuple[str, int], tuple[str, ...]], findings: list[Finding],
+              table: Table) -> tuple[dict[str, object], ...]:  # fmt: skip
+    """The distinct PTX instructions of the inline-PTX findings: count, files, how many uses count
+    (not covered, not optional), and the AMD counterpart from the table."""
+    if not ptx:
+        return ()
+    state: dict[str, tuple[bool, bool]] = {}  # file -> (covered, optional) of its inline PTX finding
+    for f in findings:
+        if f.rule == "construct:inline-ptx":
+            state[_place(f.where)[0]] = (f.covered, bool(f.optional))
+    rows: dict[str, dict[str, object]] = {}
+    for (where, _), ops in sorted(ptx.items()):
+        covered, optional = state.get(where, (True, False))
+        for op in ops:
+            row = rows.get(op)
+            if row is None:
+                counterpart = table.ptx(op)
+                row = rows[op] = {"instruction": op, "count": 0, "counted": 0, "files": [],
+                                  "rocm": counterpart[0] if counterpart else "none known: a person must redesign it",
+                                  "source": counterpart[1] if counterpart else None}  # fmt: skip
+            row["count"] = int(str(row["count"])) + 1
+            if not covered and not optional:
+                row["counted"] = int(str(row["counted"])) + 1
+            files = row["files"]
+            if isinstance(files, list) and where not in files:
+                files.append(where)
+    return tuple(sorted(rows.values(), key=lambda r: (-int(str(r["count"])), str(r["instruction"]))))
 
 
 def _unknown(path: str, source_files: int, manifests: int, skipped: Skipped) -> Advice:
@@ -161,7 +328,7 @@ class _Group:
             self.first = hit  # portable findings: the first place in the tree
         self.names[what] = None  # distinct names only: "cutlass::gemm" 10,000 times is one
 
-    def finding(self, entry: Entry, level: Level, covered: bool) -> Finding:
+    def finding(self, entry: Entry, level: Level, covered: bool, handled: str = "", part: str = "") -> Finding:
         first = self.first
         if first.kind == "construct" or first.kind == "extension" or first.kind == "build":
             what = first.what  # a construct as written on its first line; the others are in ``lines``
@@ -179,8 +346,9 @@ class _Group:
             name=entry.name,
             count=self.count,
             lines=tuple(sorted(self.lines)),
-            optional=first.optional,
+            optional=("" if part == "-" else part or first.optional) if level is not Level.PORTABLE else "",
             covered=covered,
+            handled=handled or ("on the CUDA side of the project's own HIP branch" if covered else ""),
         )
 
 
@@ -198,14 +366,15 @@ def _names(whats: list[str]) -> str:
 def _rocm_reasons(signs: tuple[str, ...], findings: list[Finding]) -> list[str]:
     if not signs:
         return []
-    blockers = [f for f in findings if f.level is Level.BLOCKER]
+    blockers = [f for f in findings if f.level is Level.BLOCKER and not f.optional]
     covered = [f for f in blockers if f.covered]
     left = [f for f in blockers if not f.covered]
     out = [f"the project builds for ROCm itself ({signs[0]}" + (f", +{len(signs) - 1} more" if len(signs) > 1 else "")
            + ")"]  # fmt: skip
     if covered:
         out.append(f"its ROCm path covers {_count(covered)} ({_names([f'{f.name} at {f.where}' for f in covered])}): "
-                   "each sits on the CUDA side of a HIP branch, or beside a ROCm twin file")  # fmt: skip
+                   "each sits on the CUDA side of a HIP branch, beside a ROCm twin file, or in code only the CUDA build "
+                   "compiles")  # fmt: skip
     if left:
         out.append(f"it leaves {_count(left)} on the CUDA path ({_names([f'{f.name} at {f.where}' for f in left])}): "
                    "check that the ROCm build does not need them")  # fmt: skip
@@ -221,22 +390,30 @@ def _count(findings: list[Finding]) -> str:
 
 def _reasons(verdict: Verdict, findings: list[Finding]) -> list[str]:
     """One line per table entry that decided the verdict, worst first, with its first place."""
-    if verdict is Verdict.PORTABLE:
+    if verdict is Verdict.PORTABLE and not any(f.optional and f.level is not Level.PORTABLE for f in findings):
         if not findings:
             return ["nothing CUDA-specific found: no CUDA calls, libraries, constructs or CUDA-only dependencies"]
         return [f"every GPU dependency and call found has a ROCm build or a mechanical HIP translation "
-                f"({_names([f.name for f in findings])})"]  # fmt: skip
+                f"({_names([f.name for f in findings if f.level is Level.PORTABLE] or [f.name for f in findings])})"]  # fmt: skip
     by_rule: dict[str, list[Finding]] = {}
+    optional: dict[str, Level] = {}
     for f in findings:  # already worst first, then by place
-        if f.level is not Level.PORTABLE and not f.covered:
+        if f.level is not Level.PORTABLE and not f.covered and not f.optional:
             by_rule.setdefault(f.rule, []).append(f)
+        elif f.optional and not f.covered and f.level is not Level.PORTABLE:
+            part = f.optional.split(" (", 1)[0]
+            optional[part] = max(optional.get(part, f.level), f.level, key=_RANK.__getitem__)
     out = []
     for rule, group in by_rule.items():
         first, uses = group[0], sum(f.count for f in group)
         more = f", +{uses - 1} more" if uses > 1 else ""
         label = first.name if rule.startswith(("construct:", "library:")) else first.what
         word = "CUDA-only" if first.level is Level.BLOCKER else "needs a person"
-        if first.optional:
-            word += f" (an optional import, {first.optional}: one level below the table's)"
         out.append(f"{label} ({first.where}{more}): {word}")
+    if not out:
+        out.append("the core needs nothing of a person: every CUDA-specific use found is covered by the project's "
+                   "ROCm build or in an optional part")  # fmt: skip
+    if optional:
+        shown = [f"{part} ({'cuda-only' if level is Level.BLOCKER else 'needs work'})" for part, level in optional.items()]
+        out.append(f"optional: {_names(shown)}; the verdict follows the core")
     return out

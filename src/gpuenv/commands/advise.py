@@ -45,9 +45,13 @@ COMMANDS = {
         "statically, environment.yml, Pipfile, lock files), Dockerfiles/Containerfiles, build files\n"
         "(CMakeLists.txt, *.cmake, setup*.py) and sources (.cu .cuh .cpp .h .py .pyx ...); nothing in\n"
         "the tree is executed. Code in the project's own HIP/ROCm branches and rocm/ or hip/ files is\n"
-        "its ROCm port, not work.\n\n"
-        "Exit status: 0 portable; 1 portable-with-work or cuda-only; 2 for a path that is not a\n"
-        "directory; 5 unknown: nothing to judge (no source, build file or declared dependency).\n"
+        "its ROCm port, not work; sources only the CUDA build compiles (CMake and setup.py backend\n"
+        "switches, #if __CUDA_ARCH__ >= N) are already handled by the ROCm build. Optional parts\n"
+        "(nested packages, contrib/, guarded or lazy imports, extras) are listed apart and do not\n"
+        "decide the verdict.\n\n"
+        "Exit status: 0 portable; 1 portable-with-work; 6 cuda-only (3 is already gpuenv's 'refused');\n"
+        "2 for a path that is not a directory; 5 unknown: nothing to judge (no source, build file or\n"
+        "declared dependency, or a stub sdist of an unknown project).\n"
         "Unreadable, binary and oversized files are skipped and counted.",
     )
 }

@@ -26,10 +26,12 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
     out.append(("", ""))
     out.append(("bold", f"Source lines needing a person: {advice.person_lines:,} of {advice.source_lines:,} "
                         f"({advice.share:.2%}) in {advice.source_files:,} source file{'' if advice.source_files == 1 else 's'}"))  # fmt: skip
+    if advice.port:
+        out.append(("", f"  - a ROCm port is maintained outside this project: {advice.port}"))
     for level in (Level.BLOCKER, Level.WORK, Level.PORTABLE):
         groups: dict[str, list[Finding]] = {}
         for f in advice.findings:
-            if f.level is level:
+            if f.level is level and not f.optional:
                 groups.setdefault(f.rule, []).append(f)
         if not groups:
             continue
@@ -41,6 +43,8 @@ def lines(advice: Advice) -> list[tuple[str, str]]:
         out.append((f"bold {style}", f"{title} ({uses:,}{more}):"))
         for members in groups.values():
             out += _group(members, style)
+    out += _optional(advice)
+    out += _ptx(advice)
     if advice.skipped.total or advice.skipped.ignore_lines:
         s = advice.skipped
         parts = [f"{n} {what}" for n, what in ((s.binary, "binary"), (s.unreadable, "unreadable"),
@@ -77,6 +81,30 @@ def _group(members: list[Finding], style: str) -> list[tuple[str, str]]:
     if first.rocm_equivalent:
         out.append(("", f"      ROCm: {first.rocm_equivalent}"))
     out.append(("dim", f"      source: {first.source}"))
+    return out
+
+
+def _optional(advice: Advice) -> list[tuple[str, str]]:
+    rows = advice.optional_parts()
+    if not rows:
+        return []
+    out = [("", ""), ("bold", "Optional CUDA-only parts (they do not decide the verdict):")]
+    for r in rows:
+        level = "cuda-only" if r["verdict"] == "blocker" else "needs work"
+        out.append(("red" if r["verdict"] == "blocker" else "yellow",
+                    f"  {r['part']}: {level}, {_uses(r['count'])} ({', '.join(r['names'])})"))  # fmt: skip
+    return out
+
+
+def _ptx(advice: Advice) -> list[tuple[str, str]]:
+    if not advice.ptx:
+        return []
+    out = [("", ""), ("bold", "Inline PTX, by instruction (uses; uses the ROCm build needs; files):")]
+    for r in advice.ptx:
+        files = list(r["files"])
+        shown = ", ".join(files[:_PLACES]) + (f" (+{len(files) - _PLACES} more)" if len(files) > _PLACES else "")
+        out.append(("", f"  {r['instruction']}: {r['count']}; {r['counted']}; {shown}"))
+        out.append(("dim", f"      AMD: {r['rocm']}"))
     return out
 
 

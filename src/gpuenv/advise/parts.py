@@ -1,0 +1,205 @@
+"""Optional parts of a tree: code the project ships but does not need to run its core.
+
+Four kinds, each found from what the walk recorded (``Parts``), never by running anything:
+
+- a nested package: a directory below the top with its own setup.py or pyproject.toml (Liger's
+  ``liger_cute_kernels/``, flash-attention's ``hopper/``): built and installed on its own;
+- a ``contrib/`` directory (apex's ``apex/contrib/csrc``): extensions built only on request;
+- a Python module reached only through imports that may not run: inside ``try:``/``if ...:``
+  (``if implementation == "flash_attention_3":``), or inside a function (a backend loaded on
+  demand), by no module-level import of a module that is itself core (``optional_modules``);
+- an extra (``[project.optional-dependencies]``, ``extras_require``): see ``deps``.
+
+Their CUDA-only findings are reported as optional parts and do not decide the verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from gpuenv.advise.regions import is_auxiliary_file
+
+# from X import (\n a,\n b): the statement scan reads one line; the graph needs X all the same.
+_FROM_PAREN = re.compile(r"^([ \t]*)from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]*\([ \t]*(?:#[^\n]*)?\n", re.MULTILINE)
+_VENDORED = frozenset({"vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty", "external"})
+AUXILIARY = "in a test, benchmark or example"  # the label regions' optional imports give them too
+_RELATIVE = re.compile(r"^[ \t]*from[ \t]+(\.+)([\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w \t,]+)", re.MULTILINE)
+
+
+@dataclass
+class Parts:
+    """What the walk recorded for the optional-part rules."""
+
+    packages: set[str] = field(default_factory=set)  # directories with their own setup.py/pyproject.toml
+    roots: set[str] = field(default_factory=set)  # setup.py / pyproject.toml at the top of the tree
+    modules: list[str] = field(default_factory=list)  # every .py file
+    # importer path -> [(module as written, lazy)]: a lazy import is indented (try/if/def)
+    imports: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)
+
+    def note_build_file(self, path: str) -> None:
+        directory, _, name = path.rpartition("/")
+        if not directory:
+            self.roots.add(name.lower())
+        elif name.lower() in ("setup.py", "pyproject.toml") and not is_auxiliary_file(path):
+            self.packages.add(directory + "/")
+
+    def note_python(self, path: str, text: str, absolute: list[tuple[str, int]]) -> None:
+        """A .py file and its imports: ``absolute`` as the scan found them (module, line)."""
+        self.modules.append(path)
+        if is_auxiliary_file(path):
+            return  # a test importing everything does not make it core
+        found: list[tuple[str, bool]] = []
+        if absolute:
+            indented = _indented_lines(text)
+            found = [(module, line in indented) for module, line in absolute]
+        if "import (" in text:
+            found += [(m.group(2), bool(m.group(1))) for m in _FROM_PAREN.finditer(text)]
+        if "from ." in text:
+            package = path.rsplit("/", 1)[0].split("/") if "/" in path else []
+            for m in _RELATIVE.finditer(text):
+                up = len(m.group(1)) - 1
+                base = package[: len(package) - up] if up else package
+                if up > len(package):
+                    continue
+                stem = [p for p in m.group(2).split(".") if p]
+                lazy = m.group()[:1] in (" ", "\t")
+                names = [n.strip().split()[0] for n in m.group(3).split(",") if n.strip()]
+                found.append(("/".join(base + stem), lazy))  # a path: resolved as one
+                found += [("/".join(base + stem + [n]), lazy) for n in names]
+        if found:
+            self.imports[path] = found
+
+
+_INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)
+
+
+def _indented_lines(text: str) -> set[int]:
+    """The lines of indented import statements (inside try/if/def): one regex pass, no split."""
+    out = set()
+    line, last = 1, 0
+    for m in _INDENTED_IMPORT.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        out.add(line)
+    return out
+
+
+def _index(modules: list[str]) -> tuple[dict[tuple[str, ...], list[str]], set[str]]:
+    """Dotted-name suffixes of every module file (liger_kernel.ops.x of src/liger_kernel/ops/x.py),
+    and the paths without their suffix (for relative imports)."""
+    index: dict[tuple[str, ...], list[str]] = {}
+    for path in modules:
+        parts = path[:-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        for i in range(len(parts)):
+            index.setdefault(tuple(parts[i:]), []).append(path)
+    return index, set(modules)
+
+
+def _targets(written: str, index: dict[tuple[str, ...], list[str]], files: set[str]) -> list[str]:
+    """The module files an import names, and the packages (__init__.py) it imports on the way."""
+    if "/" in written:  # a relative import, resolved to a path
+        out = [c for c in (written + ".py", written + "/__init__.py") if c in files]
+        steps = written.split("/")
+        for n in range(1, len(steps)):
+            init = "/".join(steps[:n]) + "/__init__.py"
+            if init in files:
+                out.append(init)
+        return out
+    dotted = tuple(written.split("."))
+    found = list(index.get(dotted, []))
+    for n in range(1, len(dotted)):
+        found += [p for p in index.get(dotted[:n], []) if p.endswith("__init__.py")]
+    return found
+
+
+def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+    """Module path -> why it is optional: every import of it that runs at module level comes from
+    a module that is optional itself (a greatest fixpoint, so a backend's modules importing each
+    other stay optional together) or not core for another reason (``outside``: a CUDA twin
+    directory, a backend named for CUDA); a module nothing imports is core (an entry point)."""
+    if not parts.imports:
+        return {}
+    index, files = _index(parts.modules)
+    into: dict[str, list[tuple[str, bool]]] = {}
+    for importer, found in parts.imports.items():
+        for written, lazy in found:
+            for target in _targets(written, index, files):
+                if target != importer:
+                    into.setdefault(target, []).append((importer, lazy))
+    optional = set(into)
+    changed = True
+    while changed:
+        changed = False
+        for target in list(optional):
+            if any(not lazy and importer not in optional and importer not in outside for importer, lazy in into[target]):
+                optional.discard(target)
+                changed = True
+    out = {}
+    for target in optional:
+        lazy_from = sorted(i for i, lazy in into[target] if lazy and i not in optional and i not in outside)
+        how = (f"imported only inside try:/if:/a function ({lazy_from[0]})" if lazy_from
+               else "imported only by optional or CUDA-only modules")  # fmt: skip
+        out[target] = how
+    return out
+
+
+def package_dirs(parts: Parts) -> set[str]:
+    """Directories that hold an __init__.py: the Python packages of the tree."""
+    return {m[: -len("__init__.py")] for m in parts.modules if m.endswith("__init__.py")}
+
+
+# A module named for a CUDA-only backend: CuTe DSL, cuTile, TensorRT-LLM, FlashInfer, NVIDIA, a
+# Hopper/Blackwell target (vLLM's gdn_chunk_cutedsl/, cute_utils/, router_gemm_sm100.py).
+_BACKEND = re.compile(r"(?:^|[/_.-])(?:cute|cutedsl|cutile|cuda|nvidia|trtllm|flashinfer|sm(?:90|100|103|110|120)a?)"
+                      r"(?=[/_.-]|$)", re.IGNORECASE)  # fmt: skip
+# Requirements lists of the core; the others (dev, test, kv_connectors, rubin-prerelease) are extras.
+_CORE_REQUIREMENTS = frozenset({"", "common", "base", "runtime", "core", "main", "install", "prod", "production",
+                                "cuda", "gpu", "build"})  # fmt: skip
+
+
+def is_backend(path: str) -> bool:
+    """A Python module named for a CUDA-only backend (``_BACKEND``)."""
+    return path.endswith(".py") and _BACKEND.search(path) is not None
+
+
+def optional_part(path: str, packages: set[str], modules: dict[str, str], packaged: set[str] | None = None,
+                  backends: bool = False) -> str:  # fmt: skip
+    """Why the file at ``path`` is an optional part ("" when it is core). ``packaged``: the
+    package directories, given where the top of the tree is a package (its scripts elsewhere,
+    container recipes below the top, and requirements lists other than the core's are not what it
+    installs). ``backends``: the tree builds for ROCm itself, so a Python module named for a
+    CUDA-only backend is one its ROCm path does not take."""
+    if is_auxiliary_file(path):
+        return AUXILIARY
+    segments = path.split("/")
+    for i, seg in enumerate(segments[:-1]):
+        if seg.lower() in _VENDORED:
+            return f"{'/'.join(segments[: i + 1])}/ (vendored third-party code)"
+    for package in packages:
+        if path.startswith(package):
+            return f"{package} (a package of its own: setup.py or pyproject.toml)"
+    directory, _, name = path.rpartition("/")
+    if backends and is_backend(path):
+        return f"{directory}/ (a CUDA-only backend, named for it, beside the project's ROCm build)"
+    if packaged is not None and name.endswith(".txt") and (name.startswith("requirements") or directory.endswith(
+            "requirements")):  # fmt: skip
+        stem = name[: -len(".txt")].removeprefix("requirements").strip("-_.")
+        if stem.lower() not in _CORE_REQUIREMENTS:
+            return f"{path} (a requirements list beside the core's)"
+    if packaged is not None and directory:
+        if path.endswith(".py") and directory + "/" not in packaged:
+            return f"{directory}/ (scripts outside the Python package)"
+        low = name.lower()
+        if low.startswith(("dockerfile", "containerfile")) or low.endswith((".dockerfile", ".containerfile")):
+            return f"{directory}/ (a container recipe below the top of the tree)"
+    if "contrib" in segments[:-1]:
+        at = segments.index("contrib")
+        part = "/".join(segments[: at + 2]) if at + 2 < len(segments) else "/".join(segments[: at + 1])
+        return f"{part}/ (a contrib extension, built on request)"
+    why = modules.get(path)
+    if why is not None:
+        return f"{path.rsplit('/', 1)[0]}/ ({why})"
+    return ""
