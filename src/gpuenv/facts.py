@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import re
 
-from gpuenv.standins import record as records
+from gpuenv.recordjson import build, fields_of
 from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
-    from typing import Any, TypeVar
+    from typing import Any
 
-    _R = TypeVar("_R")
 
 SCHEMA = "gpuenv.facts/1"
 GPU_VENDORS = ("nvidia", "amd", "intel", "other")
@@ -326,8 +325,8 @@ class Facts:
 
 
 # --------------------------------------------------------------------------------------------
-# Conversion. One generic walker driven by the records' annotations, so that adding an optional
-# field to a record is the whole change.
+# Conversion: the generic walker of gpuenv.recordjson, driven by the records' annotations, so
+# that adding an optional field to a record is the whole change.
 
 # Fields that describe the moment of probing, not the machine: left out of the digest so that a
 # plan made from a facts file is not "stale" just because it was probed again a minute later.
@@ -350,7 +349,7 @@ def to_dict(obj: object) -> Any:  # a JSON value
         return obj
     if hasattr(type(obj), "__record_fields__"):
         out: dict[str, object] = {"schema": SCHEMA} if isinstance(obj, Facts) else {}
-        for f in _fields(type(obj)):
+        for f in fields_of(type(obj)):
             if f.metadata.get("internal"):
                 continue
             value = getattr(obj, f.name)
@@ -386,7 +385,7 @@ def from_dict(doc: object) -> Facts:
         raise FactsError("facts: expected a JSON object at the top level")
     if doc.get("schema") != SCHEMA:
         raise FactsError(f"facts: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
-    return _build(Facts, doc, "facts")
+    return build(Facts, doc, "facts", _LEFT_OUT, FactsError)
 
 
 def loads(text: str | bytes) -> Facts:
@@ -413,95 +412,3 @@ def read(path: str) -> Facts:
     except FactsError as exc:
         msg = str(exc)
         raise FactsError(msg if msg.startswith("facts ") else f"facts {path}: {msg}") from None
-
-
-def _hints(cls: type) -> dict[str, object]:
-    cached = _HINTS.get(cls)
-    if cached is None:
-        import typing  # reading a document only: probe and doctor on a live box never pay for it
-
-        cached = _HINTS[cls] = typing.get_type_hints(cls)
-    return cached
-
-
-_HINTS: dict[type, dict[str, object]] = {}
-
-
-def _build(cls: type[_R], doc: object, path: str) -> _R:
-    if not isinstance(doc, dict):
-        raise FactsError(f"{path}: expected an object, got {type(doc).__name__}")
-    hints = _hints(cls)
-    kwargs: dict[str, object] = {}
-    for f in _fields(cls):
-        if f.metadata.get("internal"):
-            continue
-        if f.name not in doc:
-            if f.default is records.MISSING and f.default_factory is records.MISSING:
-                raise FactsError(f"{path}.{f.name}: required field missing")
-            flag = _LEFT_OUT.get(cls, {}).get(f.name)
-            if flag:
-                kwargs[flag] = True
-            continue
-        kwargs[f.name] = _convert(hints[f.name], doc[f.name], f"{path}.{f.name}")
-    # Unknown fields are ignored: the contract lets producers add optional fields.
-    return cls(**kwargs)
-
-
-# Per-type answers of typing and gpuenv.standins.record, worked out once: `gpuenv doctor --facts DIR` converts
-# thousands of documents per process.
-_TYPES: dict[object, tuple[object, tuple[Any, ...], bool, bool]] = {}
-_FIELDS: dict[type, tuple[records.Field, ...]] = {}
-
-
-def _fields(cls: type) -> tuple[records.Field, ...]:
-    found = _FIELDS.get(cls)
-    if found is None:
-        found = _FIELDS[cls] = records.fields(cls)
-    return found
-
-
-def _convert(tp: Any, value: object, path: str) -> object:  # tp: a type form (list[str], str | None)
-    info = _TYPES.get(tp)
-    if info is None:
-        import types
-        import typing
-
-        origin = typing.get_origin(tp)
-        union = origin in (typing.Union, types.UnionType)
-        info = _TYPES[tp] = (origin, typing.get_args(tp), records.is_record(tp), union)
-    origin, args, is_rec, union = info
-    if union:
-        if value is None:
-            if type(None) in args:
-                return None
-            raise FactsError(f"{path}: must not be null")
-        inner = [a for a in args if a is not type(None)]
-        return _convert(inner[0], value, path)
-    if value is None:
-        raise FactsError(f"{path}: must not be null")
-    if is_rec:
-        return _build(tp, value, path)
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise FactsError(f"{path}: expected a list, got {type(value).__name__}")
-        return tuple(_convert(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise FactsError(f"{path}: expected an object, got {type(value).__name__}")
-        return {str(k): _convert(args[1], v, f"{path}.{k}") for k, v in value.items()}
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise FactsError(f"{path}: expected true or false, got {value!r}")
-        return value
-    if tp is int:
-        # JSON Schema's integer includes 2.0; a bool is not one.
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise FactsError(f"{path}: expected an integer, got {value!r}")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise FactsError(f"{path}: expected a string, got {value!r}")
-        return value
-    raise FactsError(f"{path}: unsupported type {tp!r}")  # pragma: no cover - a bug in this module
