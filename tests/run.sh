@@ -139,7 +139,25 @@ for version, path in pythons().items():
         fi
     done 3<<<"$others"
 fi
+# The platform runs (README "Platforms"): Debian 13 (the platform-sensitive tests as root and as
+# a user with umask 0002) and Python 3.14 (Debian sid's), each in a minbase chroot under $work.
+# Only for the whole suite; GPUENV_PLATFORMS=none skips them, GPUENV_PLATFORMS=trixie runs one.
+platforms=()
+if [ $# -eq 0 ]; then
+    for suite in ${GPUENV_PLATFORMS:-trixie sid}; do
+        [ "$suite" != none ] || continue
+        start=$SECONDS
+        line=$(bash tests/platform_run.sh "$suite" "$wheel" "$work" | tee /dev/stderr | grep '^PLATFORM ' | tail -n1)
+        [ -n "$line" ] || line="PLATFORM $suite: NOT COVERED, tests/platform_run.sh said nothing"
+        case $line in *FAILED* | *"NOT COVERED"*) failed=1 ;; esac
+        platforms+=("${line#PLATFORM } ($((SECONDS - start)) s)")
+    done
+fi
 echo "== interpreters covered"
 printf '%s\n' "${covered[@]}"
+if [ ${#platforms[@]} -gt 0 ]; then
+    echo "== platforms covered"
+    printf '%s\n' "${platforms[@]}"
+fi
 echo "== the type checker (mypy, strict on src/gpuenv): $typed"
 exit $failed
