@@ -430,22 +430,22 @@ echo "$*" >>/var/log/systemctl.calls
 """
 
 
-def _python_chroot(base: Path, dest: Path) -> Path:
+def _python_chroot(base: Path, dest: Path, suite: str = "bookworm") -> Path:
     """base + python3 (the fresh box) + a local trusted APT repository holding python3-venv,
-    ca-certificates and gpg with their dependencies (what bootstrap.sh installs), no other
-    source."""
+    ca-certificates, gpg and gpgv with their dependencies (what bootstrap.sh installs; Debian
+    12's apt brings gpgv, 13's does not), no other source."""
     from tests.chroot_env import MIRROR, copy_root, in_root, run
 
     copy_root(base, dest)
     shutil.copy("/etc/resolv.conf", dest / "etc/resolv.conf")
-    (dest / "etc/apt/sources.list").write_text(f"deb {MIRROR} bookworm main\n")
+    (dest / "etc/apt/sources.list").write_text(f"deb {MIRROR} {suite} main\n")
     in_root(dest, "apt-get", "-q", "update")
     in_root(dest, "apt-get", "install", "-y", "-q", "--no-install-recommends", "python3")
     in_root(dest, "apt-get", "clean")
     # sudo: for the README's lines run as a user with sudo; python3-apt: what Ansible's apt
     # module installs for itself (tests/test_ansible.py). Those tests install them, not this box.
     in_root(dest, "apt-get", "install", "-y", "-q", "--download-only", "--no-install-recommends",
-            "python3-venv", "ca-certificates", "gpg", "sudo", "python3-apt")  # fmt: skip
+            "python3-venv", "ca-certificates", "gpg", "gpgv", "sudo", "python3-apt")  # fmt: skip
     debs = dest / "srv/gpuenv-debs"
     debs.mkdir(parents=True)
     for deb in (dest / "var/cache/apt/archives").glob("*.deb"):
@@ -527,10 +527,16 @@ class Chroot:
 
 @pytest.fixture
 def fresh_box(python_chroot, vendor_repo, wheel_and_wheelhouse, tmp_path) -> Chroot:
+    return box_of(python_chroot, vendor_repo, wheel_and_wheelhouse, tmp_path)
+
+
+def box_of(python_root: Path, vendor_repo, wheel_and_wheelhouse: tuple[Path, Path], tmp_path: Path) -> Chroot:
+    """A copy of the fresh box ``python_root`` with an NVIDIA GPU, the wheelhouse, the wheel and
+    bootstrap.sh where the user-data puts them, and the mirror's bundle."""
     from tests.chroot_env import NVIDIA_GPU, copy_root, give_machine
 
     wheel, house = wheel_and_wheelhouse
-    root = give_machine(copy_root(python_chroot, tmp_path / "root"), NVIDIA_GPU)
+    root = give_machine(copy_root(python_root, tmp_path / "root"), NVIDIA_GPU)
     # gpuenv in the chroot probes it as its own machine: the kernel is the one running here.
     (root / "lib/modules" / os.uname().release / "build").mkdir(parents=True, exist_ok=True)
     (root / "proc/sys/kernel/random").mkdir(parents=True, exist_ok=True)

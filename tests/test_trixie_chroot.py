@@ -80,3 +80,40 @@ def test_a_sha1_signed_repository_is_refused_before_any_change_with_apts_reason(
         )
         update = in_root(root, "apt-get", "update", check=False)
     assert "SHA1" in update.stdout + update.stderr and "not signed" in update.stdout + update.stderr, update
+
+
+# --------------------------------------------------------------------------------------------
+# bootstrap.sh on a fresh Debian 13 box: gpgv installed, the install gets past the key checks
+
+
+@pytest.fixture(scope="module")
+def trixie_box(trixie_chroot, tmp_path_factory):
+    """trixie + python3 and a local repository of what bootstrap.sh installs (test_provision's
+    fresh box, on Debian 13); a wheelhouse for its python3."""
+    from tests.chroot_env import in_root
+    from tests.test_provision import _python_chroot, build_wheel_and_wheelhouse
+
+    root = _python_chroot(trixie_chroot, tmp_path_factory.mktemp("trixie-provision") / "root", "trixie")
+    version = in_root(root, "python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").stdout.strip()
+    return root, build_wheel_and_wheelhouse(tmp_path_factory.mktemp("gpuenv-wheel-trixie"), (version,))
+
+
+@pytest.mark.timeout(1500)
+def test_bootstrap_on_a_fresh_debian_13_installs_gpgv_and_gets_past_the_key_checks(trixie_box, vendor_repo, tmp_path):
+    from tests.test_provision import box_of
+
+    python_root, wheel_and_house = trixie_box
+    box = box_of(python_root, vendor_repo, wheel_and_house, tmp_path)
+    args = ("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "cuda", "--version", "12.8", "--user", "alice",
+            "--wheel", box.wheel, "--sha256", box.sha256)  # fmt: skip
+    assert "gpgv" not in box.packages() and "gpg" not in box.packages()
+    dry = box.run(*args, "--dry-run")
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert "apt-get install --no-install-recommends python3-venv ca-certificates gpg gpgv" in dry.stdout, dry.stdout
+    first = box.run(*args)
+    out = first.stdout + first.stderr
+    assert first.returncode == 10, out  # the driver's reboot: every step before it ran
+    pkgs = box.packages()
+    assert "gpg" in pkgs and "gpgv" in pkgs, pkgs
+    assert all(p in pkgs for p in ("cuda-toolkit-12-8", "nvidia-open")), pkgs
+    assert "not installed on this machine" not in out + (box.root / "var/log/gpuenv/bootstrap.log").read_text()
