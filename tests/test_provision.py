@@ -530,13 +530,15 @@ def fresh_box(python_chroot, vendor_repo, wheel_and_wheelhouse, tmp_path) -> Chr
     return box_of(python_chroot, vendor_repo, wheel_and_wheelhouse, tmp_path)
 
 
-def box_of(python_root: Path, vendor_repo, wheel_and_wheelhouse: tuple[Path, Path], tmp_path: Path) -> Chroot:
-    """A copy of the fresh box ``python_root`` with an NVIDIA GPU, the wheelhouse, the wheel and
-    bootstrap.sh where the user-data puts them, and the mirror's bundle."""
+def box_of(
+    python_root: Path, vendor_repo, wheel_and_wheelhouse: tuple[Path, Path], tmp_path: Path, gpu: dict | None = None
+) -> Chroot:
+    """A copy of the fresh box ``python_root`` with ``gpu`` (an NVIDIA one by default), the
+    wheelhouse, the wheel and bootstrap.sh where the user-data puts them, and the mirror's bundle."""
     from tests.chroot_env import NVIDIA_GPU, copy_root, give_machine
 
     wheel, house = wheel_and_wheelhouse
-    root = give_machine(copy_root(python_root, tmp_path / "root"), NVIDIA_GPU)
+    root = give_machine(copy_root(python_root, tmp_path / "root"), gpu or NVIDIA_GPU)
     # gpuenv in the chroot probes it as its own machine: the kernel is the one running here.
     (root / "lib/modules" / os.uname().release / "build").mkdir(parents=True, exist_ok=True)
     (root / "proc/sys/kernel/random").mkdir(parents=True, exist_ok=True)

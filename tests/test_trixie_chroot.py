@@ -103,8 +103,9 @@ def test_bootstrap_on_a_fresh_debian_13_installs_gpgv_and_gets_past_the_key_chec
     from tests.test_provision import box_of
 
     python_root, wheel_and_house = trixie_box
-    box = box_of(python_root, vendor_repo, wheel_and_house, tmp_path)
-    args = ("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "cuda", "--version", "12.8", "--user", "alice",
+    # ROCm: the mirror serves AMD's suites; NVIDIA's Debian 13 repository (ubuntu2404) it does not.
+    box = box_of(python_root, vendor_repo, wheel_and_house, tmp_path, AMD_GPU)
+    args = ("sh", "/usr/local/sbin/gpuenv-bootstrap", "--stack", "rocm", "--user", "alice",
             "--wheel", box.wheel, "--sha256", box.sha256)  # fmt: skip
     assert "gpgv" not in box.packages() and "gpg" not in box.packages()
     dry = box.run(*args, "--dry-run")
@@ -115,5 +116,5 @@ def test_bootstrap_on_a_fresh_debian_13_installs_gpgv_and_gets_past_the_key_chec
     assert first.returncode == 10, out  # the driver's reboot: every step before it ran
     pkgs = box.packages()
     assert "gpg" in pkgs and "gpgv" in pkgs, pkgs
-    assert all(p in pkgs for p in ("cuda-toolkit-12-8", "nvidia-open")), pkgs
+    assert all(p in pkgs for p in ("rocm", "amdgpu-dkms")), pkgs
     assert "not installed on this machine" not in out + (box.root / "var/log/gpuenv/bootstrap.log").read_text()
