@@ -118,3 +118,28 @@ def test_bootstrap_on_a_fresh_debian_13_installs_gpgv_and_gets_past_the_key_chec
     assert "gpg" in pkgs and "gpgv" in pkgs, pkgs
     assert all(p in pkgs for p in ("rocm", "amdgpu-dkms")), pkgs
     assert "not installed on this machine" not in out + (box.root / "var/log/gpuenv/bootstrap.log").read_text()
+
+
+# --------------------------------------------------------------------------------------------
+# sqv under apt's policy, in the root: a weak key is refused as a SHA-1 signature is
+
+
+def test_sqv_in_the_root_refuses_a_dsa_key_and_accepts_an_rsa_one(trixie_chroot, tmp_path_factory):
+    """apt 3.0's policy (/usr/share/apt/default-sequoia.config) ends DSA keys on 2024-02-01:
+    gpgv accepts such a signature, sqv as apt runs it does not, in its own words."""
+    from gpuenv.execute import signatures
+    from gpuenv.execute.runner import Runner
+    from tests.gpg_home import gpg_home
+
+    root = str(trixie_chroot)
+    assert signatures.verifier(root) == "sqv" and signatures.policy(root) == "/usr/share/apt/default-sequoia.config"
+    with gpg_home(tmp_path_factory) as (home, gpg):
+        release = home / "Release"
+        release.write_text("Origin: test\nSuite: stable\n")
+        verdicts = {}
+        for algo in ("dsa2048", "rsa3072"):
+            gpg("--quick-gen-key", f"{algo} <{algo}@x>", algo, "sign", "0")
+            signed = gpg("--local-user", f"{algo}@x", "--clearsign", "-o", "-", str(release))
+            verdicts[algo] = signatures.verify(Runner(root), root, gpg("--export", f"{algo}@x"), signed)
+    assert verdicts["rsa3072"] is None
+    assert verdicts["dsa2048"] and verdicts["dsa2048"].startswith("sqv: ") and "DSA" in verdicts["dsa2048"], verdicts

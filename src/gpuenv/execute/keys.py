@@ -44,8 +44,8 @@ def _need_gpg(root: str) -> None:
 
 
 def _gpg(runner: Runner, home: str, *args: str, what: str) -> str:
-    """gpg in the throw-away ``home``; a non-zero exit refuses, with gpg's words (gpg 2.4.9 exits 2
-    on an armored block that holds no key, where 2.2 wrote an empty file and exited 0)."""
+    """gpg in the throw-away ``home``; a non-zero exit refuses, with gpg's words (gpg exits 2 on an
+    armored block that holds no key: 2.2.40 and 2.4.9 alike)."""
     res = runner.run(["gpg", "--homedir", home, "--batch", "--no-autostart", *args], host=True, check=False)
     if not res.ok:
         lines = [ln.strip() for ln in res.output.strip().splitlines() if ln.strip()]
