@@ -34,6 +34,7 @@ box() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 
 pkgs="python3 python3-venv python3-pip gnupg gpgv ca-certificates"
 [ "$suite" = trixie ] && pkgs="$pkgs systemd cloud-init shellcheck dpkg-dev apt-utils"
 say "apt-get install $pkgs"
+# shellcheck disable=SC2086 # pkgs: package names, one word each
 { box apt-get -o Acquire::Check-Valid-Until=false update -q \
     && box apt-get install -y -q --no-install-recommends $pkgs; } >>"$log" 2>&1 || {
     covered "NOT COVERED, apt-get failed: $(tail -n1 "$log")"; exit 1; }
@@ -54,15 +55,11 @@ say "venvs of the wheel on CPython $version"
     && box python3 -m venv /opt/e2e && box /opt/e2e/bin/pip install -q "/srv/dist/$name"; } >>"$log" 2>&1 || {
     covered "NOT COVERED, pip failed: $(tail -n1 "$log")"; exit 1; }
 
-if [ "$suite" = trixie ]; then
-    tests="tests/test_keys_verify.py tests/test_execute_safety.py tests/test_apply_refusals.py tests/test_provision.py
-        tests/test_verify.py tests/test_journal.py tests/test_startup_imports.py tests/test_e2e_installed.py"
-else
-    tests="tests/test_startup_imports.py tests/test_e2e_installed.py"
-fi
-# shellcheck disable=SC2086 # tests: file names, one word each
+tests="tests/test_startup_imports.py tests/test_e2e_installed.py"
+[ "$suite" != trixie ] || tests="$tests tests/test_keys_verify.py tests/test_execute_safety.py \
+tests/test_apply_refusals.py tests/test_provision.py tests/test_verify.py tests/test_journal.py"
 pytest_in() { echo "cd $1 && GPUENV_E2E_BIN=/opt/e2e/bin/gpuenv GPUENV_E2E_PYTHON=$version GPUENV_TEST_INSTALLED=1 \
-/opt/tv/bin/python -m pytest -q -p no:cacheprovider -m 'not chroot' --basetemp $2 $(echo $tests)"; }
+/opt/tv/bin/python -m pytest -q -p no:cacheprovider -m 'not chroot' --basetemp $2 $tests"; }
 # shellcheck disable=SC2016 # expanded inside the namespace
 inside='mount -t proc proc "$R/proc" && mount --rbind /dev "$R/dev" && exec "$@"'
 result=()
@@ -85,6 +82,7 @@ if [ "$suite" = trixie ]; then
         result+=("as a user with umask 0002: FAILED")
     fi
 fi
-covered "CPython $version: $(IFS=';'; echo "${result[*]}" | sed 's/;/; /g')"
+joined=$(IFS=';'; echo "${result[*]}")
+covered "CPython $version: ${joined//;/; }"
 case "${result[*]}" in *FAILED*) exit 1 ;; esac
 exit 0
