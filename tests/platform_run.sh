@@ -47,6 +47,10 @@ mkdir -p "$root/srv/src" "$root/srv/dist"
 cp "$wheel" "$root/srv/dist/"
 tar --exclude=./.git --exclude='./.venv*' --exclude=./build --exclude=./dist --exclude='*.egg-info' \
     --exclude=__pycache__ -cf - . | tar -xf - -C "$root/srv/src"
+if [ "$suite" = trixie ]; then  # before the root run writes its caches (.hypothesis) into /srv/src
+    box sh -c 'id tester >/dev/null 2>&1 || useradd --create-home tester'
+    box sh -c 'rm -rf /home/tester/src && su tester -c "umask 0002 && cp -r /srv/src /home/tester/src"'
+fi
 name=$(basename "$wheel")
 say "venvs of the wheel on CPython $version"
 # The test venv holds what these tests import, not the whole [test] extra (ansible: minutes of pip).
@@ -72,8 +76,6 @@ else
 fi
 if [ "$suite" = trixie ]; then
     say "the tests as a user with umask 0002, in a clone made with it"
-    box sh -c 'id tester >/dev/null 2>&1 || useradd --create-home tester'
-    box sh -c 'rm -rf /home/tester/src && su tester -c "umask 0002 && cp -r /srv/src /home/tester/src"'
     if unshare -m --propagation private env R="$root" sh -c "$inside" sh chroot "$root" env -i \
         PATH=/usr/bin:/bin LC_ALL=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 \
         su tester -c "umask 0002 && $(pytest_in /home/tester/src /tmp/pytest-tester)"; then
