@@ -45,7 +45,7 @@ version=$(box python3 -c 'import platform; print(platform.python_version())')
 rm -rf "$root/srv/src" "$root/srv/dist"
 mkdir -p "$root/srv/src" "$root/srv/dist"
 cp "$wheel" "$root/srv/dist/"
-tar --exclude=./.git --exclude='./.venv*' --exclude=./build --exclude=./dist --exclude='*.egg-info' \
+tar --exclude=./.git --exclude='./.venv*' --exclude=./build --exclude=./dist --exclude='*.egg-info' --exclude=./.hypothesis \
     --exclude=__pycache__ -cf - . | tar -xf - -C "$root/srv/src"
 if [ "$suite" = trixie ]; then  # before the root run writes its caches (.hypothesis) into /srv/src
     box sh -c 'id tester >/dev/null 2>&1 || useradd --create-home tester'
