@@ -21,7 +21,7 @@
 # GPUENV_LOCK_RETRIES (20) x GPUENV_RETRY_DELAY (15 s): how long to wait for a dpkg/apt lock
 # (cloud-init's own apt) or another apply.
 #
-# What it does: installs python3-venv, ca-certificates and gpg when missing; gpuenv into the venv
+# What it does: installs python3-venv, ca-certificates, gpg and gpgv when missing; gpuenv into the venv
 # /opt/gpuenv (and this script as /opt/gpuenv/bootstrap.sh); writes
 # /etc/systemd/system/gpuenv-resume.service; runs `gpuenv apply --resume --yes` (an apply a crash
 # left unfinished), then `gpuenv install STACK --yes`. When the plan needs a reboot it enables
@@ -524,7 +524,9 @@ with urllib.request.urlopen(sys.argv[1], timeout=120) as r, open(sys.argv[2], "x
 
 # need_packages: true when a package gpuenv needs is missing; NEED: their names. python3-venv
 # for this python3 (absent on fresh Ubuntu), ca-certificates (pip over https), gpg (gpuenv
-# checks the vendors' signing keys with it; Debian's apt has only gpgv), git for --git.
+# reads the vendors' signing keys with it; apt does not bring it), gpgv (gpuenv checks
+# signatures with it where apt does; Debian 13's apt 3.0 verifies with sqv and no longer brings
+# gpgv, and gnupg only recommends it), git for --git.
 need_packages() {
 	_v=$("${PY:-python3}" -I -c 'import sys; print("python%d.%d-venv" % sys.version_info[:2])') || {
 		say "python3 does not run"
@@ -534,6 +536,7 @@ need_packages() {
 	pkg_ok "$_v" || NEED="python3-venv"
 	pkg_ok ca-certificates || NEED="${NEED:+$NEED }ca-certificates"
 	command -v gpg >/dev/null 2>&1 || NEED="${NEED:+$NEED }gpg"
+	command -v gpgv >/dev/null 2>&1 || NEED="${NEED:+$NEED }gpgv"
 	[ -z "$GIT" ] || command -v git >/dev/null 2>&1 || NEED="${NEED:+$NEED }git"
 	[ -n "$NEED" ]
 }
@@ -616,7 +619,7 @@ dry_run() {
 	if need_packages; then
 		say "would run: apt-get update; apt-get install --no-install-recommends $NEED"
 	else
-		say "python3-venv, ca-certificates, gpg${GIT:+, git}: installed"
+		say "python3-venv, ca-certificates, gpg, gpgv${GIT:+, git}: installed"
 	fi
 	if gpuenv_current; then
 		say "gpuenv in $PREFIX: up to date ($SOURCE)"

@@ -19,6 +19,7 @@ Nothing touches the host: every apt/dpkg command runs through ``chroot``; no mou
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import http.server
@@ -106,8 +107,8 @@ def in_root(root: Path, *argv: str, check: bool = True) -> subprocess.CompletedP
 # The base chroot
 
 
-def _debootstrap(dest: Path) -> None:
-    run(["debootstrap", "--variant=minbase", "bookworm", str(dest), MIRROR])
+def _debootstrap(dest: Path, suite: str = "bookworm") -> None:
+    run(["debootstrap", "--variant=minbase", suite, str(dest), MIRROR])
     # Only the test repository: no Debian sources, no 9 MB index download per scenario.
     (dest / "etc/apt/sources.list").write_text("")
     for p in (dest / "var/lib/apt/lists").glob("*_*"):
@@ -129,6 +130,23 @@ def base_chroot(tmp_path_factory) -> Path:
     if dest.exists():
         shutil.rmtree(dest)
     _debootstrap(dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def trixie_chroot(tmp_path_factory) -> Path:
+    """Debian 13 minbase, made as base_chroot is: apt 3.0, which verifies with sqv under its own
+    policy and brings no gpgv. Cached in ``$GPUENV_CHROOT_CACHE-trixie`` when that is set."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    cache = os.environ.get("GPUENV_CHROOT_CACHE")
+    dest = Path(cache + "-trixie") if cache else tmp_path_factory.mktemp("trixie") / "root"
+    if (dest / "etc/debian_version").exists() and (dest / "home/alice").is_dir():
+        return dest
+    if dest.exists():
+        shutil.rmtree(dest)
+    _debootstrap(dest, "trixie")
     return dest
 
 
@@ -270,26 +288,41 @@ def _gpg(home: Path, *args: str, **kw) -> subprocess.CompletedProcess:
 def _sign(home: Path, fpr: str, directory: Path, release_args: list[str]) -> None:
     release = run(["apt-ftparchive", *release_args, "release", "."], cwd=directory).stdout
     (directory / "Release").write_text(release)
-    _gpg(
-        home,
-        "--local-user",
-        fpr,
-        "--yes",
-        "--clearsign",
-        "-o",
-        str(directory / "InRelease"),
-        str(directory / "Release"),
-    )
-    _gpg(
-        home,
-        "--local-user",
-        fpr,
-        "--yes",
-        "-abs",
-        "-o",
-        str(directory / "Release.gpg"),
-        str(directory / "Release"),
-    )
+    _sign_release(home, fpr, directory)
+
+
+def _sign_release(home: Path, fpr: str, directory: Path, *extra: str) -> None:
+    """InRelease and Release.gpg of ``directory``'s Release (``extra``: gpg options, a digest)."""
+    for how, out in (("--clearsign", "InRelease"), ("-abs", "Release.gpg")):
+        _gpg(home, "--local-user", fpr, *extra, "--yes", how, "-o", str(directory / out), str(directory / "Release"))
+
+
+@contextlib.contextmanager
+def resigned(repo: Repo, top: Path, digest: str):
+    """A copy of ``repo``'s tree, every Release signed again with ``digest`` (SHA1: what apt 3.0's
+    sqv policy refuses and gpgv accepts), served on a port of its own, with a bundle that names
+    it installed in a state directory of its own: a Repo."""
+    www = top / "www"
+    shutil.copytree(repo.root, www)
+    for release in www.rglob("Release"):
+        _sign_release(repo.gnupghome, repo.fingerprint, release.parent, "--digest-algo", digest)
+    with _serve(www) as url:
+        copy = Repo(www, url, repo.fingerprint, repo.gnupghome, top / "state")
+        copy.install_bundle(copy.state)
+        yield copy
+
+
+@contextlib.contextmanager
+def _serve(www: Path):
+    handler = functools.partial(_Quiet, directory=str(www))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def _dist_repo(
@@ -348,16 +381,10 @@ def vendor_repo(tmp_path_factory) -> Repo:
     (www / "amd/rocm/packages-multi-arch/gpg").mkdir()
     (www / "amd/rocm/packages-multi-arch/gpg/rocm.gpg").write_text(armored)  # where the 7.14 page fetches it
 
-    handler = functools.partial(_Quiet, directory=str(www))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    repo = Repo(www, url, fpr, home, top / "state")
-    repo.install_bundle(repo.state)
-    yield repo
-    server.shutdown()
-    server.server_close()
+    with _serve(www) as url:
+        repo = Repo(www, url, fpr, home, top / "state")
+        repo.install_bundle(repo.state)
+        yield repo
     # gpg started an agent for the throwaway keyring: a test leaves no process behind.
     subprocess.run(["gpgconf", "--homedir", str(home), "--kill", "all"], check=False, capture_output=True)
 

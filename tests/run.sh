@@ -26,14 +26,15 @@ PY=/usr/bin/python3
 
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# gcc/libc6-dev: the fake libnvidia-ml.so.1; gnupg, dpkg-dev, debootstrap: the local signed APT
+# gcc/libc6-dev: the fake libnvidia-ml.so.1; gnupg, gpgv (Debian 13's apt no longer brings it),
+# dpkg-dev, debootstrap: the local signed APT
 # repository and the Debian chroot of the install tests; pci.ids: NVIDIA names on real machines;
 # shellcheck, cloud-init, systemd (systemd-analyze): the provisioning hook's checks
 # (tests/test_provision.py); zsh, fish: the completion scripts are loaded by the real shells;
 # git: the README tests clone this tree's files as a user would (a tarball's box may lack it);
 # strace: tests/test_strace_rule.py watches every file root runs and reads.
 apt-get install -y -qq --no-install-recommends \
-    python3-venv python3-pip gcc libc6-dev gnupg dpkg-dev apt-utils debootstrap pci.ids ca-certificates \
+    python3-venv python3-pip gcc libc6-dev gnupg gpgv dpkg-dev apt-utils debootstrap pci.ids ca-certificates \
     shellcheck cloud-init systemd zsh fish git strace \
     >/dev/null
 
@@ -139,7 +140,27 @@ for version, path in pythons().items():
         fi
     done 3<<<"$others"
 fi
+# The platform runs (README "Platforms"): Debian 13 (the platform-sensitive tests as root and as
+# a user with umask 0002) and Python 3.14 (Debian sid's), each in a minbase chroot under $work.
+# Only for the whole suite; GPUENV_PLATFORMS=none skips them, GPUENV_PLATFORMS=trixie runs one.
+platforms=()
+if [ $# -eq 0 ]; then
+    for suite in ${GPUENV_PLATFORMS:-trixie sid}; do
+        [ "$suite" != none ] || continue
+        start=$SECONDS
+        # (|| true: a failed run is said by its line, and set -e must not end this script first)
+        line=$(bash tests/platform_run.sh "$suite" "$wheel" "$work" | tee /dev/stderr | grep '^PLATFORM ' | tail -n1) \
+            || true
+        [ -n "$line" ] || line="PLATFORM $suite: NOT COVERED, tests/platform_run.sh said nothing"
+        case $line in *FAILED* | *"NOT COVERED"*) failed=1 ;; esac
+        platforms+=("${line#PLATFORM } ($((SECONDS - start)) s)")
+    done
+fi
 echo "== interpreters covered"
 printf '%s\n' "${covered[@]}"
+if [ ${#platforms[@]} -gt 0 ]; then
+    echo "== platforms covered"
+    printf '%s\n' "${platforms[@]}"
+fi
 echo "== the type checker (mypy, strict on src/gpuenv): $typed"
 exit $failed

@@ -429,7 +429,7 @@ def test_without_gpg_the_key_step_says_gpg_is_missing(keys, tmp_path, monkeypatc
     root = tmp_path / "root"
     root.mkdir()
     ctx = Context(root=str(root), runner=Runner(str(root)), files=executor.Files(str(root)))
-    with pytest.raises(executor.Refused, match=r"gpg is not installed.*apt-get install gnupg"):
+    with pytest.raises(executor.Refused, match=r"gpg and gpgv are not installed.*apt-get install gpg gpgv"):
         keymod.fetch_key(ctx, _key_step(keys["sub_fpr"][0]), lambda url: keys["sub"])
     assert list(root.iterdir()) == []
 

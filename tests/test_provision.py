@@ -108,7 +108,8 @@ def test_unit_file_verifies(tmp_path):
     broken.parent.mkdir()
     broken.write_text(UNIT.read_text().replace("Type=oneshot", "Type=one-shot"))
     res = subprocess.run(["systemd-analyze", "verify", "--man=no", str(broken)], capture_output=True, text=True)
-    assert "Failed to parse service type" in res.stderr
+    # systemd 252 (Debian 12) says "Failed to parse service type", 257 (Debian 13) "Failed to parse Type=".
+    assert re.search(r"Failed to parse (service type|Type=)", res.stderr), res.stderr
 
 
 SHA0 = "0" * 64
@@ -158,7 +159,10 @@ def test_provision_writes_user_data_cloud_init_accepts(tmp_path):
     plain = tmp_path / "user-data.yaml"
     plain.write_text(text)
     res = cloud_init_schema(plain)
-    assert res.returncode == 0 and "Valid cloud-config" in res.stdout + res.stderr, res.stdout + res.stderr
+    # cloud-init 22.4 (Debian 12) says "Valid cloud-config", 25.1 (Debian 13) "Valid schema".
+    assert res.returncode == 0 and re.search(r"Valid (cloud-config|schema)", res.stdout + res.stderr), (
+        res.stdout + res.stderr
+    )
 
 
 def test_provision_to_stdout_and_from_git(tmp_path):
@@ -377,9 +381,21 @@ def test_dry_run_here_changes_nothing(wheel_and_wheelhouse):
 # The wheel of this checkout and the wheels it depends on (for installs without PyPI)
 
 
-def build_wheel_and_wheelhouse(work: Path, python_version: str = "3.11") -> tuple[Path, Path]:
+# The Pythons that install from the wheelhouse: the chroot boxes' (Debian 12's python3) and the one
+# bootstrap.sh finds here (python3 on PATH: 3.13 on Debian 13, 3.14 on sid).
+BOX_PYTHON = "3.11"
+
+
+def installing_pythons() -> tuple[str, ...]:
+    here = subprocess.run(["python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                          capture_output=True, text=True, check=False).stdout.strip()  # fmt: skip
+    return tuple(dict.fromkeys(v for v in (BOX_PYTHON, here) if v))
+
+
+def build_wheel_and_wheelhouse(work: Path, python_versions: tuple[str, ...] = (BOX_PYTHON,)) -> tuple[Path, Path]:
     """gpuenv's wheel, built from a copy of this checkout (the checkout gets no build/ or
-    egg-info), and a wheelhouse with it and its dependencies for `python_version` on x86_64."""
+    egg-info), and a wheelhouse with it and its dependencies for each of `python_versions` on
+    x86_64 (a dependency's wheel is for one Python: charset_normalizer's)."""
     src = work / "src"
     ignore = shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache")
     shutil.copytree(REPO, src, ignore=ignore, symlinks=True)
@@ -388,20 +404,21 @@ def build_wheel_and_wheelhouse(work: Path, python_version: str = "3.11") -> tupl
     res = subprocess.run([*pip, "wheel", "-q", "--no-deps", "-w", str(dist), str(src)], capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
     (wheel,) = dist.glob("gpuenv-*.whl")
-    res = subprocess.run(
-        [*pip, "download", "-q", "-d", str(house), "--only-binary=:all:", "--python-version", python_version,
-         "--implementation", "cp", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64",
-         str(wheel)],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    assert res.returncode == 0, "cannot fetch gpuenv's dependencies (PyPI):\n" + res.stdout + res.stderr
+    for version in python_versions:
+        res = subprocess.run(
+            [*pip, "download", "-q", "-d", str(house), "--only-binary=:all:", "--python-version", version,
+             "--implementation", "cp", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64",
+             str(wheel)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        assert res.returncode == 0, "cannot fetch gpuenv's dependencies (PyPI):\n" + res.stdout + res.stderr
     shutil.rmtree(src)
     return wheel, house
 
 
 @pytest.fixture(scope="session")
 def wheel_and_wheelhouse(tmp_path_factory) -> tuple[Path, Path]:
-    return build_wheel_and_wheelhouse(tmp_path_factory.mktemp("gpuenv-wheel"))
+    return build_wheel_and_wheelhouse(tmp_path_factory.mktemp("gpuenv-wheel"), installing_pythons())
 
 
 # --------------------------------------------------------------------------------------------
@@ -413,22 +430,22 @@ echo "$*" >>/var/log/systemctl.calls
 """
 
 
-def _python_chroot(base: Path, dest: Path) -> Path:
+def _python_chroot(base: Path, dest: Path, suite: str = "bookworm") -> Path:
     """base + python3 (the fresh box) + a local trusted APT repository holding python3-venv,
-    ca-certificates and gpg with their dependencies (what bootstrap.sh installs), no other
-    source."""
+    ca-certificates, gpg and gpgv with their dependencies (what bootstrap.sh installs; Debian
+    12's apt brings gpgv, 13's does not), no other source."""
     from tests.chroot_env import MIRROR, copy_root, in_root, run
 
     copy_root(base, dest)
     shutil.copy("/etc/resolv.conf", dest / "etc/resolv.conf")
-    (dest / "etc/apt/sources.list").write_text(f"deb {MIRROR} bookworm main\n")
+    (dest / "etc/apt/sources.list").write_text(f"deb {MIRROR} {suite} main\n")
     in_root(dest, "apt-get", "-q", "update")
     in_root(dest, "apt-get", "install", "-y", "-q", "--no-install-recommends", "python3")
     in_root(dest, "apt-get", "clean")
     # sudo: for the README's lines run as a user with sudo; python3-apt: what Ansible's apt
     # module installs for itself (tests/test_ansible.py). Those tests install them, not this box.
     in_root(dest, "apt-get", "install", "-y", "-q", "--download-only", "--no-install-recommends",
-            "python3-venv", "ca-certificates", "gpg", "sudo", "python3-apt")  # fmt: skip
+            "python3-venv", "ca-certificates", "gpg", "gpgv", "sudo", "python3-apt")  # fmt: skip
     debs = dest / "srv/gpuenv-debs"
     debs.mkdir(parents=True)
     for deb in (dest / "var/cache/apt/archives").glob("*.deb"):
@@ -510,10 +527,18 @@ class Chroot:
 
 @pytest.fixture
 def fresh_box(python_chroot, vendor_repo, wheel_and_wheelhouse, tmp_path) -> Chroot:
+    return box_of(python_chroot, vendor_repo, wheel_and_wheelhouse, tmp_path)
+
+
+def box_of(
+    python_root: Path, vendor_repo, wheel_and_wheelhouse: tuple[Path, Path], tmp_path: Path, gpu: dict | None = None
+) -> Chroot:
+    """A copy of the fresh box ``python_root`` with ``gpu`` (an NVIDIA one by default), the
+    wheelhouse, the wheel and bootstrap.sh where the user-data puts them, and the mirror's bundle."""
     from tests.chroot_env import NVIDIA_GPU, copy_root, give_machine
 
     wheel, house = wheel_and_wheelhouse
-    root = give_machine(copy_root(python_chroot, tmp_path / "root"), NVIDIA_GPU)
+    root = give_machine(copy_root(python_root, tmp_path / "root"), gpu or NVIDIA_GPU)
     # gpuenv in the chroot probes it as its own machine: the kernel is the one running here.
     (root / "lib/modules" / os.uname().release / "build").mkdir(parents=True, exist_ok=True)
     (root / "proc/sys/kernel/random").mkdir(parents=True, exist_ok=True)

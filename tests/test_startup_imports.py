@@ -25,27 +25,39 @@ PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 # importlib (gpuenv.import_module does its one job) and collections.abc (annotations only) cost
 # half a millisecond each; struct is a shared library to load on a pyenv or conda Python (the
 # ld.so.cache reader casts a memoryview instead); locale, a millisecond of alias tables, is what
-# argparse's gettext lookups of its own words imported (gpuenv.cli skips those lookups).
+# argparse's gettext lookups of its own words imported (gpuenv.cli skips those lookups);
+# _colorize (with dataclasses, inspect and ast, ~12 ms) is what Python 3.14's argparse imports to
+# colour help, for every parser it builds (gpuenv's formatter gives plain help without it).
 HEAVY = (
     "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib", "importlib.util", "subprocess",
     "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc", "struct", "_struct", "locale",
+    "_colorize", "inspect", "ast",
 )  # fmt: skip
 
 _LOADED = """
-import sys
 from gpuenv.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
 sys.stdout.flush()
-sys.__stderr__.write("\\nMODULES " + " ".join(sorted(sys.modules)) + "\\n")
+sys.__stderr__.write("\\nMODULES " + " ".join(sorted(_imported())) + "\\n")
+"""
+# What each script starts with: the names of the modules really imported. An alias, a name bound
+# in sys.modules to a module imported under another name (Python 3.13's collections binds
+# _collections_abc as collections.abc, whose __name__ says collections.abc too; os binds
+# posixpath as os.path), costs nothing: not counted. The name it was imported under is its spec's.
+_IMPORTED = """
+import sys
+def _imported():
+    return [n for n, m in list(sys.modules.items())
+            if getattr(getattr(m, "__spec__", None), "name", n) == n]
 """
 
 
 def _modules(code: str, *argv: str) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", code, *argv], capture_output=True, text=True, check=False, timeout=120,
+        [sys.executable, "-c", _IMPORTED + code, *argv], capture_output=True, text=True, check=False, timeout=120,
         env={**os.environ, "PYTHONPATH": ""},
     )  # fmt: skip
     line = [ln for ln in done.stderr.splitlines() if ln.startswith("MODULES ")]
@@ -56,7 +68,7 @@ def _modules(code: str, *argv: str) -> set[str]:
 def _loaded(*argv: str) -> set[str]:
     """The modules the command adds to a bare ``import gpuenv`` (an editable install's own
     import hook brings pathlib and importlib.util there, a wheel's does not)."""
-    bare = _modules('import sys, gpuenv; sys.__stderr__.write("MODULES " + " ".join(sys.modules) + "\\n")')
+    bare = _modules('import gpuenv; sys.__stderr__.write("MODULES " + " ".join(_imported()) + "\\n")')
     return _modules(_LOADED, *argv) - bare
 
 
@@ -69,11 +81,34 @@ def _loaded(*argv: str) -> set[str]:
         ["torch", "--json"],
         ["torch"],
         ["doctor", "--help"],
+        ["matrix", "show", "--help"],  # a subcommand's parser, which argparse builds itself
     ],
 )
 def test_interactive_commands_keep_heavy_modules_off_their_path(argv):
     loaded = _loaded(*argv)
     assert not [m for m in HEAVY if m in loaded]
+
+
+def test_help_is_plain_text_even_where_colour_is_forced():
+    """Python 3.14's argparse would colour it (FORCE_COLOR); gpuenv's formatter keeps it plain,
+    as on 3.10 to 3.13, without importing _colorize."""
+    env = {**os.environ, "FORCE_COLOR": "1", "PYTHON_COLORS": "1"}
+    env.pop("NO_COLOR", None)
+    for argv in (["doctor", "--help"], ["matrix", "show", "--help"]):
+        done = subprocess.run([sys.executable, "-m", "gpuenv", *argv], capture_output=True, text=True, env=env,
+                              check=False, timeout=60)  # fmt: skip
+        assert done.returncode == 0 and done.stdout.startswith(f"usage: gpuenv {' '.join(argv[:-1])}"), done
+        assert "\x1b" not in done.stdout and "--help" in done.stdout
+
+
+def test_an_alias_in_sys_modules_is_free_and_a_real_import_is_not():
+    """collections.abc bound to _collections_abc (Python 3.13's collections) costs nothing;
+    importing the real module counts."""
+    alias = _modules("import types; sys.modules['gpuenv_alias_x'] = types; "  # as collections does
+                     "sys.__stderr__.write('MODULES ' + ' '.join(_imported()))")  # fmt: skip
+    assert "gpuenv_alias_x" not in alias and "types" in alias
+    real = _modules("import fnmatch; sys.__stderr__.write('MODULES ' + ' '.join(_imported()))")
+    assert "fnmatch" in real
 
 
 def test_a_dry_run_plan_in_json_loads_no_executor():

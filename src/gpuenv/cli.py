@@ -17,7 +17,7 @@ import sys
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
-    from typing import NoReturn, TextIO
+    from typing import Any, NoReturn, TextIO
 
     from gpuenv.commands import Command
 
@@ -45,7 +45,12 @@ READ_ONLY = frozenset({"probe", "doctor", "torch", "verify", "report", "advise"}
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with gpuenv's usage errors: one line, exit status 2."""
+    """argparse with gpuenv's usage errors (one line, exit status 2) and gpuenv's formatter, also
+    for the parsers of subcommands (``matrix show``), which argparse makes without one."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", startup.Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:  # noqa: D401 - argparse's API
         sys.stderr.write(f"{self.prog}: {message} (see {self.prog} --help)\n")

@@ -6,7 +6,8 @@ is guarded by ``tests/test_startup_imports.py``:
 
 - the cyclic garbage collector runs a hundred times less often;
 - argparse's own words are not looked up through gettext (no locale import);
-- argparse's help formatter finds the terminal width without importing shutil;
+- argparse's help formatter finds the terminal width without importing shutil, and (Python
+  3.14) gives plain help without importing _colorize;
 - a read-only command leaves with ``os._exit`` once its output is flushed, skipping the
   interpreter's teardown; a closed pipe is exit 141 and a full disk exit 120, quietly.
 
@@ -59,6 +60,32 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
         if width is None:
             width = _columns() - 2  # argparse's own margin
         super().__init__(prog, indent_increment, max_help_position, width)
+
+    def _set_color(self, color: bool) -> None:
+        """Python 3.14's argparse colours help, and sets each formatter's colours up when it is
+        made: by importing _colorize, which brings dataclasses, inspect and ast (about 12 ms),
+        and argparse makes a formatter for the first add_argument of every parser, to check its
+        help string. gpuenv's help is plain text, as on 3.10 to 3.13: argparse's theme with no
+        colours (every colour the empty string), made without _colorize. Older Pythons never call
+        this."""
+        self._theme = _PLAIN
+        self._decolor = _same
+
+
+class _Plain:
+    """argparse's colour theme (3.14: _colorize.Argparse) with every colour empty."""
+
+    def __getattr__(self, name: str) -> str:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return ""
+
+
+_PLAIN = _Plain()
+
+
+def _same(text: str) -> str:
+    return text
 
 
 _WIDTH: list[int] = []  # found once per run: argparse builds a formatter for every add_argument

@@ -112,8 +112,18 @@ def signing_keys(colons: str) -> tuple[str, ...]:
 def lists_name(uri: str, suite: str) -> str:
     """The file apt keeps a source's InRelease in (apt's URItoFileName):
     'https://repo.radeon.com/rocm/apt/7.2.4', 'noble' -> 'repo.radeon.com_rocm_apt_7.2.4_dists_noble_InRelease'."""
-    rest = uri.split("://", 1)[-1].rstrip("/")
-    return f"{rest}/dists/{suite}/InRelease".replace("/", "_")
+    rest = release_url(uri, suite).split("://", 1)[-1]
+    return rest.replace("//", "/").replace("/", "_")
+
+
+def release_url(uri: str, suite: str) -> str:
+    """Where apt fetches a source's InRelease: URI/dists/SUITE/InRelease, or URI/SUITE/InRelease
+    for a flat repository (a suite ending in '/', as NVIDIA's 'deb URI /')."""
+    base = uri.rstrip("/")
+    if suite.endswith("/"):
+        path = suite.strip("/")
+        return f"{base}/{path}/InRelease" if path else f"{base}/InRelease"
+    return f"{base}/dists/{suite}/InRelease"
 
 
 def sources_of(content: str, keyring: str) -> list[tuple[str, str]]:

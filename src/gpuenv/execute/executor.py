@@ -232,6 +232,7 @@ def _apply_locked(plan: Plan, root: str, opts: Options, journal: Journal) -> Out
                 preflight.check_program(root, step)
             if step.kind is Kind.APT_KEY and not steps.done(ctx, plan, step)[0]:
                 ctx.keys[step.id] = keys.fetch_key(ctx, step, ctx.fetch)
+                keys.check_releases(ctx, plan, step, ctx.keys[step.id])
             if step.kind is Kind.APT_PURGE and not step.autoremove and not steps.done(ctx, plan, step)[0]:
                 sim = ctx.simulate(steps.sim_args(step) or [])
                 collateral = sim.collateral(step.packages or (), opts.allow_removal)

@@ -181,6 +181,8 @@ def _read_only(argv: Sequence[str]) -> bool:
         return _apt_simulation(argv[1:])
     if name == "dpkg-query":
         return True
+    if name == "sqv":  # a signature check, but for --output (an inline message's text, written)
+        return not any(a in ("-o", "--output") or a.startswith("--output=") for a in argv[1:])
     if name == "dpkg":
         return list(argv[1:]) in (["--audit"], ["--print-architecture"])
     return False
