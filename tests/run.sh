@@ -27,10 +27,9 @@ PY=/usr/bin/python3
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # gcc/libc6-dev: the fake libnvidia-ml.so.1; gnupg, gpgv (Debian 13's apt no longer brings it),
-# dpkg-dev, debootstrap: the local signed APT
-# repository and the Debian chroot of the install tests; pci.ids: NVIDIA names on real machines;
-# shellcheck, cloud-init, systemd (systemd-analyze): the provisioning hook's checks
-# (tests/test_provision.py); zsh, fish: the completion scripts are loaded by the real shells;
+# dpkg-dev, debootstrap: the local signed APT repository and the Debian chroot of the install
+# tests; pci.ids: NVIDIA names on real machines; the provisioning hook's checks
+# (tests/test_provision.py): shellcheck, cloud-init, systemd (systemd-analyze); zsh, fish: the completion scripts are loaded by the real shells;
 # git: the README tests clone this tree's files as a user would (a tarball's box may lack it);
 # strace: tests/test_strace_rule.py watches every file root runs and reads.
 apt-get install -y -qq --no-install-recommends \
