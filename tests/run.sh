@@ -72,7 +72,7 @@ wheel=$(ls "$work"/dist/gpuenv-*.whl)
 
 "$PY" -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install -q --upgrade pip
-"$work/venv/bin/python" -m pip install -q "$wheel[test]"
+"$work/venv/bin/python" -m pip install -q "${wheel}[test]"
 
 "$PY" -m venv "$work/e2e"
 "$work/e2e/bin/python" -m pip install -q "$wheel"
