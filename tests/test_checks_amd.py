@@ -602,3 +602,19 @@ def test_a_ryzen_ai_max_395_under_710_is_unsupported(matrices):
     assert matrices.rocm_release("7.1.0").support("gfx1151") is None
     f = judged_one(box("rocm", _installed("7.1.0", "70100"), gpus=[STRIX]), matrices, "amd.gpu-unsupported")
     assert f.title == "ROCm 7.1.0 does not support gfx1151"
+
+
+# -- the second audit's gfx targets (AMD's device table, GPUOpen-Tools/device_info @ a44c00c0): a GPU whose
+# facts carry no target (no KFD node yet) is judged by the bundled table's
+
+
+def test_a_granite_ridge_igpu_alone_is_judged_as_gfx1036(matrices):
+    granite = {"pci_id": "1002:13c0", "name": "Granite Ridge", "gfx_target": None, "architecture": None, "integrated": None}
+    f = judged_one(box("rocm", no_rocm, gpus=[granite]), matrices, "amd.gpu-unsupported")
+    assert f.title == "No ROCm release lists gfx1036, this machine's only GPU"
+
+
+def test_an_rx_5700b_is_judged_as_gfx1010(matrices):
+    rx5700b = {"pci_id": "1002:731e", "name": "AMD Radeon RX 5700B", "gfx_target": None, "architecture": None}
+    f = judged_one(box("rocm", gpus=[rx5700b]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert f.title == "ROCm 7.2.4 does not support gfx1010"

@@ -88,6 +88,30 @@ FIXES = {
             "amdgpu.ids has no 1902 line, so no revisions are carried."
         ],
     },
+    # The second audit (2026-12-07): targets AMD's device table gives that the bundle lacked.
+    "1002:13c0": {
+        "gfx_target": "gfx1036",
+        "gfx_source": f"{DEVICE_INFO} (0x13C0, all 36 revisions listed, C1-EA: gfx1036, GDT_GFX10_3_6 APU, "
+        "'AMD Radeon(TM) Graphics' / 'AMD Radeon(TM) 610M')",
+        "confirmed": True,
+        "notes": [
+            "gfx1036 (the second audit: the bundle had no target, so the doctor could not judge a Granite Ridge "
+            "iGPU): AMD's device table gives gfx1036 for every 0x13C0 row; the reference's guess and "
+            "torchruntime's gfx1030 are superseded."
+        ],
+    },
+    "1002:731e": {
+        "gfx_target": "gfx1010",
+        "architecture": "RDNA1",
+        "gfx_source": f"{DEVICE_INFO} (0x731E, revisions C6 '731E:C6' and C7 'AMD Radeon RX 5700B': gfx1010, "
+        "GDT_GFX10_1_0)",
+        "confirmed": True,
+        "notes": [
+            "gfx1010 (the second audit: the bundle had no target): AMD's device table gives gfx1010 for both "
+            "revisions amdgpu.ids names (C6 RX 5700XTB, C7 RX 5700B); RDNA1 is gfx1010's architecture, as for "
+            "the bundle's other gfx1010 ids. pci.ids has no name for the id, so no codename is carried."
+        ],
+    },
     "1002:163f": {
         "name": "AMD Custom GPU 0405",
         "codename": "VanGogh",
