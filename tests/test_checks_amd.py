@@ -618,3 +618,25 @@ def test_an_rx_5700b_is_judged_as_gfx1010(matrices):
     rx5700b = {"pci_id": "1002:731e", "name": "AMD Radeon RX 5700B", "gfx_target": None, "architecture": None}
     f = judged_one(box("rocm", gpus=[rx5700b]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
     assert f.title == "ROCm 7.2.4 does not support gfx1010"
+
+
+def _navi23(revision):
+    """1002:73ff, one PCI id of two targets (AMD's device table: revision DF, the RX 6750 GRE 10GB, is gfx1031;
+    the others gfx1032), with no KFD target in the facts and ``revision`` as sysfs gave it (None: not known)."""
+    gpu = {"pci_id": "1002:73ff", "name": "AMD Radeon RX 6600", "gfx_target": None, "architecture": None}
+    return {**gpu, "revision": revision} if revision else gpu
+
+
+@pytest.mark.parametrize("revision, gfx", [("df", "gfx1031"), ("DF", "gfx1031"), ("c1", "gfx1032"), ("cf", "gfx1032")])
+def test_a_navi23_id_is_judged_by_its_pci_revision(matrices, revision, gfx):
+    f = judged_one(box("rocm", gpus=[_navi23(revision)]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert f.title == f"ROCm 7.2.4 does not support {gfx}"
+    assert "depends on its PCI revision" not in f.detail
+
+
+def test_a_navi23_id_without_its_revision_is_taken_as_gfx1032_and_says_so(matrices):
+    f = judged_one(box("rocm", gpus=[_navi23(None)]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert f.title == "ROCm 7.2.4 does not support gfx1032"
+    assert f.detail.endswith(
+        " The facts lack the revision: 1002:73ff is taken to be gfx1032, but depends on its PCI revision (DF gfx1031)."
+    )

@@ -112,6 +112,20 @@ FIXES = {
             "the bundle's other gfx1010 ids. pci.ids has no name for the id, so no codename is carried."
         ],
     },
+    "1002:73ff": {
+        "gfx_target_by_revision": {"DF": "gfx1031"},
+        "gfx_source": f"{MESA.split(' (')[0]} (NAVI23->gfx1032); {DEVICE_INFO} (0x73FF: revision DF 'AMD Radeon RX "
+        "6750 GRE 10GB' gfx1031, GDT_GFX10_3_1; revisions C1, C3, C7, CB, D7, EF, 40-43 gfx1032, GDT_GFX10_3_2_XT)",
+        "confirmed": True,
+        "notes": [
+            "not in ROCm lists / wheel arch lists",
+            "One id, two targets (the second audit): AMD's device table gives revision DF (RX 6750 GRE 10GB) "
+            "gfx1031 and every other revision it lists gfx1032 (gfx_target_by_revision). amdgpu.ids' CF "
+            "(RX 6600 LE), which that table lacks, keeps the entry's gfx1032 (its Navi 23 codename); no source "
+            "read gives CF's own. The doctor reads the revision from the facts; without it, it takes gfx1032 and "
+            "says the target depends on the revision.",
+        ],
+    },
     "1002:163f": {
         "name": "AMD Custom GPU 0405",
         "codename": "VanGogh",
