@@ -602,3 +602,41 @@ def test_a_ryzen_ai_max_395_under_710_is_unsupported(matrices):
     assert matrices.rocm_release("7.1.0").support("gfx1151") is None
     f = judged_one(box("rocm", _installed("7.1.0", "70100"), gpus=[STRIX]), matrices, "amd.gpu-unsupported")
     assert f.title == "ROCm 7.1.0 does not support gfx1151"
+
+
+# -- the second audit's gfx targets (AMD's device table, GPUOpen-Tools/device_info @ a44c00c0): a GPU whose
+# facts carry no target (no KFD node yet) is judged by the bundled table's
+
+
+def test_a_granite_ridge_igpu_alone_is_judged_as_gfx1036(matrices):
+    granite = {"pci_id": "1002:13c0", "name": "Granite Ridge", "gfx_target": None, "architecture": None, "integrated": None}
+    f = judged_one(box("rocm", no_rocm, gpus=[granite]), matrices, "amd.gpu-unsupported")
+    assert f.title == "No ROCm release lists gfx1036, this machine's only GPU"
+
+
+def test_an_rx_5700b_is_judged_as_gfx1010(matrices):
+    rx5700b = {"pci_id": "1002:731e", "name": "AMD Radeon RX 5700B", "gfx_target": None, "architecture": None}
+    f = judged_one(box("rocm", gpus=[rx5700b]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert f.title == "ROCm 7.2.4 does not support gfx1010"
+
+
+def _navi23(revision):
+    """1002:73ff, one PCI id of two targets (AMD's device table: revision DF, the RX 6750 GRE 10GB, is gfx1031;
+    the others gfx1032), with no KFD target in the facts and ``revision`` as sysfs gave it (None: not known)."""
+    gpu = {"pci_id": "1002:73ff", "name": "AMD Radeon RX 6600", "gfx_target": None, "architecture": None}
+    return {**gpu, "revision": revision} if revision else gpu
+
+
+@pytest.mark.parametrize("revision, gfx", [("df", "gfx1031"), ("DF", "gfx1031"), ("c1", "gfx1032"), ("cf", "gfx1032")])
+def test_a_navi23_id_is_judged_by_its_pci_revision(matrices, revision, gfx):
+    f = judged_one(box("rocm", gpus=[_navi23(revision)]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert f.title == f"ROCm 7.2.4 does not support {gfx}"
+    assert "depends on its PCI revision" not in f.detail
+
+
+def test_a_navi23_id_without_its_revision_is_taken_as_gfx1032_and_says_so(matrices):
+    f = judged_one(box("rocm", gpus=[_navi23(None)]), matrices, "amd.gpu-unsupported", "rocm@7.2.4")
+    assert f.title == "ROCm 7.2.4 does not support gfx1032"
+    assert f.detail.endswith(
+        " The facts lack the revision: 1002:73ff is taken to be gfx1032, but depends on its PCI revision (DF gfx1031)."
+    )

@@ -57,6 +57,7 @@ def test_digest_ignores_volatile_fields_but_not_machine_state():
         (lambda d: d.update(gpus={"a": 1}), "facts.gpus: expected a list"),
         (lambda d: d["gpus"][0].update(pci_id="1002:ZZZZ"), "pci_id"),
         (lambda d: d["gpus"][0].update(vendor="matrox"), "vendor"),
+        (lambda d: d["gpus"][0].update(revision="rev DF"), "revision 'rev DF' is not two hex digits"),
         (lambda d: d["os"].update(id=None), "facts.os.id: must not be null"),
         (lambda d: d.update(host={"arch": "x86_64", "memory_mib": True}), "expected an integer"),
     ],

@@ -66,6 +66,22 @@ def test_the_audited_values_hold(docs):
     assert "gfx942" in v714["archs"] and "gfx1201" in v714["archs"] and v714["confirmed"] is False
 
 
+def test_the_second_audits_values_hold(docs):
+    # AMD's device table (GPUOpen-Tools/device_info DeviceInfo.cpp @ a44c00c0) for the gfx targets; NVIDIA's data
+    # center table ('Maximum CUDA Major Version') for max_cuda; NVIDIA's SIGNATURES.md for the key's fingerprint
+    amd = {g["pci_id"]: g for g in docs["amd_gpus.json"]["gpus"]}
+    for pci, gfx in (("1002:13c0", "gfx1036"), ("1002:731e", "gfx1010")):
+        assert (amd[pci]["gfx_target"], amd[pci]["confirmed"]) == (gfx, True), pci
+        assert "device_info DeviceInfo.cpp @ a44c00c0" in amd[pci]["gfx_source"]
+        assert not any("not established" in n or "left null" in n for n in amd[pci]["notes"]), pci
+    cuda = json.loads((MATRICES / "cuda.json").read_text())
+    branches = {b["branch"]: b["max_cuda"] for b in cuda["driver_branches"]}
+    assert [branches[b] for b in ("R535", "R580", "R595", "R620")] == ["12", "13", "13", "13"]
+    key = json.loads((MATRICES / "repos.json").read_text())["nvidia"]["key"]
+    assert key["fingerprint"] == "EB693B3035CD5710E231E123A4B469963BF863CC" and key["confirmed"] is True
+    assert key["source"].startswith("NVIDIA/cuda-repo-management SIGNATURES.md @ ee8303df")
+
+
 def test_a_gpu_without_a_target_or_a_reason_is_found(docs):
     amd = copy.deepcopy(docs["amd_gpus.json"])
     entry = next(g for g in amd["gpus"] if g["gfx_target"] is None)

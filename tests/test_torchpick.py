@@ -476,6 +476,15 @@ def test_two_gpus_of_one_unsupported_target_get_the_route(m):
     assert c.unofficial is not None and c.unofficial.runs_as == "gfx1030"
 
 
+def test_an_rx_6750_gre_is_gfx1031_by_its_pci_revision(m):
+    # 1002:73ff revision DF is gfx1031 (AMD's device table), so beside an RX 6700 XT it is one target, and the
+    # same-family route is offered; by its PCI id alone it would be gfx1032, a second target
+    gre = {**amd(RX6600XT), "revision": "df"}
+    assert [(a.arch, a.via) for a in gpu_archs(machine(gre), m, "amd")] == [("gfx1031", "matrices")]
+    c = pick(machine(amd(RX6700XT), gre), m)
+    assert c.unofficial is not None and c.unofficial.runs_as == "gfx1030"
+
+
 def test_a_confirmed_variant_beats_an_unconfirmed_one_that_also_fits(m):
     # #42: torch 2.9.0's cu129 is known only from secondary sources (PyTorch's build matrix lists
     # cu126, cu128, cu130); on an H100 with driver 550.54.15 all three CUDA 12 variants fit through

@@ -88,6 +88,44 @@ FIXES = {
             "amdgpu.ids has no 1902 line, so no revisions are carried."
         ],
     },
+    # The second audit (2026-12-07): targets AMD's device table gives that the bundle lacked.
+    "1002:13c0": {
+        "gfx_target": "gfx1036",
+        "gfx_source": f"{DEVICE_INFO} (0x13C0, all 36 revisions listed, C1-EA: gfx1036, GDT_GFX10_3_6 APU, "
+        "'AMD Radeon(TM) Graphics' / 'AMD Radeon(TM) 610M')",
+        "confirmed": True,
+        "notes": [
+            "gfx1036 (the second audit: the bundle had no target, so the doctor could not judge a Granite Ridge "
+            "iGPU): AMD's device table gives gfx1036 for every 0x13C0 row; the reference's guess and "
+            "torchruntime's gfx1030 are superseded."
+        ],
+    },
+    "1002:731e": {
+        "gfx_target": "gfx1010",
+        "architecture": "RDNA1",
+        "gfx_source": f"{DEVICE_INFO} (0x731E, revisions C6 '731E:C6' and C7 'AMD Radeon RX 5700B': gfx1010, "
+        "GDT_GFX10_1_0)",
+        "confirmed": True,
+        "notes": [
+            "gfx1010 (the second audit: the bundle had no target): AMD's device table gives gfx1010 for both "
+            "revisions amdgpu.ids names (C6 RX 5700XTB, C7 RX 5700B); RDNA1 is gfx1010's architecture, as for "
+            "the bundle's other gfx1010 ids. pci.ids has no name for the id, so no codename is carried."
+        ],
+    },
+    "1002:73ff": {
+        "gfx_target_by_revision": {"DF": "gfx1031"},
+        "gfx_source": f"{MESA.split(' (')[0]} (NAVI23->gfx1032); {DEVICE_INFO} (0x73FF: revision DF 'AMD Radeon RX "
+        "6750 GRE 10GB' gfx1031, GDT_GFX10_3_1; revisions C1, C3, C7, CB, D7, EF, 40-43 gfx1032, GDT_GFX10_3_2_XT)",
+        "confirmed": True,
+        "notes": [
+            "not in ROCm lists / wheel arch lists",
+            "One id, two targets (the second audit): AMD's device table gives revision DF (RX 6750 GRE 10GB) "
+            "gfx1031 and every other revision it lists gfx1032 (gfx_target_by_revision). amdgpu.ids' CF "
+            "(RX 6600 LE), which that table lacks, keeps the entry's gfx1032 (its Navi 23 codename); no source "
+            "read gives CF's own. The doctor reads the revision from the facts; without it, it takes gfx1032 and "
+            "says the target depends on the revision.",
+        ],
+    },
     "1002:163f": {
         "name": "AMD Custom GPU 0405",
         "codename": "VanGogh",

@@ -17,6 +17,10 @@ OPEN_BLOG = (
     "https://developer.nvidia.com/blog/nvidia-transitions-fully-towards-open-source-gpu-kernel-modules/"
 )
 KMOD_GUIDE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide/kernel-modules.html"
+# NVIDIA's data center driver table; its 'Maximum CUDA Major Version' column is the max_cuda of the confirmed
+# branches that cite it first (R620's comes from it too, where no Table 3 row names a minor).
+DATACENTER_PAGE = "NVIDIA Data Center Drivers 'Supported Drivers and CUDA Toolkit Versions'"
+DATACENTER_MAJOR = ("R535", "R580", "R595")
 
 
 def driver_value(text: str | None) -> str | None:
@@ -235,6 +239,13 @@ def build_cuda(ref: dict) -> dict:
                 f"max CUDA: the {major}.x series, as the {b['source'].split(' (')[0]} table gives it for the branch; "
                 "the newest 13.x minor whose Table 3 minimum falls in this branch is not in the pages read"
             )
+        if b["branch"] in DATACENTER_MAJOR:
+            # The second audit: the page these branches cite first (NVIDIA's data center 'Supported Drivers
+            # and CUDA Toolkit Versions', 615 and 620 editions) gives the branch a 'Maximum CUDA Major
+            # Version', not a minor; the Table 3 derivation stays as a note.
+            assert b["source"].startswith(DATACENTER_PAGE) and major, b["branch"]
+            notes.append(f"newest toolkit whose Table 3 minimum falls in this branch: {max_cuda}")
+            max_cuda = major.removeprefix("CUDA ")
         branches.append(
             {
                 "branch": b["branch"],

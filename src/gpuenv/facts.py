@@ -103,6 +103,8 @@ class Gpu:
     pci_id: str  # "1002:7550"
     subsystem_id: str | None = None
     pci_slot: str | None = None
+    # The PCI revision ("df"): where one id is GPUs of two gfx targets (1002:73ff), it tells which.
+    revision: str | None = field(default=None, metadata=_NOT_NULL)
     pci_class: str | None = None
     name: str | None = None
     kernel_driver: str | None = None
@@ -122,6 +124,8 @@ class Gpu:
             raise FactsError(f"gpu: pci_id {self.pci_id!r} is not vendor:device in lower-case hex")
         if len(self.pci_id) != 9:  # the schema's "$" also matches before a final newline
             object.__setattr__(self, "pci_id", self.pci_id[:9])
+        if self.revision is not None and not re.fullmatch(r"[0-9a-fA-F]{2}", self.revision):
+            raise FactsError(f"gpu {self.pci_id}: revision {self.revision!r} is not two hex digits")
 
     @property
     def driver_bound(self) -> bool | None:

@@ -39,6 +39,7 @@ _VARIANT = r"cpu|cu\d{3}|rocm\d+\.\d+(?:\.\d+)?"
 _BRANCH = r"R\d{3}"
 _BUNDLE_VERSION = r"\d{4}\.\d{2}\.\d{2}(?:\.\d+)?"
 _PCI = r"[0-9a-f]{4}:[0-9a-f]{4}"
+_REVISION = r"[0-9A-F]{2}"  # a PCI revision as amdgpu.ids writes it: "DF"
 _CHIP = r"[A-Z][A-Z0-9_]*"  # amdgpu's CHIP_* name: "PITCAIRN", "POLARIS10"
 _KERNEL_DRIVERS = ("amdgpu", "radeon")
 _KFD = ("supported", "experimental", "unsupported")

@@ -59,6 +59,8 @@ class AmdGpu:
     source: str
     codename: str | None = None
     revisions: dict[str, str] | None = None  # PCI revision -> marketing name, where one id is many cards
+    # PCI revision ("DF") -> gfx target, for the revisions of an id whose target is not gfx_target
+    gfx_by_revision: dict[str, str] | None = None
     confirmed: bool = True
     notes: tuple[str, ...] = ()
     # Older GPUs (Southern Islands to Vega 20) carry these; None / () where the data does not say.
@@ -72,6 +74,13 @@ class AmdGpu:
         if revision and self.revisions:
             return self.revisions.get(revision.upper(), self.name)
         return self.name
+
+    def target(self, revision: str | None) -> str | None:
+        """The gfx target of a PCI revision ("df"): its own where the id's revisions differ (1002:73ff
+        DF is gfx1031, the others gfx1032), else the entry's."""
+        if revision and self.gfx_by_revision:
+            return self.gfx_by_revision.get(revision.upper(), self.gfx_target)
+        return self.gfx_target
 
 
 @record(frozen=True)

@@ -158,6 +158,7 @@ def _gpus(
             pci_id=f"{d.vendor}:{d.device}",
             subsystem_id=d.subsystem,
             pci_slot=d.slot,
+            revision=d.revision,
             pci_class=d.pci_class,
             name=names.get((d.vendor, d.device)),
             kernel_driver=d.driver,

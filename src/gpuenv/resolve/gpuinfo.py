@@ -22,20 +22,27 @@ def gfx_target(gpu: Gpu, matrices: Matrices | None) -> str | None:
     if gpu.gfx_target:
         return gpu.gfx_target
     known = matrices.amd_gpu(gpu.pci_id) if matrices is not None else None
-    return known.gfx_target if known else None
+    return known.target(gpu.revision) if known else None
 
 
 def unconfirmed_targets(gpus: list[Gpu], matrices: Matrices | None) -> str:
     """Words for a finding that a GPU's gfx target decides, where the target is the matrices' (not
-    the driver's) and no AMD source confirms it (#42); "" otherwise."""
-    out = []
+    the driver's) and no AMD source confirms it (#42), or depends on a PCI revision the facts lack;
+    "" otherwise."""
+    out, by_revision = [], []
     for g in gpus:
         known = matrices.amd_gpu(g.pci_id) if matrices is not None and not g.gfx_target else None
-        if known is not None and known.gfx_target and not known.confirmed:
-            out.append(f"{g.pci_id} -> {known.gfx_target}")
-    if not out:
-        return ""
-    return f" The gfx target of {', '.join(out)} (from its PCI id) is not confirmed by AMD."
+        if known is None or not known.gfx_target:
+            continue
+        if not known.confirmed:
+            out.append(f"{g.pci_id} -> {known.target(g.revision)}")
+        elif known.gfx_by_revision and not g.revision:
+            others = ", ".join(f"{rev} {gfx}" for rev, gfx in sorted(known.gfx_by_revision.items()))
+            by_revision.append(f"{g.pci_id} is taken to be {known.gfx_target}, but depends on its PCI revision ({others})")
+    words = f" The gfx target of {', '.join(out)} (from its PCI id) is not confirmed by AMD." if out else ""
+    if by_revision:
+        words += f" The facts lack the revision: {'; '.join(by_revision)}."
+    return words
 
 
 def is_integrated(gpu: Gpu, matrices: Matrices | None) -> bool:

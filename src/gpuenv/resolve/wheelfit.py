@@ -138,8 +138,8 @@ def gpu_archs(facts: Facts, matrices: Matrices, vendor: str) -> list[GpuArch]:
             integrated = g.integrated if g.integrated is not None else bool(amd and amd.integrated)
             if g.gfx_target:
                 out.append(GpuArch(vendor, g.pci_id, name, g.gfx_target, "facts", integrated))
-            elif amd and amd.gfx_target:
-                out.append(GpuArch(vendor, g.pci_id, name, amd.gfx_target, "matrices", integrated))
+            elif amd and (gfx := amd.target(g.revision)):
+                out.append(GpuArch(vendor, g.pci_id, name, gfx, "matrices", integrated))
             else:
                 out.append(GpuArch(vendor, g.pci_id, name, None, "unknown", integrated))
     return out
