@@ -147,9 +147,13 @@ if [ $# -eq 0 ]; then
     for suite in ${GPUENV_PLATFORMS:-trixie sid}; do
         [ "$suite" != none ] || continue
         start=$SECONDS
-        # (|| true: a failed run is said by its line, and set -e must not end this script first)
-        line=$(bash tests/platform_run.sh "$suite" "$wheel" "$work" | tee /dev/stderr | grep '^PLATFORM ' | tail -n1) \
-            || true
+        # Its output comes on this script's stdout as it goes, and into a log its PLATFORM line is
+        # read from (never `tee /dev/stderr`: reopening it truncates a log file stderr is sent to,
+        # and the host suite's lines above would be lost). || true: a failed run is said by its
+        # line, and set -e must not end this script first.
+        log="$work/platform-$suite.log"
+        bash tests/platform_run.sh "$suite" "$wheel" "$work" 2>&1 | tee "$log" || true
+        line=$(grep '^PLATFORM ' "$log" | tail -n1) || true
         [ -n "$line" ] || line="PLATFORM $suite: NOT COVERED, tests/platform_run.sh said nothing"
         case $line in *FAILED* | *"NOT COVERED"*) failed=1 ;; esac
         platforms+=("${line#PLATFORM } ($((SECONDS - start)) s)")
