@@ -201,10 +201,14 @@ def test_matrix_update_then_reset(tmp_path, monkeypatch):
     assert wrong.returncode == 3 and not (tmp_path / "state/matrices").exists()
     done = gpuenv("matrix", "update", "--from", str(bundle), "--sha256", sha)
     assert done.returncode == 0, done.stderr
-    assert "2099.01.01 (dated 2099-01-01; installed" in gpuenv("matrix", "show").stdout
+    shown = gpuenv("matrix", "show").stdout.splitlines()
+    assert shown[0].startswith("bundle   2099.01.01 (dated 2099-01-01")  # the first line dates it (#42)
+    assert any(line.startswith("from     installed, ") for line in shown)
     reset = gpuenv("matrix", "reset")
     assert reset.returncode == 0 and not (tmp_path / "state/matrices").exists()
-    assert "(installed" not in gpuenv("matrix", "show").stdout
+    shown = gpuenv("matrix", "show").stdout.splitlines()
+    assert not shown[0].startswith("bundle   2099.01.01")
+    assert any(line.startswith("from     bundled, ") for line in shown)
 
 
 def test_install_without_dry_run_asks_first_and_changes_nothing_without_a_terminal(tmp_path):
