@@ -151,7 +151,7 @@ if [ $# -eq 0 ]; then
         # read from (never `tee /dev/stderr`: reopening it truncates a log file stderr is sent to,
         # and the host suite's lines above would be lost). || true: a failed run is said by its
         # line, and set -e must not end this script first.
-        log="$work/platform-$suite.log"
+        log="$work/platform-$suite.out"  # not .log: platform_run.sh keeps its own log there
         bash tests/platform_run.sh "$suite" "$wheel" "$work" 2>&1 | tee "$log" || true
         line=$(grep '^PLATFORM ' "$log" | tail -n1) || true
         [ -n "$line" ] || line="PLATFORM $suite: NOT COVERED, tests/platform_run.sh said nothing"
