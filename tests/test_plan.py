@@ -448,7 +448,7 @@ def test_torch_goes_into_the_named_venv_with_the_matrices_index():
     pick = plan.target.torch
     assert pick.variant in variants and pick.index_url == variants[pick.variant].index_url
     assert variants[pick.variant].stack == "cuda" and _le(variants[pick.variant].stack_version, "12.8")
-    assert plan.step("torch").argv[:4] == ("/opt/venv/bin/python", "-m", "pip", "install")
+    assert plan.step("torch").argv[:5] == ("/opt/venv/bin/python", "-I", "-m", "pip", "install")
     assert plan.step("torch-venv").creates == "/opt/venv/bin/python"
     with pytest.raises(PlanError, match="--venv"):
         plan_for(doc, "cuda", version="12.8", torch="2.7")

@@ -619,7 +619,7 @@ def test_the_torch_wheel_is_the_newest_for_the_stack_not_above_its_version(
     plan = make(doc, stack, version=version, torch=torch, venv="/home/alice/venv")
     assert plan.target.torch.variant == variant
     wanted = next(v for v in matrices().torch_variants(torch) if v.variant == variant)
-    assert plan.step("torch").argv == ("/home/alice/venv/bin/python", "-m", "pip", "install",
+    assert plan.step("torch").argv == ("/home/alice/venv/bin/python", "-I", "-m", "pip", "install",
                                        f"torch=={wanted.torch}", "--index-url", wanted.index_url)  # fmt: skip
 
 

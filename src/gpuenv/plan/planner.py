@@ -193,13 +193,15 @@ def _torch_steps(
     # interpreter that another account can write. Without a user, the executor runs them as root
     # only where root alone can write the venv.
     owner = req.user if req.user and req.user != "root" else None
+    # -I (#40): every Python gpuenv starts is isolated (no PYTHON* variables, no user site, no
+    # working directory on sys.path), whoever it runs as.
     return pick, [
         Step(
             id="torch-venv",
             kind=Kind.COMMAND,
             title=f"Create the virtualenv {req.venv}" + (f" as {owner}" if owner else ""),
             why="torch goes into a named virtualenv, never the system Python",
-            argv=("python3", "-m", "venv", req.venv),
+            argv=("python3", "-I", "-m", "venv", req.venv),
             creates=py,
             user=owner,
         ),
@@ -208,7 +210,7 @@ def _torch_steps(
             kind=Kind.PIP_INSTALL,
             title=f"pip install torch=={best.torch} from {best.index_url}" + (f" as {owner}" if owner else ""),
             why=f"torch {best.variant} wheel matches {stack} {version}",
-            argv=(py, "-m", "pip", "install", f"torch=={best.torch}", "--index-url", best.index_url),
+            argv=(py, "-I", "-m", "pip", "install", f"torch=={best.torch}", "--index-url", best.index_url),
             user=owner,
         ),
     ]
