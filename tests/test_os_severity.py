@@ -290,3 +290,29 @@ def test_a_recorded_origin_decides_the_severity(matrices):
     assert _found(doc, matrices)["os.unsupported"].severity is Severity.ERROR
     doc["toolkits"]["rocm"][0]["origin"] = "distribution"
     assert "community-supported" in _found(doc, matrices)["os.unsupported"].title
+
+
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "https://repo.amd.com/rocm/packages-multi-arch/ubuntu2404",  # 7.14's (repos.json)
+        "https://stable.repo.amd.com/rocm/ubuntu2404",  # 10.x's host (repos.json)
+    ],
+)
+def test_the_new_release_streams_repositories_are_amds(uri, matrices):
+    """ROCm 7.14 and 10.x come from repo.amd.com and stable.repo.amd.com, not repo.radeon.com: a
+    stack installed from them is the vendor's, and their suite ("stable") is no distribution
+    codename to hold against the OS (apt.source-mismatch)."""
+    from gpuenv.facts import AptSource, Packages, Toolkit, Toolkits
+    from gpuenv.probe.toolkits import with_origin
+
+    found = Toolkits(rocm=(Toolkit(version="7.14.0", path="/opt/rocm/core-7.14", source="package"),))
+    source = AptSource(uri=uri, suites=("stable",), components=("main",), signed_by="/etc/apt/keyrings/amdrocm.gpg")
+    marked = with_origin(found, Packages(manager="dpkg", installed={"amdrocm-core-sdk7.14": "7.14.0-3"}), (source,))
+    assert [t.origin for t in marked.rocm] == ["vendor"]
+    doc = _box("doctor-healthy-rocm", {"id": "ubuntu", "version_id": "24.04", "codename": "noble"})
+    doc["apt_sources"] = [{"uri": uri, "suites": ["stable"], "components": ["main"], "enabled": True,
+                           "signed_by": "/etc/apt/keyrings/amdrocm.gpg", "file": "/etc/apt/sources.list.d/amdrocm.list"}]  # fmt: skip
+    assert "apt.source-mismatch" not in _found(doc, matrices)
+    doc["apt_sources"][0]["uri"] = uri.replace("https://", "http://")
+    assert "apt.source-insecure" in _found(doc, matrices)  # AMD's: held to the vendor sources' rules

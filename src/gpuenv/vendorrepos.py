@@ -4,10 +4,12 @@ source from the distribution's."""
 
 from __future__ import annotations
 
-# AMD: repo.radeon.com (ROCm, amdgpu, graphics); NVIDIA: the CUDA repositories and the container
-# toolkit's.
+# AMD: repo.radeon.com (ROCm, amdgpu, graphics) and the new release stream's repositories
+# (repo.amd.com/rocm/packages-multi-arch for 7.14, stable.repo.amd.com/rocm for 10.x: repos.json);
+# NVIDIA: the CUDA repositories and the container toolkit's.
 _VENDORS = (
     ("repo.radeon.com", "amd"),
+    ("repo.amd.com/rocm/", "amd"),
     ("developer.download.nvidia.com/compute", "nvidia"),
     ("nvidia.github.io", "nvidia"),
 )

@@ -67,6 +67,8 @@ def _expected_suite(facts: Facts, vendor: str, src: AptSource) -> tuple[str | No
     os_id, version = inv.repo_os(facts)  # a derivative's sources are its base's (Mint 22: noble)
     version = version or ""
     if vendor == "amd":
+        if "repo.radeon.com" not in src.uri:
+            return None, None  # the new stream's repositories name the release in the path, suite "stable"
         expected = _AMD_SUITE.get((os_id, ".".join(version.split(".")[:2])))
         seen = src.suites[0] if src.suites else None
         return (seen, expected) if expected and seen else (None, None)
