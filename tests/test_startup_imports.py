@@ -27,11 +27,13 @@ PLAN_FACTS = FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json"
 # ld.so.cache reader casts a memoryview instead); locale, a millisecond of alias tables, is what
 # argparse's gettext lookups of its own words imported (gpuenv.cli skips those lookups);
 # _colorize (with dataclasses, inspect and ast, ~12 ms) is what Python 3.14's argparse imports to
-# colour help, for every parser it builds (gpuenv's formatter gives plain help without it).
+# colour help, for every parser it builds (gpuenv's formatter gives plain help without it);
+# datetime (~0.7 ms with _datetime and math) is what matrices.stale needs only for a machine that
+# runs something newer than the bundle knows.
 HEAVY = (
     "rich", "pathlib", "shutil", "typing", "dataclasses", "importlib", "importlib.util", "subprocess",
     "tempfile", "hashlib", "_hashlib", "fnmatch", "collections.abc", "struct", "_struct", "locale",
-    "_colorize", "inspect", "ast",
+    "_colorize", "inspect", "ast", "datetime",
 )  # fmt: skip
 
 _LOADED = """

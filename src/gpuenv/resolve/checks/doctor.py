@@ -114,12 +114,12 @@ def bundle_stale(facts: Facts, matrices: Matrices, target: Target) -> Iterator[F
     """The bundle is older than STALE_DAYS at the time of the probe (facts.collected_at: a facts
     file is judged as of its own day) and the machine runs something newer than it knows. A probe
     without a date leaves the age unknown: then doctor.matrices-stale alone speaks."""
+    newer = _newer_than_bundle(facts, matrices)
+    if not newer:
+        return  # the usual case, asked first: the age needs datetime (~0.7 ms of imports)
     day = (facts.collected_at or "")[:10]
     age = matrices.bundle.age_days(day)
     if age is None or age <= STALE_DAYS:
-        return
-    newer = _newer_than_bundle(facts, matrices)
-    if not newer:
         return
     yield Finding(
         severity=Severity.WARNING,
