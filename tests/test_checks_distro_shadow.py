@@ -94,6 +94,28 @@ def test_parse_preferences():
     ]
 
 
+def test_stanzas_end_at_blank_or_whitespace_only_lines_and_crlf_files_read_alike():
+    one = "Package: a\nPin: origin x\nPin-Priority: 1\n"
+    two = "Package: b\nPin: origin y\nPin-Priority: 2\n"
+    for gap in ("\n", "\n \t\n", "\n\n\n"):
+        pins = apt_prefs.parse_preferences(one + gap + two)
+        assert [(p.package, p.priority) for p in pins] == [("a", 1), ("b", 2)], repr(gap)
+    crlf = (one + "\n" + two).replace("\n", "\r\n")
+    assert [p.package for p in apt_prefs.parse_preferences(crlf)] == ["a", "b"]
+    # No blank line between them: one stanza, whose second Package does not replace the first's
+    # fields one by one into a new pin.
+    assert [(p.package, p.priority) for p in apt_prefs.parse_preferences(one + two)] == [("b", 2)]
+
+
+@pytest.mark.parametrize(
+    ("name", "read"),
+    [("rocm-pin-600", True), ("x.pref", True), ("a_b.c.pref", True), ("x.bak", False), ("", False),
+     ("bad name", False), ("x\n", False), ("pin~", False), ("ü", False)],
+)  # fmt: skip
+def test_which_preferences_d_names_apt_reads(name, read):
+    assert apt_prefs._read(name) is read
+
+
 def test_the_probe_reads_the_files_apt_reads(tmp_path):
     d = tmp_path / "etc/apt/preferences.d"
     d.mkdir(parents=True)

@@ -91,6 +91,15 @@ def test_interactive_commands_keep_heavy_modules_off_their_path(argv):
     assert not [m for m in HEAVY if m in loaded]
 
 
+@pytest.mark.parametrize("argv", [["probe", "--json"], ["doctor", "--json"], ["torch", "--json"], ["doctor", "--help"]])
+def test_commands_that_write_no_styled_lines_load_no_renderer(argv):
+    """The help formatter's terminal width is found in gpuenv.startup: the line renderer
+    (gpuenv.render.term, two modules) is loaded only by what writes styled lines."""
+    loaded = _loaded(*argv)
+    assert "gpuenv.startup" in loaded
+    assert not [m for m in loaded if m.startswith("gpuenv.render")]
+
+
 def test_help_is_plain_text_even_where_colour_is_forced():
     """Python 3.14's argparse would colour it (FORCE_COLOR); gpuenv's formatter keeps it plain,
     as on 3.10 to 3.13, without importing _colorize."""

@@ -26,7 +26,12 @@ import gc
 gc.set_threshold(70_000, 20, 20)
 
 import argparse  # noqa: E402
+import os  # noqa: E402  (argparse imports it: free)
 import sys  # noqa: E402
+
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 # gpuenv.exitcodes.Exit.PIPE_CLOSED and WRITE_FAILED, as ints: no enum class on every command's path
 # (tests/test_term_output.py holds them equal to the table).
@@ -98,10 +103,24 @@ def forget_width() -> None:
 
 def _columns() -> int:
     if not _WIDTH:
-        from gpuenv.render.term import columns
-
         _WIDTH.append(columns(sys.__stdout__))
     return _WIDTH[0]
+
+
+def columns(stream: TextIO | None) -> int:
+    """The terminal's width as shutil finds it (COLUMNS, else the terminal of ``stream``, else
+    80), without importing shutil. Here, not in gpuenv.render.term, because every parser's help
+    formatter needs it: importing the renderer on every command cost two modules."""
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if columns <= 0 and stream is not None:  # None: a Python started without that stream
+        try:
+            columns = os.get_terminal_size(stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
 
 
 def leave(code: int, prog: str, read_only: bool) -> None:

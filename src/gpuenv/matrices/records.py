@@ -94,12 +94,12 @@ class NvidiaGpu:
     confirmed: bool = True
 
 
-_MODEL = re.compile(r"\bMI\d+[A-Z]*\b")
+_MODEL = r"\bMI\d+[A-Z]*\b"  # compiled at its first use (an Instinct GPU), not at import
 
 
 def instinct_models(name: str) -> frozenset[str]:
     """AMD's Instinct model names in a product name: "AMD Instinct MI250X / MI250" -> MI250X, MI250."""
-    return frozenset(_MODEL.findall(name))
+    return frozenset(re.findall(_MODEL, name))
 
 
 def _among(models: frozenset[str], listed: tuple[str, ...]) -> bool | None:

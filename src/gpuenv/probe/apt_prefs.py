@@ -9,8 +9,6 @@ apt_preferences(5): preferences.d files are read when their name has no extensio
 
 from __future__ import annotations
 
-import re
-
 from gpuenv.facts import AptPin
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
@@ -20,16 +18,18 @@ if TYPE_CHECKING:
 
 MAIN = "/etc/apt/preferences"
 PARTS = "/etc/apt/preferences.d"
-_PART_NAME = r"^[A-Za-z0-9_.-]+$"
+# The characters of a preferences.d file name apt reads (a set, not a regex: the probe runs on
+# every command that reads the machine, and compiling a pattern costs more than this check).
+_PART_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 
 def parse_preferences(text: str, file: str | None = None) -> list[AptPin]:
     """The stanzas with Package, Pin and Pin-Priority; comments and other fields are skipped, and
     a stanza without all three (or with a priority that is no integer) is no pin."""
     pins = []
-    for stanza in re.split(r"\n\s*\n", text):
+    for stanza in _stanzas(text):
         fields: dict[str, str] = {}
-        for line in stanza.splitlines():
+        for line in stanza:
             if line.startswith("#") or ":" not in line or line[:1].isspace():
                 continue
             key, _, value = line.partition(":")
@@ -43,8 +43,19 @@ def parse_preferences(text: str, file: str | None = None) -> list[AptPin]:
     return pins
 
 
+def _stanzas(text: str) -> list[list[str]]:
+    """The lines of each stanza: a blank or whitespace-only line ends one."""
+    out: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.strip():
+            out[-1].append(line)
+        elif out[-1]:
+            out.append([])
+    return out
+
+
 def _read(name: str) -> bool:
-    if not re.match(_PART_NAME, name):
+    if not name or not _PART_CHARS.issuperset(name):
         return False
     return "." not in name or name.endswith(".pref")
 

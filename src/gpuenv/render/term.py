@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
+from gpuenv.startup import columns
+
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from typing import TextIO
@@ -68,21 +70,6 @@ class Term:
         pieces = [(text.translate(_CONTROLS), style) for text, style in pieces]
         for row in wrap(pieces, self.width) if self.width else [pieces]:
             self.stream.write("".join(self.style(text, style) for text, style in row) + "\n")
-
-
-def columns(stream: TextIO | None) -> int:
-    """The terminal's width as shutil finds it (COLUMNS, else the terminal of ``stream``, else
-    80), without importing shutil."""
-    try:
-        columns = int(os.environ.get("COLUMNS", ""))
-    except ValueError:
-        columns = 0
-    if columns <= 0 and stream is not None:  # None: a Python started without that stream
-        try:
-            columns = os.get_terminal_size(stream.fileno()).columns
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns if columns > 0 else 80
 
 
 Pieces = list[tuple[str, str]]  # (text, style)

@@ -33,7 +33,7 @@ ROCK_PACKAGES = ("rock-dkms", "rock-dkms-firmware", "rocm-dkms")
 FOREIGN_PACKAGES = ("amdgpu-dkms", "amdgpu-dkms-firmware")
 # AMDGPU-PRO's own numbering, YY.NN[-build] with no epoch (18.30-641594, 19.50-967956): the
 # Radeon Software release the package came from.
-_PRO_VERSION = re.compile(r"^(\d{2}\.\d{2})(?:\.\d+)?-\d+$")
+_PRO_VERSION = r"^(\d{2}\.\d{2})(?:\.\d+)?-\d+$"  # compiled at its first use: only amdgpu-dkms has it
 QUICK_START = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/quick-start.html"
 SOURCES = (
     "https://github.com/ROCm/legacy-rocm-build/issues/551",
@@ -45,7 +45,7 @@ def radeon_software_release(version: str) -> str | None:
     """'18.30-641594' -> '18.30': the AMDGPU-PRO / Radeon Software release an amdgpu-dkms of that
     installer's numbering names; None for any other version (a ROCm amdgpu-dkms is
     '1:5.11.32.40502-…')."""
-    m = _PRO_VERSION.match(version.strip())
+    m = re.match(_PRO_VERSION, version.strip())
     return m.group(1) if m else None
 
 

@@ -30,13 +30,14 @@ _LAST_BUNDLING = (7, 13)
 # Exactly the index's naming: AMD's own wheels ("+rocm7.2.0.lw.git…", repo.radeon.com) and
 # distribution or source builds (no "+rocm") are not known to bundle, so they are not assumed to.
 # Nightlies ("2.10.0.dev20250101+rocm7.0") come from the same script.
-_INDEX_WHEEL = re.compile(r"^\d+\.\d+(?:\.\d+)?(?:\.dev\d+|a\d+|b\d+|rc\d+)?\+rocm(\d+\.\d+(?:\.\d+)?)$")
+# A pattern, compiled (and cached by re) at its first use: only a machine with a ROCm torch needs it.
+_INDEX_WHEEL = r"^\d+\.\d+(?:\.\d+)?(?:\.dev\d+|a\d+|b\d+|rc\d+)?\+rocm(\d+\.\d+(?:\.\d+)?)$"
 
 
 def bundled_rocm(version: str | None) -> str | None:
     """'2.0.1+rocm5.4.2' -> '5.4.2': the ROCm release a PyTorch index wheel carries in itself;
     None for any other build."""
-    m = _INDEX_WHEEL.match((version or "").strip())
+    m = re.match(_INDEX_WHEEL, (version or "").strip())
     if not m or inv.version_tuple(m.group(1))[:2] > _LAST_BUNDLING:
         return None
     return m.group(1)
