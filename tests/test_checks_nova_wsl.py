@@ -76,6 +76,19 @@ def test_a_guest_that_is_not_ubuntu_is_an_error(matrices):
     assert any("3561" in r for r in f.refs)
 
 
+@pytest.mark.parametrize(
+    "os_",
+    [
+        {"id": "linuxmint", "version_id": "22", "pretty_name": "Linux Mint 22", "ubuntu_codename": "noble",
+         "id_like": ["ubuntu", "debian"]},
+        {"id": "linux", "version_id": None, "pretty_name": "Linux"},
+    ],
+)  # fmt: skip
+def test_an_ubuntu_based_or_unnamed_guest_is_not_called_another_distribution(matrices, os_):
+    f = judged_one(_wsl(("os", os_), ("platform.windows_build", "10.0.22631.4541")), matrices, WSL)
+    assert f.severity.value == "warning" and "not judged" in f.title
+
+
 def test_windows_10_is_outside_the_matrix(matrices):
     f = judged_one(_wsl(("platform.windows_build", "10.0.19045.5011")), matrices, WSL)
     assert f.severity.value == "warning" and "Windows 10" in f.title

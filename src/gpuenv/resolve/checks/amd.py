@@ -313,7 +313,7 @@ def gpu_preview(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
         if level == "preview":
             terms = "as a technology preview"
         elif gfx and facts_view.off_radeon_terms(release, gfx, inv.os_id(facts) or ""):
-            terms = f"on Radeon terms: Ubuntu and RHEL only, not {facts.os.pretty_name or facts.os.id}"
+            terms = f"on Radeon terms: Ubuntu and RHEL only, not {inv.os_label(facts)}"
         else:
             continue
         yield Finding(

@@ -99,7 +99,7 @@ def source_mismatch(facts: Facts, matrices: Matrices | None, target: Target) -> 
         if seen and expected and seen != expected:
             yield Finding(
                 severity=Severity.ERROR,
-                title=f"{src.file or src.uri} is for {seen}, this is {facts.os.pretty_name or facts.os.id}",
+                title=f"{src.file or src.uri} is for {seen}, this is {inv.os_label(facts)}",
                 detail=f"{_where(src)}: built for {seen}, expected {expected}. Packages for another release pull in "
                 "the wrong libraries or fail to install.",
                 fix=f"Point it at {expected} (or remove it): sudo sed -i 's/{seen}/{expected}/' {src.file or '<file>'}\n"

@@ -197,8 +197,10 @@ def wsl_release_unsupported(facts: Facts, matrices: Matrices | None, target: Tar
     if not (rocm or inv.rocm_packages(facts) or target.stack == "rocm"):
         return
     stack = f"ROCm {rocm}" if rocm else f"ROCm{' ' + target.version if target.version else ''}"
-    guest = facts.os.pretty_name or " ".join(x for x in (facts.os.id, facts.os.version_id) if x)
-    if facts.os.id not in ("ubuntu", "unknown", "linux"):
+    guest = inv.os_label(facts)
+    # Judged as every check judges the OS: a derivative as its base (an Ubuntu-based guest is an
+    # Ubuntu guest), and an unnamed one (ID=linux, unknown) not called the wrong distribution.
+    if inv.os_id(facts) not in ("ubuntu", None):
         yield Finding(
             severity=Severity.ERROR,
             title=f"{stack} on WSL does not run on this guest ({guest})",
