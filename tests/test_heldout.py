@@ -38,9 +38,9 @@ MAX_STRAY_SHARE = 0.10
 # Measured on this set when it was first scored, before any check was changed for it (bench/score_cases.py
 # --heldout at 3e84456): recall 18/20 = 0.900, below the gate. Held here so it cannot regress.
 RECALL_FLOOR = 0.90
-# Healthy machines with an error, measured at the same point: 1 (vllm-10303: nvidia.driver-too-old); the
-# gate is 0. Held at the measured count until the check is fixed.
-HEALTHY_WITH_ERROR_MEASURED = 1
+# Healthy machines with an error, first measured: 1 (vllm-10303, nvidia.driver-too-old for an installed
+# CUDA 12.6 on driver 535, which runs it under minor-version compatibility); the check now warns there,
+# and the gate (none) holds.
 
 
 def _case(slug: str) -> dict:
@@ -136,7 +136,7 @@ def test_recall_holds(score):
 
 def test_healthy_machines_get_no_error(score):
     erred = {r.slug: r.stray_errors for r in score.healthy if r.stray_errors}
-    assert len(erred) <= HEALTHY_WITH_ERROR_MEASURED, f"errors on machines that worked (gate: none): {erred}"
+    assert not erred, f"errors on machines that worked: {erred}"
 
 
 def test_at_most_one_report_in_ten_carries_a_stray_error(score):
