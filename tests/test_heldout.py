@@ -11,18 +11,13 @@ the fix belongs in the doctor, never in the cases (a case changes only where its
 from __future__ import annotations
 
 import json
-import re
-from urllib.parse import urlparse
 
-import jsonschema
 import pytest
 
+from tests.case_form import assert_corpus_complete, assert_facts_valid, assert_well_formed
 from tests.cases_score import (
-    CASE_KEYS,
     CASES_DIR,
-    CONTRACTS,
     HELDOUT_DIR,
-    OPTIONAL_KEYS,
     case_slugs,
     catalog_codes,
     score_all,
@@ -30,7 +25,6 @@ from tests.cases_score import (
 
 SLUGS = case_slugs(HELDOUT_DIR)
 CODES = catalog_codes()
-FACTS_SCHEMA = json.loads((CONTRACTS / "facts.schema.json").read_text())
 
 # The gates of tests/test_cases.py (issue 43: recall >= 96% is its Done-when; the corpus test holds 95%).
 RECALL_GATE = 0.95
@@ -64,53 +58,18 @@ def test_heldout_shares_no_thread_with_the_corpus():
     assert len(sources) == len(set(sources)), "two held-out cases from one thread"
 
 
-def test_every_facts_file_has_a_case_file():
-    facts = sorted(p.name[: -len(".facts.json")] for p in HELDOUT_DIR.glob("*.facts.json"))
-    assert facts == SLUGS
-
-
-def test_readme_lists_every_case():
-    readme = (HELDOUT_DIR / "README.md").read_text()
-    missing = [s for s in SLUGS if f"`{s}`" not in readme]
-    assert not missing, f"cases missing from tests/heldout/README.md: {missing}"
+def test_every_facts_file_has_a_case_file_and_the_readme_lists_every_case():
+    assert_corpus_complete(HELDOUT_DIR, SLUGS)
 
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_case_is_well_formed(slug):
-    assert re.fullmatch(r"[a-z0-9]+(?:[-.][a-z0-9]+)*", slug), slug
-    case = _case(slug)
-    assert set(CASE_KEYS) <= set(case) <= set(CASE_KEYS) | set(OPTIONAL_KEYS), sorted(
-        set(case) ^ set(CASE_KEYS)
-    )
-    healthy = case.get("healthy", False)
-    uncoded = case.get("uncoded")
-    assert isinstance(healthy, bool)
-    assert uncoded is None or (isinstance(uncoded, str) and uncoded.strip())
-    assert not (healthy and uncoded), "a machine that worked has no cause to leave uncoded"
-    should = case.get("should", [])
-    assert isinstance(should, list) and not set(should) & (set(case["must"]) | set(case["must_not"]))
-
-    url = urlparse(case["source"])
-    assert url.scheme == "https" and url.netloc, case["source"]
-    for key in ("title", "root_cause", "notes"):
-        assert isinstance(case[key], str) and case[key].strip(), key
-    assert "\n" not in case["title"]
-
-    if healthy or uncoded:  # nothing the catalog names must be found
-        assert case["must"] == [], case["must"]
-    else:
-        assert isinstance(case["must"], list) and 1 <= len(case["must"]) <= 3, case["must"]
-    for code in case["must"] + case["must_not"] + should:
-        assert code in CODES, f"{code} is not in FINDINGS.md"
-    assert not set(case["must"]) & set(case["must_not"])
-    assert case["target"] is None or re.fullmatch(r"(rocm|cuda)(@\d+(\.\d+)*)?", case["target"])
-    assert case["torch"] is None or re.fullmatch(r"\d+\.\d+(\.\d+)?", case["torch"])
+    assert_well_formed(slug, _case(slug), CODES)
 
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_facts_validate_against_the_contract(slug):
-    doc = json.loads((HELDOUT_DIR / f"{slug}.facts.json").read_text())
-    jsonschema.validate(doc, FACTS_SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert_facts_valid(HELDOUT_DIR, slug)
 
 
 @pytest.fixture(scope="module")
