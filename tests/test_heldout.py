@@ -5,7 +5,8 @@ Every case is held to the same form as tests/cases/ and the doctor to the same g
 confirmed causes, no must_not code, no error on a machine that worked, at most one report in ten with
 a stray error. Where the doctor does not meet a gate on this set, the test holds the level measured
 instead (named beside the gate below) so that it cannot get worse; that shortfall is a finding, and
-the fix belongs in the doctor, never in the cases (a case changes only where its thread was misread).
+the fix belongs in the doctor, never in the cases (a case changes only where its thread was misread or
+its facts mis-encoded, and its notes say so).
 """
 
 from __future__ import annotations
@@ -104,3 +105,11 @@ def test_at_most_one_report_in_ten_carries_a_stray_error(score):
         f"{len(stray)}/{len(score.results)} cases ({score.stray_share:.0%}) carry an error outside their "
         f"must/should (limit {MAX_STRAY_SHARE:.0%}): {stray}"
     )
+
+
+def test_no_report_says_both_driver_missing_and_driver_not_loaded(score):
+    # Issue 43's Done-when: installed but not loaded is driver-not-loaded, never beside driver-missing.
+    both = [
+        r.slug for r in score.results if {"nvidia.driver-missing", "nvidia.driver-not-loaded"} <= set(r.codes)
+    ]
+    assert not both, both
