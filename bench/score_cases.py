@@ -7,7 +7,10 @@ the precision (cases whose every error-severity finding is in the case's must or
 carry a stray error, listed), the cases with a must_not code and the facts files gpuenv refused. It is a
 measurement: the exit status is always 0.
 
-    .venv/bin/python bench/score_cases.py [--verbose]
+    .venv/bin/python bench/score_cases.py [--verbose] [--heldout | --cases DIR]
+
+--heldout scores tests/heldout/ instead: machines rebuilt from public threads that no check was
+tuned to (issue 43's held-out measurement); --cases scores any directory in the same format.
 """
 
 from __future__ import annotations
@@ -18,15 +21,26 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.cases_score import score_all  # noqa: E402
+from tests.cases_score import CASES_DIR, HELDOUT_DIR, score_all  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--verbose", "-v", action="store_true", help="also list every code each case got")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--heldout", action="store_true", help=f"score the held-out corpus ({HELDOUT_DIR.name}/)"
+    )
+    where.add_argument(
+        "--cases", type=Path, metavar="DIR", help="score the cases in DIR (default: tests/cases)"
+    )
     args = parser.parse_args(argv)
 
-    score = score_all()
+    cases_dir = HELDOUT_DIR if args.heldout else (args.cases or CASES_DIR)
+    if not cases_dir.is_dir():
+        print(f"score_cases: {cases_dir} is not a directory", file=sys.stderr)
+        return 2
+    score = score_all(cases_dir=cases_dir)
     width = max((len(r.slug) for r in score.results), default=10)
     for r in score.results:
         if r.refused is not None:

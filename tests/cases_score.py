@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
+# The held-out corpus (tests/heldout/): machines from public threads that no check was tuned to; scored
+# with the same rules, reported apart (bench/score_cases.py --heldout, tests/test_heldout.py).
+HELDOUT_DIR = Path(__file__).resolve().parent / "heldout"
 CONTRACTS = Path(__file__).resolve().parent / "contracts"
 CASE_KEYS = ("source", "title", "root_cause", "must", "must_not", "target", "torch", "notes")
 # Optional keys: ``should`` (codes a careful engineer would add beside the cause: true of the machine,
 # not stray), ``healthy`` (true: a machine that worked, posted in a thread about something else; its
-# ``must`` is empty and no error-severity finding is allowed).
-OPTIONAL_KEYS = ("should", "healthy")
+# ``must`` is empty and no error-severity finding is allowed), ``uncoded`` (a sentence: the thread's
+# cause has no catalog code; ``must`` is empty and, as for a healthy machine, every error is stray).
+OPTIONAL_KEYS = ("should", "healthy", "uncoded")
 
 
 def catalog_codes() -> set[str]:
@@ -35,15 +39,15 @@ def catalog_codes() -> set[str]:
     return codes
 
 
-def case_slugs() -> list[str]:
+def case_slugs(cases_dir: Path = CASES_DIR) -> list[str]:
     """Slugs of every case that has a case file, sorted."""
-    return sorted(p.name[: -len(".case.json")] for p in CASES_DIR.glob("*.case.json"))
+    return sorted(p.name[: -len(".case.json")] for p in cases_dir.glob("*.case.json"))
 
 
-def load_case(slug: str) -> tuple[dict, str]:
+def load_case(slug: str, cases_dir: Path = CASES_DIR) -> tuple[dict, str]:
     """(the case document, the facts file's text) of one case."""
-    case = json.loads((CASES_DIR / f"{slug}.case.json").read_text())
-    facts_text = (CASES_DIR / f"{slug}.facts.json").read_text()
+    case = json.loads((cases_dir / f"{slug}.case.json").read_text())
+    facts_text = (cases_dir / f"{slug}.facts.json").read_text()
     return case, facts_text
 
 
@@ -116,13 +120,13 @@ class Score:
         return [r for r in self.results if r.crashed is not None]
 
 
-def score_case(slug: str, matrices) -> CaseResult:
+def score_case(slug: str, matrices, cases_dir: Path = CASES_DIR) -> CaseResult:
     """Run the doctor on one case and compare with what the case expects."""
     from gpuenv.facts import loads
     from gpuenv.resolve.finding import Target
     from gpuenv.resolve.report import diagnose
 
-    case, facts_text = load_case(slug)
+    case, facts_text = load_case(slug, cases_dir)
     result = CaseResult(
         slug=slug,
         must=list(case["must"]),
@@ -157,9 +161,10 @@ def score_case(slug: str, matrices) -> CaseResult:
     return result
 
 
-def score_all(slugs: list[str] | None = None) -> Score:
-    """Score every case (or the given ones) in one process with the bundled matrices."""
+def score_all(slugs: list[str] | None = None, cases_dir: Path = CASES_DIR) -> Score:
+    """Score every case of a corpus directory (or the given ones) in one process with the bundled matrices."""
     from gpuenv import matrices as matrices_mod
 
     m = matrices_mod.load()
-    return Score([score_case(slug, m) for slug in (slugs if slugs is not None else case_slugs())])
+    chosen = slugs if slugs is not None else case_slugs(cases_dir)
+    return Score([score_case(slug, m, cases_dir) for slug in chosen])

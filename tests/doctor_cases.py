@@ -272,7 +272,8 @@ CASES: dict[str, tuple[str, object, str | None, str]] = {
     ),
     "nvidia.driver-too-old": (
         "doctor-healthy-cuda",
-        _p(lambda d: _nvidia_driver(d, "560.35.03")),
+        # Below 525.60.13, the CUDA 12 minor-version compatibility floor: the installed 12.8 cannot run.
+        _p(lambda d: _nvidia_driver(d, "520.61.05")),
         None,
         "error",
     ),

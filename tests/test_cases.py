@@ -8,17 +8,12 @@ doctor (or, if the thread really says otherwise, the case), never the expectatio
 from __future__ import annotations
 
 import json
-import re
-from urllib.parse import urlparse
 
-import jsonschema
 import pytest
 
+from tests.case_form import assert_corpus_complete, assert_facts_valid, assert_well_formed
 from tests.cases_score import (
-    CASE_KEYS,
     CASES_DIR,
-    CONTRACTS,
-    OPTIONAL_KEYS,
     case_slugs,
     catalog_codes,
     score_all,
@@ -26,7 +21,6 @@ from tests.cases_score import (
 
 SLUGS = case_slugs()
 CODES = catalog_codes()
-FACTS_SCHEMA = json.loads((CONTRACTS / "facts.schema.json").read_text())
 RECALL_TARGET = 0.95
 # At most this share of cases may carry a stray error: an error-severity finding that is neither the
 # case's cause (must) nor one a careful engineer would add (should). Issue 43: "<= 1 report in 10".
@@ -42,55 +36,18 @@ def test_the_corpus_holds_healthy_machines():
     assert len(healthy) >= 15
 
 
-def test_every_facts_file_has_a_case_file():
-    facts = sorted(p.name[: -len(".facts.json")] for p in CASES_DIR.glob("*.facts.json"))
-    assert facts == SLUGS
-
-
-def test_readme_lists_every_case():
-    readme = (CASES_DIR / "README.md").read_text()
-    missing = [s for s in SLUGS if f"`{s}`" not in readme]
-    assert not missing, f"cases missing from tests/cases/README.md: {missing}"
+def test_every_facts_file_has_a_case_file_and_the_readme_lists_every_case():
+    assert_corpus_complete(CASES_DIR, SLUGS)
 
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_case_is_well_formed(slug):
-    assert re.fullmatch(r"[a-z0-9]+(?:[-.][a-z0-9]+)*", slug), slug
-    case = json.loads((CASES_DIR / f"{slug}.case.json").read_text())
-    assert set(CASE_KEYS) <= set(case) <= set(CASE_KEYS) | set(OPTIONAL_KEYS), sorted(
-        set(case) ^ set(CASE_KEYS)
-    )
-    healthy = case.get("healthy", False)
-    assert isinstance(healthy, bool)
-    should = case.get("should", [])
-    assert isinstance(should, list) and not set(should) & (set(case["must"]) | set(case["must_not"]))
-
-    url = urlparse(case["source"])
-    assert url.scheme == "https" and url.netloc, case["source"]
-    for key in ("title", "root_cause", "notes"):
-        assert isinstance(case[key], str) and case[key].strip(), key
-    assert "\n" not in case["title"]
-
-    if healthy:  # a machine that worked: nothing must be found
-        assert case["must"] == [], case["must"]
-    else:
-        assert isinstance(case["must"], list) and 1 <= len(case["must"]) <= 3, case["must"]
-    assert isinstance(case["must_not"], list)
-    for code in case["must"] + case["must_not"] + should:
-        assert code in CODES, f"{code} is not in FINDINGS.md"
-    assert not set(case["must"]) & set(case["must_not"])
-    assert len(set(case["must"])) == len(case["must"]) and len(set(case["must_not"])) == len(case["must_not"])
-
-    assert case["target"] is None or re.fullmatch(r"(rocm|cuda)(@\d+(\.\d+)*)?", case["target"]), case[
-        "target"
-    ]
-    assert case["torch"] is None or re.fullmatch(r"\d+\.\d+(\.\d+)?", case["torch"]), case["torch"]
+    assert_well_formed(slug, json.loads((CASES_DIR / f"{slug}.case.json").read_text()), CODES)
 
 
 @pytest.mark.parametrize("slug", SLUGS)
 def test_facts_validate_against_the_contract(slug):
-    doc = json.loads((CASES_DIR / f"{slug}.facts.json").read_text())
-    jsonschema.validate(doc, FACTS_SCHEMA, cls=jsonschema.Draft202012Validator)
+    assert_facts_valid(CASES_DIR, slug)
 
 
 def test_doctor_names_the_confirmed_root_causes():

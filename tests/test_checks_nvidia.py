@@ -289,7 +289,8 @@ def test_no_mismatch_when_the_versions_agree_or_one_is_not_known(matrices, edits
 
 def test_a_driver_older_than_the_installed_toolkit_names_both_and_the_branch_to_get(matrices):
     f = judged_one(box("cuda", _driver("560.35.03")), matrices, "nvidia.driver-too-old")
-    assert f.severity.value == "error"
+    # 560 serves CUDA 12.8's programs under minor-version compatibility: said, but no error.
+    assert f.severity.value == "warning"
     assert f.title == "NVIDIA driver 560.35.03 is older than CUDA 12.8 requires (570.124.06)"
     assert f.detail == (
         "installed CUDA 12.8.1 needs driver >= 570.124.06 (Table 3); running 560.35.03. Minor-version compatibility "
@@ -317,6 +318,25 @@ def test_minor_version_compatibility_is_offered_from_exactly_its_driver(matrices
     assert f.detail.startswith(
         f"installed CUDA 12.8.1 needs driver >= 570.124.06 (Table 3); running {driver}"
     )
+
+
+@pytest.mark.parametrize(
+    "driver, severity",
+    [("525.60.13", "warning"), ("525.60.12", "error"), ("520.61.05", "error")],
+)
+def test_an_installed_toolkit_is_an_error_only_below_minor_version_compatibility(matrices, driver, severity):
+    # Programs of an installed CUDA 12.8 run on any driver of its major release from 525.60.13 on
+    # (without PTX JIT or newer APIs): GPU work does not fail there, so the report warns.
+    f = judged_one(box("cuda", _driver(driver)), matrices, "nvidia.driver-too-old")
+    assert f.severity.value == severity
+
+
+def test_a_targeted_toolkit_the_driver_serves_only_by_minor_version_compatibility_is_an_error(matrices):
+    # Installing CUDA 12.8 is what needs the newer driver: that install is asked for, so an error.
+    doc = box("cuda", _driver("560.35.03"), ("toolkits.cuda", []))
+    f = judged_one(doc, matrices, "nvidia.driver-too-old", "cuda@12.8")
+    assert f.severity.value == "error"
+    assert f.detail.startswith("target CUDA 12.8 needs driver >= 570.26 (Table 3); running 560.35.03")
 
 
 def test_a_toolkit_without_minor_version_compatibility_offers_none(matrices):

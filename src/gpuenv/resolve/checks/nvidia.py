@@ -23,13 +23,17 @@ TABLE3_REF = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html
 ARCH_REF = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
 
 
+_INSTALLED = "installed CUDA"
+
+
 def judged_toolkits(facts: Facts, matrices: Matrices, target: Target) -> list[tuple[str, CudaToolkit]]:
-    """(why, toolkit) for every installed toolkit and an explicitly targeted one."""
+    """(why, toolkit) for every installed toolkit and an explicitly targeted one; ``why`` starts with
+    _INSTALLED for an installed one."""
     out: list[tuple[str, CudaToolkit]] = []
     for version in inv.installed_cuda(facts):
         tk = toolkitpaths.toolkit_for(matrices, version)
         if tk is not None:
-            out.append((f"installed CUDA {version}", tk))
+            out.append((f"{_INSTALLED} {version}", tk))
     tk = cuda_toolkit(matrices, target)
     if tk is not None and basis(target) == "explicit" and all(t.version != tk.version for _, t in out):
         out.append((f"target CUDA {target.version}", tk))
@@ -196,8 +200,12 @@ def driver_too_old(facts: Facts, matrices: Matrices, target: Target) -> Iterator
         if not tk.min_driver or not inv.older(driver, tk.min_driver):
             continue
         compat = tk.minor_compat_driver
+        # An installed toolkit whose major release this driver serves under minor-version compatibility
+        # runs its programs (without PTX JIT or the newer APIs): GPU work does not fail, so a warning.
+        # A targeted release stays an error: installing it is what needs the newer driver.
+        runs = compat is not None and not inv.older(driver, compat) and why.startswith(_INSTALLED)
         yield Finding(
-            severity=Severity.ERROR,
+            severity=Severity.WARNING if runs else Severity.ERROR,
             title=f"NVIDIA driver {driver} is older than CUDA {tk.series} requires ({tk.min_driver})",
             detail=f"{why} needs driver >= {tk.min_driver} (Table 3); running {driver}"
             + (
