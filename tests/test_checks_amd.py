@@ -89,6 +89,16 @@ def test_a_blacklisted_amdgpu_is_named_with_its_fix(matrices):
         == "AMD Radeon RX 9070 XT (0000:03:00.0): no driver bound; amdgpu is blacklisted in /etc/modprobe.d"
     )
     assert f.fix.startswith("Remove the amdgpu blacklist entry from /etc/modprobe.d")
+    assert f.fix.endswith("then: sudo update-initramfs -u && sudo reboot")  # the healthy box is Ubuntu 24.04
+
+
+def test_the_initramfs_is_rebuilt_with_the_distributions_tool(matrices):
+    fedora = {"id": "fedora", "version_id": "42", "pretty_name": "Fedora Linux 42"}
+    f = judged_one(_unbound(("os", fedora), ("kernel.modules_blacklisted", ["amdgpu"])), matrices, "amd.driver-missing")
+    assert f.fix.endswith("then: sudo dracut --force && sudo reboot")
+    arch = {"id": "arch", "version_id": None}
+    f = judged_one(_unbound(("os", arch), ("gpus.0.kernel_driver", "vfio-pci")), matrices, "amd.driver-missing")
+    assert f.fix.endswith("then: sudo mkinitcpio -P && sudo reboot")
 
 
 def test_vfio_pci_is_the_fix_even_when_amdgpu_is_also_blacklisted(matrices):

@@ -106,3 +106,37 @@ def label(os: OS) -> str:
         return name
     said = _BASE_NAMES.get(base[0], base[0]) + (f" {base[1]}" if base[1] else "")
     return name if said in name else f"{name} ({said} base)"
+
+
+# The tool that rebuilds the initramfs, by distribution family: a module blacklisted in
+# /etc/modprobe.d stays loaded from an initramfs built before the change. initramfs-tools on the
+# Debian family (update-initramfs(8)), dracut on the Fedora, RHEL and SUSE families and on Void
+# (dracut(8): --force rebuilds the running kernel's image), mkinitcpio on the Arch family
+# (mkinitcpio(8): -P, every preset). A fix that names Debian's tool on Fedora does not run.
+_INITRAMFS = (
+    (("debian", "ubuntu", *UBUNTU_DERIVED), "sudo update-initramfs -u"),
+    (("fedora", "rhel", "centos", "rocky", "almalinux", "ol", "amzn", "suse", "opensuse", "opensuse-leap",
+      "opensuse-tumbleweed", "sles", "void"), "sudo dracut --force"),
+    (("arch", "manjaro", "endeavouros", "cachyos", "garuda"), "sudo mkinitcpio -P"),
+)  # fmt: skip
+_INITRAMFS_ANY = (
+    "rebuild the initramfs (update-initramfs -u on Debian and Ubuntu, dracut --force on Fedora, RHEL and "
+    "openSUSE, mkinitcpio -P on Arch) and reboot"
+)
+
+
+def initramfs_rebuild(os: OS) -> str | None:
+    """The command that rebuilds this OS's initramfs (its ID, else the first family ID_LIKE
+    names); None where it is not known (NixOS, Gentoo, an unnamed OS)."""
+    for name in (os.id, *(x.lower() for x in os.id_like)):
+        for family, command in _INITRAMFS:
+            if name in family:
+                return command
+    return None
+
+
+def initramfs_then_reboot(os: OS, sep: str = "\n") -> str:
+    """The end of a fix that changed /etc/modprobe.d: this OS's initramfs rebuild, then a reboot
+    (joined by ``sep``); where the tool is not known, each family's, in words."""
+    command = initramfs_rebuild(os)
+    return f"{command}{sep}sudo reboot" if command else _INITRAMFS_ANY

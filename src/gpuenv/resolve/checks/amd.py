@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.osreleases import initramfs_then_reboot
 from gpuenv.resolve import facts_view, gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import newest_supporting, rocm_gpus
@@ -61,10 +62,10 @@ def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> I
             "Load amdgpu on the host (the container shares the host's kernel)."
             if hosted
             else "The GPU is reserved for a virtual machine (vfio-pci). To use it here, remove its PCI id from "
-            "vfio-pci.ids (kernel command line or /etc/modprobe.d), then: sudo update-initramfs -u && sudo reboot"
+            "vfio-pci.ids (kernel command line or /etc/modprobe.d), then: " + initramfs_then_reboot(facts.os, " && ")
             if "vfio-pci" in others
             else (
-                "Remove the amdgpu blacklist entry from /etc/modprobe.d, then: sudo update-initramfs -u && sudo reboot"
+                "Remove the amdgpu blacklist entry from /etc/modprobe.d, then: " + initramfs_then_reboot(facts.os, " && ")
                 if blacklisted
                 else "sudo modprobe amdgpu && sudo dmesg | grep -i amdgpu  # why it did not bind\n"
                 "Install the driver ROCm pairs with: gpuenv install rocm --dry-run"

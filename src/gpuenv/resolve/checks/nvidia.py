@@ -4,6 +4,7 @@ the kernel-module flavour, GPUs a branch dropped, persistence mode."""
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.osreleases import initramfs_then_reboot
 from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import nvidia_driver_absent, nvidia_driver_unloaded
@@ -61,7 +62,7 @@ def nouveau_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> I
         )
         + ". The NVIDIA driver cannot load while nouveau is loaded.",
         fix="printf 'blacklist nouveau\\noptions nouveau modeset=0\\n' | sudo tee /etc/modprobe.d/blacklist-nouveau.conf\n"
-        "sudo update-initramfs -u\nsudo reboot",
+        + initramfs_then_reboot(facts.os),
         gpus=gpuinfo.slots(bound or gpus),
         refs=("https://docs.nvidia.com/cuda/cuda-installation-guide-linux/",),
     )
@@ -87,7 +88,7 @@ def nova_core_bound(facts: Facts, matrices: Matrices | None, target: Target) -> 
         "nova_core is not a CUDA driver: while it holds the GPU, nvidia.ko probes no device "
         "(\"NVRM: ... is already bound to NovaCore\") and CUDA sees no GPU.",
         fix="printf 'blacklist nova_core\\nblacklist nova_drm\\n' | sudo tee /etc/modprobe.d/blacklist-nova.conf\n"
-        "sudo update-initramfs -u\nsudo reboot",
+        + initramfs_then_reboot(facts.os),
         gpus=gpuinfo.slots(bound),
         refs=(NOVA_REF,),
     )
