@@ -9,11 +9,14 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
+from gpuenv.probe import collect
 from tests.doctor_cases import (
     DEBIAN,
     MI300X,
     box,
+    found,
     installed,
+    judge,
     judged,
     judged_one,
     no_nvidia_packages,
@@ -321,6 +324,73 @@ def test_an_nvidia_dkms_driver_not_built_beside_its_gpu_is_rebuilt(matrices):
 def test_no_dkms_finding_on_a_hosts_kernel(matrices):
     doc = box("rocm", _dkms(("amdgpu", "6.16.6", RUNNING, "built")), ("platform.container", "docker"))
     assert not judged(doc, matrices, "kernel.dkms-not-built")
+
+
+# -- kernel.dkms-not-built from akmods (Fedora, RPM Fusion)
+
+FEDORA = {"id": "fedora", "version_id": "41", "pretty_name": "Fedora Linux 41 (Workstation Edition)"}
+CACHY_KERNEL = "6.12.0-cb1.0.lto.fc41.x86_64"
+
+
+def _akmods(*failures, loaded=None, driver="nouveau"):
+    return box(
+        "cuda",
+        ("os", FEDORA),
+        ("kernel.release", CACHY_KERNEL),
+        ("kernel.dkms", None),
+        ("kernel.modules_loaded", loaded),
+        ("gpus.0.kernel_driver", driver),
+        ("packages", {"manager": "rpm", "installed": {"akmod-nvidia": "3:560.35.03-1.fc41"}}),
+        ("kernel.akmods_failed", [{"module": m, "version": v, "kernel": k} for m, v, k in failures]),
+    )
+
+
+def test_an_akmods_build_that_failed_for_the_running_kernel_is_the_cause_and_nouveau_follows(matrices):
+    # CachyOS/copr-linux-cachyos#16: akmods' log "560.35.03-1-for-6.12.0-cb1.0.lto.fc41.x86_64.failed.log",
+    # and the GPU fell back to nouveau.
+    report = judge(_akmods(("nvidia", "560.35.03-1", CACHY_KERNEL)), matrices)
+    (f,) = found(report, "kernel.dkms-not-built")
+    assert f.severity.value == "error" and not f.cause
+    assert f.title == f"akmods could not build the nvidia module 560.35.03-1 for kernel {CACHY_KERNEL}"
+    assert f"/var/cache/akmods/nvidia/560.35.03-1-for-{CACHY_KERNEL}.failed.log" in f.detail
+    assert f.commands == (f"sudo dnf install kernel-devel-{CACHY_KERNEL}", f"sudo akmods --force --kernels {CACHY_KERNEL}")
+    (nouveau,) = found(report, "nvidia.nouveau-loaded")
+    assert nouveau.cause == "kernel.dkms-not-built"
+
+
+@pytest.mark.parametrize(
+    ("failures", "loaded"),
+    [
+        ([("nvidia", "560.35.03-1", "6.11.10-300.fc41.x86_64")], None),  # another kernel's failure
+        ([("nvidia", "560.35.03-1", CACHY_KERNEL)], ["nvidia", "nvidia_uvm"]),  # loaded: built after all
+        ([("v4l2loopback", "0.13.2-1", CACHY_KERNEL)], None),  # not a GPU driver
+        ([], None),
+    ],
+)
+def test_no_akmods_finding_where_the_running_kernel_has_its_module(matrices, failures, loaded):
+    assert not judged(_akmods(*failures, loaded=loaded), matrices, "kernel.dkms-not-built")
+
+
+def test_an_akmod_is_not_judged_by_dkms_status(matrices):
+    # DKMS installed for something else: akmod-nvidia has no DKMS entry, and `dkms autoinstall`
+    # would not build it; only akmods' own log speaks for it.
+    doc = _akmods()
+    doc["kernel"]["dkms"] = [{"module": "v4l2loopback", "version": "0.13.2", "kernel": CACHY_KERNEL, "status": "installed"}]
+    assert not judged(doc, matrices, "kernel.dkms-not-built")
+
+
+def test_the_probe_reads_akmods_failure_logs(tmp_path):
+    cache = tmp_path / "var/cache/akmods"
+    (cache / "nvidia").mkdir(parents=True)
+    (cache / "nvidia" / f"560.35.03-1-for-{CACHY_KERNEL}.failed.log").write_text("error: ...\n")
+    (cache / "nvidia" / f"560.35.03-1-for-{CACHY_KERNEL}.log").write_text("ok\n")  # a build log, not a failure
+    (cache / "nvidia" / "junk.failed.log").write_text("")
+    (cache / "akmods.log").write_text("")
+    kernel = collect(str(tmp_path)).kernel
+    assert [(a.module, a.version, a.kernel) for a in kernel.akmods_failed] == [("nvidia", "560.35.03-1", CACHY_KERNEL)]
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert collect(str(bare)).kernel.akmods_failed is None  # no akmods cache: not known, not "none failed"
 
 
 # -- kernel.secure-boot

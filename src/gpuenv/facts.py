@@ -75,6 +75,16 @@ class DkmsEntry:
 
 
 @record(frozen=True)
+class AkmodsFailure:
+    """A build akmods (Fedora and RPM Fusion's DKMS counterpart) left a failure log for:
+    /var/cache/akmods/MODULE/VERSION-for-KERNEL.failed.log."""
+
+    module: str
+    version: str
+    kernel: str
+
+
+@record(frozen=True)
 class Kernel:
     release: str
     cmdline: str | None = None
@@ -84,6 +94,8 @@ class Kernel:
     modules_blacklisted: tuple[str, ...] | None = None
     tainted: int | None = None
     dkms: tuple[DkmsEntry, ...] | None = None
+    # None: no akmods cache on this machine (or not probed); () none failed.
+    akmods_failed: tuple[AkmodsFailure, ...] | None = field(default=None, metadata=_NOT_NULL)
 
 
 @record(frozen=True)

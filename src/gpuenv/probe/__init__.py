@@ -140,6 +140,7 @@ def _kernel(host: Sysroot, guard: Guard) -> Kernel:
         modules_blacklisted=guard("kernel.blacklist", lambda: kernel.blacklisted(host, cmdline), None),
         tainted=guard("kernel.tainted", tainted, None),
         dkms=guard("dkms", lambda: dkms.scan(host), None),
+        akmods_failed=guard("akmods", lambda: dkms.akmods_failed(host), None),
     )
 
 

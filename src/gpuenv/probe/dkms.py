@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from gpuenv.facts import DkmsEntry
+from gpuenv.facts import AkmodsFailure, DkmsEntry
 from gpuenv.probe.host import Sysroot
 
 DKMS = "/var/lib/dkms"
+# akmods (RPM Fusion's kmod builder on Fedora and its kin) keeps one directory per akmod, and a
+# build that failed leaves VERSION-RELEASE-for-KERNEL.failed.log there (what image builders such
+# as Universal Blue's print when the module is missing after `akmods --force`).
+AKMODS = "/var/cache/akmods"
+_FAILED = ".failed.log"
 # Entries of the DKMS tree that are neither versions nor kernels: a module's saved in-tree copy
 # (MODULE/original_module/KERNEL/ARCH), and a version's build directory (VERSION/build, left
 # behind with its make.log when a build fails) and source link.
@@ -65,3 +70,19 @@ def _installed_links(host: Sysroot, mdir: str, entries: list[str]) -> set[tuple[
         if len(parts) >= 3:
             out.add((parts[-3], parts[-2]))
     return out
+
+
+def akmods_failed(host: Sysroot) -> tuple[AkmodsFailure, ...] | None:
+    """The builds akmods left a failure log for; None when there is no akmods cache."""
+    if not host.is_dir(AKMODS):
+        return None
+    out: list[AkmodsFailure] = []
+    for module in sorted(host.listdir(AKMODS)):
+        mdir = f"{AKMODS}/{module}"
+        if not host.is_dir(mdir) or host.is_link(mdir):
+            continue
+        for name in sorted(host.listdir(mdir)):
+            version, sep, kernel = name.removesuffix(_FAILED).partition("-for-")
+            if name.endswith(_FAILED) and sep and version and kernel:
+                out.append(AkmodsFailure(module, version, kernel))
+    return tuple(out)

@@ -153,15 +153,24 @@ def next_boot_no_module(facts: Facts, matrices: Matrices | None, target: Target)
         )
 
 
-@check(code="kernel.dkms-not-built", area="platform", needs=("kernel.dkms",))
+@check(code="kernel.dkms-not-built", area="platform")
 def dkms_not_built(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     if inv.hosted(facts):
         return
+    if facts.kernel.dkms is not None:
+        yield from _dkms_unbuilt(facts)
+    if facts.kernel.akmods_failed:
+        yield from _akmods_failed(facts)
+
+
+def _dkms_unbuilt(facts: Facts) -> Iterator[Finding]:
     release = facts.kernel.release
     for module, package in inv.gpu_dkms_modules(facts).items():
         entries = inv.gpu_dkms_entries(facts, module)
         if any(e.kernel == release and e.status == "installed" for e in entries):
             continue
+        if package.startswith("akmod-") and not entries:
+            continue  # akmods builds it, not DKMS: its own failure log says (_akmods_failed)
         seen = (
             "; ".join(
                 f"{e.module}/{e.version}: {e.status or '?'}" + (f" for {e.kernel}" if e.kernel else " (no kernel)")
@@ -189,6 +198,34 @@ def dkms_not_built(facts: Facts, matrices: Matrices | None, target: Target) -> I
             fix=f"{_headers_fix(facts, release)}\nsudo dkms autoinstall -k {release}\n"
             f"If the build fails, boot a kernel series the driver supports, or reinstall: sudo apt-get install --reinstall {package}",
             commands=(_headers_fix(facts, release), f"sudo dkms autoinstall -k {release}"),
+            # Its GPUs: what a consequence nested under it (nouveau on them) must share.
+            gpus=gpuinfo.slots(facts.gpus_of(vendor)),
+        )
+
+
+def _akmods_failed(facts: Facts) -> Iterator[Finding]:
+    """akmods (Fedora, RPM Fusion) failed to build a GPU driver's module for the running kernel,
+    and the module is not loaded: its failure log says so, as `dkms status` would for DKMS."""
+    release = facts.kernel.release
+    for failure in facts.kernel.akmods_failed or ():
+        vendor = "amd" if failure.module.startswith("amdgpu") else "nvidia" if failure.module.startswith("nvidia") else None
+        if vendor is None or failure.kernel != release:
+            continue
+        module = "amdgpu" if vendor == "amd" else "nvidia"
+        if facts.module_loaded(module) or (facts.packages is not None and not facts.gpus_of(vendor)):
+            continue  # built after all (loaded), or a leftover on a box without that GPU
+        log = f"/var/cache/akmods/{failure.module}/{failure.version}-for-{release}.failed.log"
+        yield Finding(
+            severity=Severity.ERROR,
+            title=f"akmods could not build the {failure.module} module {failure.version} for kernel {release}",
+            detail=f"{log}: the build for the running kernel failed, so the {'AMD' if vendor == 'amd' else 'NVIDIA'} "
+            "driver does not run on it (a kernel newer than the driver supports, a custom kernel, or a missing "
+            "kernel-devel).",
+            fix=f"sudo dnf install kernel-devel-{release}\nsudo akmods --force --kernels {release}\n"
+            f"If it fails again, read {log}: boot a kernel the driver supports, or update to a driver that "
+            "supports this kernel.",
+            commands=(f"sudo dnf install kernel-devel-{release}", f"sudo akmods --force --kernels {release}"),
+            gpus=gpuinfo.slots(facts.gpus_of(vendor)),
         )
 
 

@@ -47,7 +47,9 @@ def branch_number(version: str | None) -> int | None:
 
 
 # nouveau takes the GPU when the nvidia module is refused (Secure Boot) or has dropped it.
-@check(code="nvidia.nouveau-loaded", area="nvidia", follows=("kernel.secure_boot", "nvidia.gpu_dropped"))
+@check(
+    code="nvidia.nouveau-loaded", area="nvidia", follows=("kernel.secure_boot", "nvidia.gpu_dropped", "kernel.dkms_not_built")
+)
 def nouveau_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
     bound = [g for g in gpus if g.kernel_driver == "nouveau"]
