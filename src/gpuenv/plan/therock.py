@@ -29,7 +29,7 @@ from gpuenv.plan.builders import (
 from gpuenv.plan.plan import KeyNotTrusted, Kind, PlanError, Step
 from gpuenv.plan.purge import purge_packages
 from gpuenv.plan.repos import Repos
-from gpuenv.resolve import gpuinfo
+from gpuenv.resolve import facts_view, gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.checks import amd as amd_checks
 from gpuenv.resolve.checks import stack as stack_checks
@@ -149,7 +149,7 @@ def _packages(facts: Facts, matrices: Matrices, rel: dict[str, Any], version: st
     """The release's package for each gfx target of the machine's GPUs that it supports (AMD's
     per-target amdrocmX.Y-gfxNNNN), else the all-targets package amdrocmX.Y."""
     known = matrices.rocm_release(version)
-    gpus = gpuinfo.amd_discrete(facts, matrices) or gpuinfo.amd_integrated(facts, matrices)
+    gpus = facts_view.rocm_gpus(facts, matrices)  # the GPUs the doctor judges ROCm against
     targets = sorted({t for g in gpus if (t := gpuinfo.gfx_target(g, matrices)) and known and known.support(t)})
     names = rel["packages"]
     if not targets or "toolkit_gfx" not in names:
