@@ -319,6 +319,13 @@ class Facts:
     def gpus_of(self, vendor: str) -> tuple[Gpu, ...]:
         return tuple(g for g in self.gpus if g.vendor == vendor)
 
+    @property
+    def bus_read(self) -> bool:
+        """The PCI bus was read whole (no "pci" probe error): only then does a vendor missing from
+        ``gpus`` mean its GPU is not here. A sysroot without /sys, a device that could not be
+        read: "not known", and no check may then call a driver a leftover or a box GPU-less."""
+        return not any(e.probe == "pci" for e in self.errors)
+
     def installed(self, package: str) -> str | None:
         """Installed version of a dpkg/rpm package, or None."""
         return self.packages.installed.get(package) if self.packages else None

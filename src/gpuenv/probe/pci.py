@@ -73,7 +73,13 @@ def scan(host: Sysroot, errors: list[ProbeError]) -> list[PciDevice]:
     """GPU functions on the bus; an unreadable device is an error entry, not an abort."""
     from gpuenv.facts import ProbeError
 
-    out = []
+    out: list[PciDevice] = []
+    if not host.listdir("/sys"):
+        # No sysfs mounted (a rescue mount or a chroot that never mounted /sys, a report's tree
+        # without it): the bus was not read, which is not "no GPU" (Facts.bus_read). A mounted
+        # sysfs without PCI devices is a machine without them.
+        errors.append(ProbeError("pci", "/sys is empty (sysfs not mounted): the GPUs on the PCI bus could not be read"))
+        return out
     for slot in host.listdir(SYSFS_PCI):
         try:
             dev = read_device(host, slot)

@@ -243,8 +243,8 @@ def _only_gpu_unsupported(facts: Facts, matrices: Matrices) -> Iterator[Finding]
     gfx1103): nothing is installed to judge, but ROCm applications built for the listed targets
     (ollama, llama.cpp's HIP build) fall back to the CPU here, which is what such reports are
     about. An error, as the catalog has it for this code: ROCm cannot serve the only GPU here."""
-    if facts.gpus_of("nvidia") or facts.gpus_of("intel") or gpuinfo.amd_discrete(facts, matrices):
-        return
+    if facts.gpus_of("nvidia") or facts.gpus_of("intel") or gpuinfo.amd_discrete(facts, matrices) or not facts.bus_read:
+        return  # another GPU, or a bus not read whole: "the only GPU" is not known
     bad = []
     for g in gpuinfo.amd_integrated(facts, matrices):
         gfx = gpuinfo.gfx_target(g, matrices)

@@ -23,7 +23,7 @@ def none(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Fi
     if asked and target.stack:
         # An explicit target needs its own vendor's GPU: CUDA on an AMD-only box has nothing to run on.
         vendor = "nvidia" if target.stack == "cuda" else "amd"
-        if facts.gpus_of(vendor) or facts.platform.wsl or _driver_answered(facts, vendor):
+        if facts.gpus_of(vendor) or facts.platform.wsl or _driver_answered(facts, vendor) or not facts.bus_read:
             return
         label = "NVIDIA" if vendor == "nvidia" else "AMD"
         seen = ", ".join(f"{gpuinfo.gpu_name(g, matrices)} ({g.vendor})" for g in facts.gpus) or "no GPU at all"
@@ -45,8 +45,10 @@ def none(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Fi
         return
     if facts.gpus_of("nvidia") or facts.gpus_of("amd"):
         return
-    if facts.platform.wsl:
-        return  # WSL shows no PCI GPU: the GPU is reached through /dev/dxg (platform.wsl says so)
+    if facts.platform.wsl or not facts.bus_read:
+        # WSL shows no PCI GPU: the GPU is reached through /dev/dxg (platform.wsl says so); an
+        # unread bus is doctor.probe-failed's to say.
+        return
     others = (
         ", ".join(f"{g.name or g.pci_id} ({g.vendor})" for g in facts.gpus)
         or "no display or accelerator device"

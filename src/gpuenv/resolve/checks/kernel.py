@@ -179,7 +179,7 @@ def _dkms_unbuilt(facts: Facts) -> Iterator[Finding]:
             or "no DKMS entry"
         )
         vendor = "amd" if module == "amdgpu" else "nvidia"
-        if not facts.gpus_of(vendor):
+        if not facts.gpus_of(vendor) and facts.bus_read:
             # The driver of a GPU that is not here: building it helps nothing, removing it does.
             yield Finding(
                 severity=Severity.ERROR,
@@ -212,7 +212,7 @@ def _akmods_failed(facts: Facts) -> Iterator[Finding]:
         if vendor is None or failure.kernel != release:
             continue
         module = "amdgpu" if vendor == "amd" else "nvidia"
-        if facts.module_loaded(module) or (facts.packages is not None and not facts.gpus_of(vendor)):
+        if facts.module_loaded(module) or (facts.bus_read and not facts.gpus_of(vendor)):
             continue  # built after all (loaded), or a leftover on a box without that GPU
         log = f"/var/cache/akmods/{failure.module}/{failure.version}-for-{release}.failed.log"
         yield Finding(

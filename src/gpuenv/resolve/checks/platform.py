@@ -122,7 +122,7 @@ def container(facts: Facts, matrices: Matrices | None, target: Target) -> Iterat
     # image on a CPU-only CI runner), with no GPU of its own on that bus, has nothing on the host
     # to map in, as far as the facts tell: said, but no error. Not so for an explicit target,
     # nor when the bus could not be read.
-    bus_judged = basis(target) != "explicit" and not any(e.probe == "pci" for e in facts.errors)
+    bus_judged = basis(target) != "explicit" and facts.bus_read
     hostless = [(v, m) for v, m in missing if bus_judged and not facts.gpus_of(v)]
     missing = [vm for vm in missing if vm not in hostless]
     if hostless and not missing:

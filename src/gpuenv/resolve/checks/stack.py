@@ -48,9 +48,10 @@ def both_installed(facts: Facts, matrices: Matrices | None, target: Target) -> I
 
 @check(code="stack.leftovers", area="stacks")
 def leftovers(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
-    if facts.platform.wsl or facts.platform.container:
+    if facts.platform.wsl or facts.platform.container or not facts.bus_read:
         # WSL lists no PCI GPUs, and a container image carries its stack to whatever host runs
-        # it (a CUDA image on a CPU-only CI runner): "the GPU is gone" cannot be judged there.
+        # it (a CUDA image on a CPU-only CI runner): "the GPU is gone" cannot be judged there,
+        # nor where the bus could not be read (a purge of a driver whose GPU is here is no fix).
         return
     vendors = {"nvidia": bool(facts.gpus_of("nvidia")), "amd": bool(facts.gpus_of("amd"))}
     sources: dict[str, list[str]] = {"nvidia": [], "amd": []}
