@@ -226,6 +226,29 @@ def test_a_driver_below_the_minor_version_floor_is_too_old(matrices):
     assert f.gpus == ("0000:01:00.0",)
 
 
+@pytest.mark.parametrize(
+    ("driver", "said"),
+    [
+        ("515.105.01", "cu121: CUDA 12.1 needs driver >= 530.30.02 (or >= 525.60.13 with minor-version compatibility)"),
+        ("440.33.01", "cu118: CUDA 11.8 needs driver >= 520.61.05 (or >= 450.80.02 with minor-version compatibility)"),
+    ],
+)  # fmt: skip
+def test_an_unnamed_build_on_a_driver_that_runs_only_some_of_its_wheels_is_a_warning(matrices, driver, said):
+    # GPT-SoVITS#1048 (held out): torch 2.1.1 from a pip list, no torch.version.cuda, driver 515:
+    # pip's cu121 wheel fails there ("CUDA driver version is insufficient"), cu118 would run.
+    f = one(judged(with_driver(cuda_box({"version": "2.1.1"}), driver), matrices), "torch.driver-too-old")
+    assert f.severity is Severity.WARNING
+    assert f.title == f"NVIDIA driver {driver} may be too old for this PyTorch 2.1.1: it depends on its CUDA build"
+    assert said in f.detail
+    assert ("cu118 runs on this driver" in f.detail) is (driver == "515.105.01")
+    assert ("none of its CUDA builds runs on this driver" in f.detail) is (driver == "440.33.01")
+    assert "torch.version.cuda" in f.detail
+
+
+def test_an_unnamed_build_on_a_driver_that_runs_all_its_wheels_says_nothing(matrices):
+    assert "torch.driver-too-old" not in judged(with_driver(cuda_box({"version": "2.1.1"}), "530.30.02"), matrices)
+
+
 def test_a_driver_at_the_minor_version_floor_is_not_too_old(matrices):
     assert "torch.driver-too-old" not in judged(with_driver(cuda_box(), "525.60.13"), matrices)
 

@@ -196,6 +196,9 @@ def driver_too_old(facts: Facts, matrices: Matrices, target: Target) -> Iterator
                 refs=(COMPAT_REF,),
             )
         return
+    if torch is not None and not target.torch and build_of(torch) is None:
+        yield from _variant_unknown(facts, matrices, torch, driver)
+        return
     if not target.torch:
         return
     gpu_archs = _nvidia_archs(facts, matrices)
@@ -211,6 +214,37 @@ def driver_too_old(facts: Facts, matrices: Matrices, target: Target) -> Iterator
         title=f"NVIDIA driver {driver} is too old for every PyTorch {target.torch} CUDA wheel this GPU can use",
         detail="; ".join(f"{v.variant}: {why}" for v, (_, why, _) in verdicts) + ".",
         fix="Upgrade the driver: gpuenv install cuda --dry-run",
+        gpus=gpuinfo.slots(gpus),
+        refs=(COMPAT_REF,),
+    )
+
+
+def _variant_unknown(facts: Facts, matrices: Matrices, torch: Torch, driver: str) -> Iterator[Finding]:
+    """A torch release whose build the facts do not show (no local version tag, no
+    torch.version.cuda: a report's pip list), on an NVIDIA driver that runs only some of that
+    release's CUDA wheels: a warning naming which, since which one is installed decides (pip's
+    default and download.pytorch.org's indexes differ)."""
+    release = inv.torch_release(torch)
+    gpus = facts.gpus_of("nvidia")
+    if release is None:
+        return
+    gpu_archs = _nvidia_archs(facts, matrices)
+    variants = [v for v in matrices.torch_variants(release) if v.stack == "cuda" and v.stack_version]
+    fitting = [v for v in variants if wheelfit.fit(v, gpu_archs, None, None, matrices)[0]]
+    verdicts = [(v, wheelfit.fit(v, gpu_archs, driver, None, matrices)) for v in fitting]
+    failing = [(v, why) for v, (ok, why, _) in verdicts if not ok]
+    if not failing:
+        return
+    running = [v.variant for v in fitting if all(v is not f for f, _ in failing)]
+    yield Finding(
+        severity=Severity.WARNING,
+        title=f"NVIDIA driver {driver} may be too old for this PyTorch {release}: it depends on its CUDA build",
+        detail=f"The facts do not show which CUDA build of torch {release} is installed. "
+        + "; ".join(f"{v.variant}: {why}" for v, why in failing)
+        + (f"; {', '.join(running)} runs on this driver." if running else "; none of its CUDA builds runs on this driver.")
+        + " `python -c 'import torch; print(torch.version.cuda)'` names the build.",
+        fix="If the build is one the driver cannot run: upgrade the driver (gpuenv install cuda --dry-run), or "
+        + (f"install the {running[0]} wheel: gpuenv torch --version {release}" if running else f"gpuenv torch --version {release}"),
         gpus=gpuinfo.slots(gpus),
         refs=(COMPAT_REF,),
     )
