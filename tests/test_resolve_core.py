@@ -11,11 +11,11 @@ from gpuenv.facts import from_dict
 from gpuenv.matrices import load
 from gpuenv.resolve import inventory, registry
 from gpuenv.resolve.blockers import judge
-from gpuenv.resolve.checks.torch import cuda_arch_ok
 from gpuenv.resolve.finding import Severity, Target
 from gpuenv.resolve.registry import check, run_checks
 from gpuenv.resolve.report import diagnose
 from gpuenv.resolve.target import choose_auto, effective_target
+from gpuenv.resolve.torcharch import cuda_arch_ok
 from tests.doctor_cases import base, variant
 from tests.schemas import validate
 
