@@ -161,8 +161,13 @@ _CORE_REQUIREMENTS = frozenset({"", "common", "base", "runtime", "core", "main",
 
 
 def is_backend(path: str) -> bool:
-    """A Python module named for a CUDA-only backend (``_BACKEND``)."""
-    return path.endswith(".py") and _BACKEND.search(path) is not None
+    """A Python module named for a CUDA-only backend (``_BACKEND``), or a CMake file in a directory
+    named for one (TGI's backends/trtllm/CMakeLists.txt: that backend's build, not the core's)."""
+    if path.endswith(".py"):
+        return _BACKEND.search(path) is not None
+    directory, _, name = path.rpartition("/")
+    low = name.lower()
+    return (low == "cmakelists.txt" or low.endswith(".cmake")) and _BACKEND.search(directory) is not None
 
 
 def optional_part(path: str, packages: set[str], modules: dict[str, str], packaged: set[str] | None = None,

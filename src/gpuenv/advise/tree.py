@@ -66,7 +66,10 @@ def manifest_kind(name: str, parent: str) -> str | None:
         parent.lower() == "requirements" and low.endswith(".txt")
     ):
         return "requirements"
-    if low.startswith(("dockerfile.", "containerfile.")) or low.endswith((".dockerfile", ".containerfile")):
+    if low.startswith(("dockerfile.", "containerfile.", "dockerfile_", "dockerfile-", "containerfile_", "containerfile-")) \
+            or low.endswith((".dockerfile", ".containerfile")):
+        # Dockerfile_amd, Dockerfile-rocm: a platform's recipe beside the plain Dockerfile (TGI's
+        # Dockerfile_amd, Dockerfile_trtllm), its twin when it names ROCm.
         return "dockerfile"
     return None
 
