@@ -5,7 +5,7 @@ tree's verdict where the rule does not apply, so a test fails without its rule."
 
 from __future__ import annotations
 
-from tests.test_advise_builds import run_json, uncounted
+from tests.test_advise_builds import PTX, run_json, uncounted
 from tests.test_advise_rules import tree
 
 CUDA_DOCKERFILE = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN pip install .\n"
@@ -38,3 +38,67 @@ def test_a_cuda_only_backends_build_beside_a_rocm_build_is_optional(tmp_path):
     assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
     parts = {p["part"] for p in doc["optional_parts"]}
     assert "backends/trtllm/ (a CUDA-only backend, named for it, beside the project's ROCm build)" in parts
+
+
+CUTLASS_CU = '#include <cutlass/cutlass.h>\n#include "pack.h"\n__global__ void g(float* x) { cutlass::half_t h; x[0] = 1.0f; }\n'
+GLOB_SETUP = """import glob
+import os
+
+import torch
+from torch.utils.cpp_extension import CppExtension, CUDAExtension
+
+
+def get_extensions():
+    extensions_dir = os.path.join("pkg", "csrc")
+    sources = glob.glob(os.path.join(extensions_dir, "**", "*.cpp"), recursive=True)
+    source_cuda = glob.glob(os.path.join(extensions_dir, "**", "*.cu"), recursive=True)
+    source_hip = glob.glob(os.path.join(extensions_dir, "attention", "hip_*", "**", "*.cpp"), recursive=True)
+    sources = list(set(sources) - set(source_hip))
+    extension = CppExtension
+    if (torch.cuda.is_available() and torch.version.cuda is not None) or os.getenv("FORCE_CUDA", "0") == "1":
+        extension = CUDAExtension
+        sources += source_cuda
+    elif torch.version.hip:
+        extension = CUDAExtension
+        sources += source_hip
+    return [extension("pkg._C", sorted(sources))]
+"""
+
+
+def test_globbed_sources_follow_the_side_of_the_switch_that_adds_them(tmp_path):
+    """xformers: setup.py globs csrc/**/*.cu and adds that list only under the CUDA test
+    (``torch.version.cuda is not None``, ``FORCE_CUDA``), its hip_*/ sources under
+    ``torch.version.hip``. The globs are read as patterns: the CUTLASS kernels (and the header only
+    they include, and a .cu at the top of csrc/: ``**`` matches no directory too) are the CUDA
+    build's. Added outside the switch, the same glob is compiled by both builds and counts."""
+    files = {"setup.py": GLOB_SETUP, "pkg/__init__.py": "", "pkg/csrc/sparse/gemm.cu": CUTLASS_CU,
+             "pkg/csrc/sparse/pack.h": "#include <cutlass/array.h>\n", "pkg/csrc/sparse/bind.cpp": "int bind();\n",
+             "pkg/csrc/top.cu": PTX, "pkg/csrc/attention/hip_fmha/attn.cpp": "#include <hip/hip_runtime.h>\nint a();\n"}  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "sided", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    handled = {f["where"].rsplit(":", 1)[0]: f["handled"] for f in doc["findings"] if f["verdict"] == "blocker"}
+    assert handled == dict.fromkeys(["pkg/csrc/sparse/gemm.cu", "pkg/csrc/sparse/pack.h", "pkg/csrc/top.cu"],
+                                    "already handled by the ROCm build: only the CUDA build compiles it")  # fmt: skip
+    both = GLOB_SETUP.replace("    sources = list(set(sources) - set(source_hip))\n",
+                              "    sources = list(set(sources) - set(source_hip)) + source_cuda\n")  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "both", {**files, "setup.py": both}))
+    assert doc["verdict"] == "portable-with-work"
+    assert uncounted(doc) == {"pkg/csrc/sparse/gemm.cu", "pkg/csrc/sparse/pack.h", "pkg/csrc/top.cu"}
+
+
+def test_setup_py_cuda_tests_and_platform_switches_read_from_the_environment():
+    import ast
+
+    from gpuenv.advise.buildmodel import _test_side
+    from gpuenv.advise.regions import CUDA, HIP
+
+    def side(src: str) -> str | None:
+        return _test_side(ast.parse(src, mode="eval").body)
+
+    assert side("torch.version.cuda is not None") == CUDA and side("torch.version.cuda is None") == HIP
+    assert side('os.getenv("FORCE_CUDA", "0") == "1"') == CUDA and side('os.getenv("FORCE_CUDA", "0") == "0"') is None
+    assert side('os.environ.get("TORCH_CUDA_ARCH_LIST", "") != ""') == CUDA
+    assert side('os.getenv("USE_ROCM") == "1"') == HIP and side('os.getenv("MAX_JOBS") == "4"') is None
+    # torch.cuda.is_available() holds on ROCm too: alone it is no side, beside torch.version.cuda it is.
+    assert side("torch.cuda.is_available()") is None
+    assert side("torch.cuda.is_available() and torch.version.cuda is not None") == CUDA
