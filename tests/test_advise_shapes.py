@@ -5,7 +5,7 @@ tree's verdict where the rule does not apply, so a test fails without its rule."
 
 from __future__ import annotations
 
-from tests.test_advise_builds import PTX, run_json, uncounted
+from tests.test_advise_builds import PLAIN, PTX, run_json, uncounted
 from tests.test_advise_rules import tree
 
 CUDA_DOCKERFILE = "FROM nvidia/cuda:12.4.1-devel-ubuntu22.04\nRUN pip install .\n"
@@ -102,3 +102,65 @@ def test_setup_py_cuda_tests_and_platform_switches_read_from_the_environment():
     # torch.cuda.is_available() holds on ROCm too: alone it is no side, beside torch.version.cuda it is.
     assert side("torch.cuda.is_available()") is None
     assert side("torch.cuda.is_available() and torch.version.cuda is not None") == CUDA
+
+
+SERVE_PYPROJECT = '[project]\nname = "srv"\ndependencies = ["torch", "flashinfer_python==0.6.7", "nvidia-cutlass-dsl>=4.4"]\n'
+OTHER_PYPROJECT = ('[project]\nname = "srv"\ndependencies = ["torch"]\n\n[project.optional-dependencies]\n'
+                   'srt_hip = ["torch", "petit_kernel"]\nsrt_npu = ["torch_npu"]\n')  # fmt: skip
+
+
+def test_a_pyproject_variant_with_a_rocm_extra_is_the_rocm_install_beside_the_cuda_one(tmp_path):
+    """sglang: pyproject.toml names the CUDA platform's packages (flashinfer, CUTLASS DSL);
+    pyproject_other.toml beside it installs the other platforms, ROCm among them ([srt_hip]).
+    Without the variant (or with one naming no ROCm extra) the CUDA-only packages are core."""
+    files = {"pyproject.toml": SERVE_PYPROJECT, "srv/__init__.py": ""}
+    code, doc = run_json(tree(tmp_path / "cuda", files))
+    assert doc["verdict"] == "cuda-only"
+    npu_only = OTHER_PYPROJECT.replace('srt_hip = ["torch", "petit_kernel"]\n', "")
+    code, doc = run_json(tree(tmp_path / "npu", {**files, "pyproject_other.toml": npu_only}))
+    assert doc["verdict"] == "cuda-only"
+    code, doc = run_json(tree(tmp_path / "both", {**files, "pyproject_other.toml": OTHER_PYPROJECT}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    assert doc["reasons"][0].startswith("the project builds for ROCm itself (pyproject_other.toml:6 (a ROCm manifest: "
+                                        "the extra [srt_hip])")  # fmt: skip
+    assert all(f["covered"] for f in doc["findings"] if f["where"].startswith("pyproject.toml:") and f["verdict"] != "portable")
+
+
+JIT_LOADER = ('from srv.jit.utils import load_jit\n\n\ndef _module():\n'
+              '    return load_jit("hicache", cuda_files=["cache/hicache.cuh"])\n')  # fmt: skip
+
+
+def test_kernels_compiled_at_run_time_follow_the_python_that_loads_them(tmp_path):
+    """sglang's jit_kernel/: a .cuh named by a Python module (compiled when that module runs) is
+    an optional part when every module naming it is optional (here imported only inside a
+    function), and so is a header only it includes; named by a core module, it is core."""
+    files = {"pyproject.toml": '[project]\nname = "srv"\n', "srv/__init__.py": "",
+             "srv/jit/__init__.py": "", "srv/jit/utils.py": "def load_jit(name, cuda_files):\n    return name\n",
+             "srv/jit/hicache.py": JIT_LOADER,
+             "srv/jit/csrc/cache/hicache.cuh": '#include "ptx_load.cuh"\n' + PLAIN,
+             "srv/jit/csrc/cache/ptx_load.cuh": PTX,
+             "srv/mem.py": "def pool():\n    from srv.jit.hicache import _module\n    return _module()\n",
+             "Dockerfile.rocm": ROCM_DOCKERFILE}  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "lazy", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    (f,) = [f for f in doc["findings"] if f["rule"] == "construct:inline-ptx"]
+    assert f["optional"].startswith("srv/jit/csrc/cache/ (compiled at run time only by optional code (srv/jit/hicache.py: ")
+    core = {**files, "srv/mem.py": "from srv.jit.hicache import _module\n\n\ndef pool():\n    return _module()\n"}
+    code, doc = run_json(tree(tmp_path / "core", core))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"srv/jit/csrc/cache/ptx_load.cuh"}
+
+
+def test_a_feature_macro_defined_to_0_on_the_hip_side_guards_like_cuda_arch(tmp_path):
+    """sglang's utils.cuh: ``#ifndef USE_ROCM`` defines SGL_ARCH_HOPPER_OR_GREATER as an
+    expression, ``#else`` as 0; PTX under ``#if SGL_ARCH_HOPPER_OR_GREATER`` is the CUDA
+    compiler's only. Defined the same way on both sides, it guards nothing."""
+    utils = ("#ifndef USE_ROCM\n#define ARCH_HOPPER_OR_GREATER (SGL_CUDA_ARCH >= 900)\n#else  // USE_ROCM\n"
+             "#include <hip/hip_runtime.h>\n#define ARCH_HOPPER_OR_GREATER 0\n#endif\n"
+             "__device__ void wait() {\n#if ARCH_HOPPER_OR_GREATER\n  asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+             "#endif\n}\n")  # fmt: skip
+    rocm = {"Dockerfile.rocm": ROCM_DOCKERFILE}
+    code, doc = run_json(tree(tmp_path / "guarded", {**rocm, "csrc/utils.cuh": utils}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    same = utils.replace("#define ARCH_HOPPER_OR_GREATER 0\n", "#define ARCH_HOPPER_OR_GREATER (SGL_CUDA_ARCH >= 900)\n")
+    code, doc = run_json(tree(tmp_path / "both", {**rocm, "csrc/utils.cuh": same}))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"csrc/utils.cuh"}

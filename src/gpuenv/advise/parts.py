@@ -16,6 +16,7 @@ Their CUDA-only findings are reported as optional parts and do not decide the ve
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuenv.advise.regions import is_auxiliary_file
@@ -36,6 +37,8 @@ class Parts:
     modules: list[str] = field(default_factory=list)  # every .py file
     # importer path -> [(module as written, lazy)]: a lazy import is indented (try/if/def)
     imports: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)
+    # module path -> the C/CUDA sources it names ("gemm/marlin.cuh"): compiled when it runs (JIT)
+    loads: dict[str, list[str]] = field(default_factory=dict)
 
     def note_build_file(self, path: str) -> None:
         directory, _, name = path.rpartition("/")
@@ -49,6 +52,10 @@ class Parts:
         self.modules.append(path)
         if is_auxiliary_file(path):
             return  # a test importing everything does not make it core
+        if ".cu" in text or ".cpp" in text:
+            named = _LOADED.findall(text)
+            if named:
+                self.loads[path] = named
         found: list[tuple[str, bool]] = []
         if absolute:
             indented = _indented_lines(text)
@@ -69,6 +76,46 @@ class Parts:
                 found += [("/".join(base + stem + [n]), lazy) for n in names]
         if found:
             self.imports[path] = found
+
+
+_LOADED = re.compile(r"[\"']([\w./-]+\.(?:cuh|cu|cpp|cc|cxx|hpp|h))[\"']")
+
+
+def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[str, bool]]],
+              why_of: Callable[[str], str]) -> dict[str, str]:  # fmt: skip
+    """C/CUDA sources compiled at run time by Python code (sglang's jit_kernel/hicache.py naming
+    "hicache.cuh"): a source every module that names it is optional (``why_of`` says why, "" for
+    core) is an optional part, and so is a header included only by such sources. A source no
+    module names, or one a core module names, is left as it is."""
+    if not parts.loads:
+        return {}
+    from gpuenv.advise.buildmodel import included_by
+
+    by_name: dict[str, list[str]] = {}
+    for c in c_paths:
+        by_name.setdefault(c.rsplit("/", 1)[-1], []).append(c)
+    loaders: dict[str, set[str]] = {}
+    for module, named in parts.loads.items():
+        for written in named:
+            for c in by_name.get(written.rsplit("/", 1)[-1], ()):
+                if c == written or c.endswith("/" + written):
+                    loaders.setdefault(c, set()).add(module)
+    out: dict[str, str] = {}
+    for c, modules in loaders.items():
+        whys = [why_of(m) for m in sorted(modules)]
+        if all(whys):
+            out[c] = f"compiled at run time only by optional code ({sorted(modules)[0]}: {whys[0]})"
+    if not out:
+        return out
+    into = included_by(c_paths, includes)
+    changed = True
+    while changed:
+        changed = False
+        for header, includers in into.items():
+            if header not in out and header not in loaders and includers and includers <= out.keys():
+                out[header] = out[min(includers)]
+                changed = True
+    return out
 
 
 _INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)

@@ -62,6 +62,8 @@ def manifest_kind(name: str, parent: str) -> str | None:
     kind = _MANIFESTS.get(low)
     if kind is not None:
         return kind
+    if low.startswith(("pyproject_", "pyproject-")) and low.endswith(".toml"):
+        return "pyproject"  # sglang's pyproject_other.toml: one platform's manifest beside pyproject.toml
     if (low.startswith("requirements") and low.endswith(".txt") and len(low) >= 16) or (  # requirements*.txt
         parent.lower() == "requirements" and low.endswith(".txt")
     ):

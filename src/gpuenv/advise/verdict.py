@@ -223,7 +223,7 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
     top = "setup.py" in p.roots or "pyproject.toml" in p.roots
     packages = p.packages if top else set()
     modules: dict[str, str] = {}
-    if any(w.endswith(".py") for w in where_of):
+    if any(w.endswith(".py") for w in where_of) or p.loads:
         outside = set(_twin_directories(walked))
         if walked.rocm:
             outside |= {m for m in p.modules if is_backend(m)}
@@ -234,6 +234,19 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
         why = optional_part(w, packages, modules, packaged, bool(walked.rocm))
         if why:
             out[w] = why
+    if p.loads and any(w in where_of and w not in out for w in walked.c_paths):
+        from gpuenv.advise.parts import jit_parts
+
+        cache: dict[str, str] = {}
+
+        def why_of(module: str) -> str:
+            if module not in cache:
+                cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm))
+            return cache[module]
+
+        for w, why in jit_parts(p, walked.c_paths, walked.includes, why_of).items():
+            if w in where_of and w not in out:
+                out[w] = f"{w.rpartition('/')[0]}/ ({why})"
     return out
 
 
