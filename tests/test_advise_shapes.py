@@ -164,3 +164,44 @@ def test_a_feature_macro_defined_to_0_on_the_hip_side_guards_like_cuda_arch(tmp_
     same = utils.replace("#define ARCH_HOPPER_OR_GREATER 0\n", "#define ARCH_HOPPER_OR_GREATER (SGL_CUDA_ARCH >= 900)\n")
     code, doc = run_json(tree(tmp_path / "both", {**rocm, "csrc/utils.cuh": same}))
     assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"csrc/utils.cuh"}
+
+
+ROCM_SETUP = ("import torch\nfrom setuptools import setup\n\nIS_ROCM = torch.version.hip is not None\n"
+              "setup(name='pk', packages=['pk', 'op_builder'])\n")  # fmt: skip
+OP_BUILDER = ('class AttnBuilder:\n    BUILD_VAR = "PK_BUILD_ATTN"\n\n    def sources(self):\n'
+              "        src_dir = 'csrc/attn'\n        return [f'{src_dir}/attn.cu', f'{src_dir}/attn.cpp']\n")  # fmt: skip
+
+
+def test_sources_of_an_extension_built_on_request_are_optional_beside_a_rocm_build(tmp_path):
+    """DeepSpeed's op_builder/: each builder names its sources (f-strings over a local directory)
+    and the environment switch that asks for its build (BUILD_VAR = "DS_BUILD_..."); the op is
+    built on request or compiled at first use, and the package runs without it. Beside the
+    project's ROCm build such sources (and the headers only they include) are optional parts;
+    without the switch, or without a ROCm build of the tree's own, they are core."""
+    files = {"setup.py": ROCM_SETUP, "pk/__init__.py": "", "op_builder/__init__.py": "", "op_builder/attn.py": OP_BUILDER,
+             "csrc/attn/attn.cu": '#include <cutlass/cutlass.h>\n#include "kernel.h"\n' + PLAIN,
+             "csrc/attn/attn.cpp": "int bind();\n", "csrc/attn/kernel.h": PTX}  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "requested", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    optional = {f["where"].rsplit(":", 1)[0]: f["optional"] for f in doc["findings"] if f["verdict"] == "blocker"}
+    assert optional == dict.fromkeys(["csrc/attn/attn.cu", "csrc/attn/kernel.h"],
+                                     "csrc/attn/ (an extension built on request (PK_BUILD_ATTN, op_builder/attn.py))")  # fmt: skip
+    no_switch = OP_BUILDER.replace('    BUILD_VAR = "PK_BUILD_ATTN"\n\n', "")
+    code, doc = run_json(tree(tmp_path / "always", {**files, "op_builder/attn.py": no_switch}))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"csrc/attn/attn.cu", "csrc/attn/kernel.h"}
+    cuda = ROCM_SETUP.replace("IS_ROCM = torch.version.hip is not None\n", "")
+    code, doc = run_json(tree(tmp_path / "cuda", {**files, "setup.py": cuda}))
+    assert doc["verdict"] == "cuda-only"
+
+
+def test_a_conda_environment_beside_a_package_that_builds_for_rocm_is_optional(tmp_path):
+    """DeepSpeed's environment.yml pins pytorch-cuda for its developers; the package installs from
+    setup.py and builds for ROCm itself. Without that ROCm build the pin is work."""
+    env = "channels:\n  - nvidia\ndependencies:\n  - pytorch\n  - pytorch-cuda=11.8\n"
+    files = {"setup.py": "from setuptools import setup\nsetup(name='pk', packages=['pk'])\n", "pk/__init__.py": "",
+             "environment.yml": env}  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "cuda", files))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"environment.yml"}
+    code, doc = run_json(tree(tmp_path / "rocm", {**files, "setup.py": ROCM_SETUP}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    assert {p["part"] for p in doc["optional_parts"]} == {"environment.yml (a conda environment beside the package's own install)"}

@@ -244,7 +244,7 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
                 cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm))
             return cache[module]
 
-        for w, why in jit_parts(p, walked.c_paths, walked.includes, why_of).items():
+        for w, why in jit_parts(p, walked.c_paths, walked.includes, why_of, bool(walked.rocm)).items():
             if w in where_of and w not in out:
                 out[w] = f"{w.rpartition('/')[0]}/ ({why})"
     return out
