@@ -205,3 +205,49 @@ def test_a_conda_environment_beside_a_package_that_builds_for_rocm_is_optional(t
     code, doc = run_json(tree(tmp_path / "rocm", {**files, "setup.py": ROCM_SETUP}))
     assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
     assert {p["part"] for p in doc["optional_parts"]} == {"environment.yml (a conda environment beside the package's own install)"}
+
+
+DRIVER_PYX = ('cdef extern from "backend.h":\n    int cuLinkCreate(int n, void* a, void* b, void* c)\n\n\n'
+              "cpdef link():\n    return cuLinkCreate(0, NULL, NULL, NULL)\n")  # fmt: skip
+
+
+def test_cython_bindings_under_cuda_beside_a_hip_directory_are_its_twins(tmp_path):
+    """cupy: cupy_backends/cuda/api/driver.pyx binds the CUDA driver; cupy_backends/hip/ holds the
+    HIP layer the ROCm build compiles in its place. Without the hip/ directory it is work."""
+    files = {"Dockerfile.rocm": ROCM_DOCKERFILE, "pk_backends/cuda/api/driver.pyx": DRIVER_PYX}
+    code, doc = run_json(tree(tmp_path / "alone", files))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"pk_backends/cuda/api/driver.pyx"}
+    hip = {"pk_backends/hip/pk_hip.h": "#include <hip/hip_runtime.h>\nint cuLinkCreate(...) { return 1; }\n"}
+    code, doc = run_json(tree(tmp_path / "twin", {**files, **hip}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    (f,) = [f for f in doc["findings"] if f["where"].startswith("pk_backends/cuda/api/driver.pyx")]
+    assert f["covered"] and f["handled"] == "beside its ROCm twin directory (pk_backends/...)"
+
+
+def test_a_kernel_in_a_python_string_with_its_own_hip_branch(tmp_path):
+    """cupyx: a RawKernel source #defines its warp mask under ``#ifdef __HIP_DEVICE_COMPILE__``
+    (``__activemask()``) and ``#else`` (0xffffffff): the full mask is the CUDA side's."""
+    kernel = ('KERNEL = r"""\n#ifdef __HIP_DEVICE_COMPILE__\n  #define FULL_MASK __activemask()\n#else\n'
+              '  #define FULL_MASK 0xffffffffu\n#endif\n__global__ void count(int* x) {\n'
+              '    x[0] += __shfl_down_sync(FULL_MASK, x[0], 1);\n}\n"""\n')  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "sided", {"pk/sparse.py": kernel}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    plain = kernel.replace("#ifdef __HIP_DEVICE_COMPILE__\n  #define FULL_MASK __activemask()\n#else\n", "")
+    code, doc = run_json(tree(tmp_path / "plain", {"pk/sparse.py": plain.replace("#endif\n", "")}))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"pk/sparse.py"}
+
+
+def test_cython_docstrings_and_binding_attributes_are_no_uses(tmp_path):
+    """cupy's texture.pyx documents ``.. seealso:: `cudaCreateTextureObject()`_`` and
+    function.pyx passes ``driver.CU_JIT_INPUT_PTX`` to its own binding: neither calls the CUDA
+    API (the binding's file does, and is judged there). Called bare, they are uses."""
+    texture = ('cdef class TextureObject:\n    """A texture object.\n\n    .. seealso:: `cudaCreateTextureObject()`_\n'
+               '    """\n    pass\n')  # fmt: skip
+    function = ("from pk_backends.api cimport driver\n\n\ncpdef add(ptr, data):\n"
+                "    driver.linkAddData(ptr, driver.CU_JIT_INPUT_PTX, data)\n")  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "docs", {"pk/texture.pyx": texture, "pk/function.pyx": function}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    used = {"pk/texture.pyx": texture.replace('    pass\n', "    cdef int make(self):\n        return cudaCreateTextureObject(NULL, NULL, NULL, NULL)\n"),
+            "pk/function.pyx": function.replace("driver.CU_JIT_INPUT_PTX", "CU_JIT_INPUT_PTX")}  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "used", used))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"pk/texture.pyx", "pk/function.pyx"}

@@ -154,6 +154,8 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             walked.ported.add(f.path)
         if f.suffix == ".py":
             parts.note_python(f.path, text, [(h.what, h.line) for h in found if h.rule == "import"])
+        elif f.suffix in (".pyx", ".pxd"):
+            walked.cython_paths.append(f.path)
         if rocm_file:
             continue  # csrc/rocm/, hip/, *_cdna3.cu: the ROCm port itself, not work
         if f.suffix == ".py" or f.suffix in (".pyx", ".pxd"):

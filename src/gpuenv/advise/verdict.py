@@ -177,7 +177,8 @@ def _twin_directories(walked: Walked) -> dict[str, str]:
     if not walked.rocm:
         return {}
     parents = set()
-    paths = walked.c_paths + (walked.parts.modules if walked.parts is not None else [])
+    # Cython bindings too (cupy_backends/cuda/api/driver.pyx beside cupy_backends/hip/).
+    paths = walked.c_paths + walked.cython_paths + (walked.parts.modules if walked.parts is not None else [])
     for p in paths:
         segments = p.split("/")[:-1]
         for i, seg in enumerate(segments):
