@@ -131,9 +131,10 @@ JIT_LOADER = ('from srv.jit.utils import load_jit\n\n\ndef _module():\n'
 
 
 def test_kernels_compiled_at_run_time_follow_the_python_that_loads_them(tmp_path):
-    """sglang's jit_kernel/: a .cuh named by a Python module (compiled when that module runs) is
-    an optional part when every module naming it is optional (here imported only inside a
-    function), and so is a header only it includes; named by a core module, it is core."""
+    """sglang's jit_kernel/: beside the project's ROCm build, a .cuh named by a Python module
+    (compiled when that module runs) is an optional part when every module naming it is optional
+    (here imported only inside a function), and so is a header only it includes; named by a core
+    module, or without a ROCm build of the tree's own, it is core."""
     files = {"pyproject.toml": '[project]\nname = "srv"\n', "srv/__init__.py": "",
              "srv/jit/__init__.py": "", "srv/jit/utils.py": "def load_jit(name, cuda_files):\n    return name\n",
              "srv/jit/hicache.py": JIT_LOADER,
@@ -145,6 +146,9 @@ def test_kernels_compiled_at_run_time_follow_the_python_that_loads_them(tmp_path
     assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
     (f,) = [f for f in doc["findings"] if f["rule"] == "construct:inline-ptx"]
     assert f["optional"].startswith("srv/jit/csrc/cache/ (compiled at run time only by optional code (srv/jit/hicache.py: ")
+    no_rocm = {k: v for k, v in files.items() if k != "Dockerfile.rocm"}
+    code, doc = run_json(tree(tmp_path / "cuda", no_rocm))  # no ROCm build: nothing says the core runs without it
+    assert doc["verdict"] == "cuda-only"
     core = {**files, "srv/mem.py": "from srv.jit.hicache import _module\n\n\ndef pool():\n    return _module()\n"}
     code, doc = run_json(tree(tmp_path / "core", core))
     assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"srv/jit/csrc/cache/ptx_load.cuh"}
@@ -189,6 +193,10 @@ def test_sources_of_an_extension_built_on_request_are_optional_beside_a_rocm_bui
     no_switch = OP_BUILDER.replace('    BUILD_VAR = "PK_BUILD_ATTN"\n\n', "")
     code, doc = run_json(tree(tmp_path / "always", {**files, "op_builder/attn.py": no_switch}))
     assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"csrc/attn/attn.cu", "csrc/attn/kernel.h"}
+    # setup.py's own sources are its build's, whatever switch it reads (BUILD_CUDA_EXT=1 by default).
+    built = ROCM_SETUP + 'import os\nBUILD = os.environ.get("BUILD_CUDA_EXT", "1")\nSOURCES = ["csrc/core.cu"]\n'
+    code, doc = run_json(tree(tmp_path / "setup", {**files, "setup.py": built, "csrc/core.cu": PTX}))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"csrc/core.cu"}
     cuda = ROCM_SETUP.replace("IS_ROCM = torch.version.hip is not None\n", "")
     code, doc = run_json(tree(tmp_path / "cuda", {**files, "setup.py": cuda}))
     assert doc["verdict"] == "cuda-only"

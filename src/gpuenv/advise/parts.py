@@ -54,7 +54,10 @@ class Parts:
         self.modules.append(path)
         if is_auxiliary_file(path):
             return  # a test importing everything does not make it core
-        if ".cu" in text or ".cpp" in text:
+        name = path.rpartition("/")[2]
+        if (".cu" in text or ".cpp" in text) and not name.startswith("setup"):
+            # setup*.py names the sources its build compiles (the build model reads those), and
+            # its BUILD_CUDA_EXT is a build switch, not a request for one extension.
             named = _LOADED.findall(text)
             if named:
                 if any("{" in n for n in named):  # f'{src_dir}/attention.cpp', src_dir = 'csrc/x'

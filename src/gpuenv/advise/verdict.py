@@ -235,7 +235,9 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
         why = optional_part(w, packages, modules, packaged, bool(walked.rocm))
         if why:
             out[w] = why
-    if p.loads and any(w in where_of and w not in out for w in walked.c_paths):
+    # Kernels compiled at run time follow the Python that names them, beside a ROCm build of the
+    # tree's own only: without one, a lazily imported loader is no evidence the core runs without it.
+    if walked.rocm and p.loads and any(w in where_of and w not in out for w in walked.c_paths):
         from gpuenv.advise.parts import jit_parts
 
         cache: dict[str, str] = {}
