@@ -31,7 +31,7 @@ def bundled() -> dict:
 def test_every_nvidia_only_entry_cites_a_page_and_the_day_it_was_read():
     doc = bundled()
     entries = advise_table.cuda_only(doc)
-    assert len(entries) >= 8 and advise_table.problems(doc, datetime.date(2026, 12, 7)) == []
+    assert len(entries) >= 10 and advise_table.problems(doc, datetime.date(2026, 12, 7)) == []
     for e in entries:
         assert e.get("unsourced") or (advise_table.cited(e) or "").startswith("https://"), e["id"]
     ident, day = advise_table.oldest(doc)
@@ -48,10 +48,14 @@ def test_the_consistency_rule_names_an_entry_without_a_page_or_a_date():
         {"id": "why-not", "class": "cuda-only", "source": "vendor slides", "unsourced": "no public page found"},
         {"id": "silent", "class": "cuda-only", "source": "x", "unsourced": " "},
         {"id": "portable", "class": "official", "source": "x"},
+    ], "images": [
+        {"id": "nim-like", "class": "cuda-only", "source": "https://example.org/nim"},
+        {"id": "rocm-tag", "class": "official", "source": "x"},
     ]}  # fmt: skip
     found = advise_table.problems(doc, datetime.date(2026, 12, 7))
     named = [line.split(":", 1)[0].rsplit(" ", 1)[-1] for line in found]
-    assert named == ["undated", "no-url", "bad-day", "future", "silent"]
+    assert named == ["undated", "no-url", "bad-day", "future", "silent", "nim-like"]
+    assert found[-1].startswith("advise.json images nim-like: no 'checked' date")
     assert advise_table.oldest(doc) == ("ok", datetime.date(2026, 12, 1))
     assert "unsourced: why-not, silent" in advise_table.summary(doc, datetime.date(2026, 12, 7))
 

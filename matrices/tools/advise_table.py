@@ -1,4 +1,4 @@
-"""The NVIDIA-only table of advise (matrices/advise.json: the packages of class ``cuda-only``) as the
+"""The NVIDIA-only table of advise (matrices/advise.json: the packages and images of class ``cuda-only``) as the
 freshness tool sees it: each entry cites the page that says it has no ROCm build (the first URL of
 its ``source``) and the day that page was read (``checked``, YYYY-MM-DD); an entry no page could be
 found for carries ``unsourced`` with the reason instead, and is listed, never silently kept.
@@ -19,7 +19,13 @@ _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def cuda_only(advise: dict) -> list[dict]:
-    return [e for e in advise.get("packages", []) if e.get("class") == "cuda-only"]
+    """The entries of class cuda-only: packages, then container images (NIM, NGC's TensorRT)."""
+    return [e for key in ("packages", "images") for e in advise.get(key, []) if e.get("class") == "cuda-only"]
+
+
+def _label(advise: dict, entry: dict) -> str:
+    key = "images" if any(e is entry for e in advise.get("images", [])) else "packages"
+    return f"advise.json {key} {entry.get('id', '?')}"
 
 
 def cited(entry: dict) -> str | None:
@@ -41,7 +47,7 @@ def problems(advise: dict, today: datetime.date | None = None) -> list[str]:
     """One line per NVIDIA-only entry the table cannot stand behind."""
     out = []
     for e in cuda_only(advise):
-        name = f"advise.json packages {e.get('id', '?')}"
+        name = _label(advise, e)
         reason = e.get("unsourced")
         if reason is not None:
             if not isinstance(reason, str) or not reason.strip():
