@@ -17,6 +17,7 @@ from gpuenv.advise.model import Advice, Hit, Level, Skipped, Walked
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
+    from gpuenv.advise.deps import Dep
     from gpuenv.advise.table import Table
 
 _ROCM_SHOWN = 5  # pieces of evidence of an existing ROCm build listed
@@ -98,6 +99,8 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             except Unparsable:
                 unparsable += 1
                 deps = []
+            if f.manifest == "pyproject" and name.lower() != "pyproject.toml":
+                _platform_variant(walked, f.path, text, deps, test)
             for d in deps:
                 extra = f"the extra [{d.extra}]" if d.extra else ""
                 if d.kind == "index":
@@ -151,6 +154,8 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             walked.ported.add(f.path)
         if f.suffix == ".py":
             parts.note_python(f.path, text, [(h.what, h.line) for h in found if h.rule == "import"])
+        elif f.suffix in (".pyx", ".pxd"):
+            walked.cython_paths.append(f.path)
         if rocm_file:
             continue  # csrc/rocm/, hip/, *_cdna3.cu: the ROCm port itself, not work
         if f.suffix == ".py" or f.suffix in (".pyx", ".pxd"):
@@ -180,6 +185,22 @@ def _top_manifest(walked: Walked, kind: str, text: str) -> None:
     walked.stub = f"setup.py{stub}" if stub else ""
     if name and not walked.name:
         walked.name = name
+
+
+def _platform_variant(walked: Walked, path: str, text: str, deps: list[Dep], test: bool) -> None:
+    """sglang's pyproject_other.toml beside pyproject.toml: a manifest variant with a ROCm extra
+    ([srt_hip]) is the ROCm platform's install, and pyproject.toml beside it another platform's
+    (its twin: the CUDA packages it names are that platform's, not work)."""
+    from gpuenv.advise.regions import is_rocm_file, twin_key
+
+    rocm = next((d for d in deps if d.extra and is_rocm_file(d.extra)), None)
+    if rocm is None:
+        return
+    if not test:
+        at = re.search(rf"^[ \t]*\"?{re.escape(rocm.extra)}\"?[ \t]*=", text, re.MULTILINE)
+        line = text.count("\n", 0, at.start()) + 1 if at else rocm.line
+        _note(walked.rocm, f"{path}:{line} (a ROCm manifest: the extra [{rocm.extra}])")
+    walked.twins.add(twin_key(path.rpartition("/")[0] + "/pyproject.toml"))
 
 
 def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> None:

@@ -120,6 +120,10 @@ def _test_side(test: ast.expr) -> str | None:
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         side = _test_side(test.left)
         right = test.comparators[0]
+        if side is not None and _env_read(test.left) is not None:
+            # os.getenv("FORCE_CUDA", "0") == "1": set; == "0" or != "1": not set (no side)
+            on = isinstance(right, ast.Constant) and right.value not in ("0", "", "false", "False", None, False, 0)
+            return side if on == isinstance(test.ops[0], ast.Eq) else None
         if side is None and isinstance(right, ast.Constant) and isinstance(right.value, str):
             # BUILD_TARGET == "rocm", backend == "cuda"
             low = right.value.lower()
@@ -134,6 +138,9 @@ def _test_side(test: ast.expr) -> str | None:
         negated = isinstance(test.ops[0], ast.Is | ast.Eq) == none
         return (CUDA if side == HIP else HIP) if negated else side
     if isinstance(test, ast.Call):
+        env = _env_read(test)
+        if env is not None:  # os.getenv("FORCE_CUDA"): a switch named for a platform
+            return HIP if _PY_ROCM_NAMES.search(env) else CUDA if _PY_CUDA_NAMES.search(env) else None
         name = _name_of(test.func)
         return HIP if name and _PY_ROCM_NAMES.search(name.rsplit(".", 1)[-1]) else None
     name = _name_of(test)
@@ -141,6 +148,22 @@ def _test_side(test: ast.expr) -> str | None:
         return None
     if name in ("torch.version.hip", "ROCM_HOME", "ROCM_PATH") or _PY_ROCM_NAMES.search(name.rsplit(".", 1)[-1]):
         return HIP
+    if name == "torch.version.cuda":  # None in a ROCm build of torch
+        return CUDA
+    return None
+
+
+_PY_CUDA_NAMES = re.compile(r"(?:^|_)CUDA(?:_|$)", re.IGNORECASE)
+
+
+def _env_read(node: ast.expr) -> str | None:
+    """The variable an ``os.getenv("X")`` / ``os.environ.get("X")`` call reads; None otherwise."""
+    import ast
+
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        name = _name_of(node.func)
+        if name in ("os.getenv", "os.environ.get", "getenv", "environ.get") and isinstance(node.args[0].value, str):
+            return node.args[0].value
     return None
 
 
@@ -168,9 +191,22 @@ def read_setup_py(path: str, text: str, model: BuildModel) -> None:
         return
     base = path.rpartition("/")[0]
     found = False
+    values = _Values(base)
 
     def visit(node: ast.AST, side: str | None) -> None:
         nonlocal found
+        if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+            values.assign(node, side, model)
+        elif isinstance(node, ast.Name) and side is not None:
+            for pattern in values.patterns.get(node.id, ()):
+                model.add(side, pattern)  # sources += source_cuda, on the CUDA side of the switch
+        elif isinstance(node, ast.Call) and side is None and _extension_call(node):
+            # CUDAExtension("x._C", sorted(sources)) outside any switch: both builds compile what
+            # the variables it reads hold as they were assigned outside the switch.
+            for name in ast.walk(node):
+                if isinstance(name, ast.Name):
+                    for pattern in values.patterns.get(name.id, ()):
+                        model.add(None, pattern)
         if isinstance(node, ast.If):
             here = _test_side(node.test)
             if here is not None:
@@ -194,6 +230,83 @@ def read_setup_py(path: str, text: str, model: BuildModel) -> None:
         model.files.add(path)
 
 
+def _extension_call(node: ast.Call) -> bool:
+    name = _name_of(node.func)
+    return name is not None and name.rsplit(".", 1)[-1].lower().endswith("extension")
+
+
+class _Values:
+    """What a setup.py's variables hold, read statically and in order: directory strings
+    (``extensions_dir = os.path.join("xformers", "csrc")``) and source patterns
+    (``source_cuda = glob.glob(os.path.join(extensions_dir, "**", "*.cu"), recursive=True)``). A
+    list extended inside a switch (``sources += source_cuda`` under ``if torch.version.cuda``) is
+    that side's, not the variable's: the names it reads carry their patterns to the side."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.strings: dict[str, str] = {}
+        self.patterns: dict[str, set[str]] = {}
+
+    def assign(self, node: ast.Assign | ast.AugAssign | ast.AnnAssign, side: str | None, model: BuildModel) -> None:
+        import ast
+
+        value = node.value
+        if value is None:
+            return
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        text = self.string(value)
+        if text is not None:
+            for n in names:
+                self.strings[n] = text
+            return
+        found = self.sources(value)
+        if isinstance(node, ast.AugAssign) and side is not None:
+            return  # what it adds is read as names on that side by the visit
+        for n in names:
+            if isinstance(node, ast.AugAssign):
+                self.patterns.setdefault(n, set()).update(found)
+            elif found:
+                self.patterns[n] = found
+
+    def string(self, node: ast.expr) -> str | None:
+        """A path string: a constant, a variable holding one, os.path.join of them."""
+        import ast
+
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.strings.get(node.id)
+        if isinstance(node, ast.Call) and _name_of(node.func) in ("os.path.join", "path.join", "join") and node.args:
+            parts = [self.string(a) for a in node.args]
+            return "/".join(p for p in parts if p) if all(p is not None for p in parts) else None
+        return None
+
+    def sources(self, node: ast.expr) -> set[str]:
+        """The root-relative source patterns an expression holds."""
+        import ast
+
+        if isinstance(node, ast.Call):
+            name = _name_of(node.func) or ""
+            if name.rsplit(".", 1)[-1] in ("glob", "iglob") and node.args:
+                text = self.string(node.args[0])
+                joined = _join(self.base, text) if text is not None and _PY_SOURCE.search(text) else None
+                return {joined} if joined else set()
+            if name in ("list", "set", "sorted", "tuple") and node.args:
+                return self.sources(node.args[0])
+            return set()
+        if isinstance(node, ast.BinOp):
+            left = self.sources(node.left)
+            return left if isinstance(node.op, ast.Sub) else left | self.sources(node.right)
+        if isinstance(node, ast.Name):
+            return set(self.patterns.get(node.id, ()))
+        if isinstance(node, ast.List | ast.Tuple | ast.Set):
+            return set().union(*(self.sources(e) for e in node.elts)) if node.elts else set()
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            return self.sources(node.generators[0].iter)
+        return set()
+
+
 # -- from patterns to files ------------------------------------------------------------------------
 
 
@@ -202,6 +315,10 @@ def _glob(pattern: str) -> re.Pattern[str]:
     i = 0
     while i < len(pattern):
         c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")  # glob's ** matches no directory too (csrc/**/*.cu: csrc/a.cu)
+            i += 3
+            continue
         if pattern.startswith("**", i):
             out.append(".*")
             i += 2

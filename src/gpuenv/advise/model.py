@@ -136,6 +136,7 @@ class Walked:
     # file #includes in quotes.
     build: Any = None
     c_paths: list[str] = field(default_factory=list)
+    cython_paths: list[str] = field(default_factory=list)  # .pyx/.pxd: bindings beside twin directories
     build_paths: list[str] = field(default_factory=list)  # CMakeLists.txt, *.cmake, setup*.py
     includes: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)  # (written, on the CUDA side)
     parts: Any = None  # ``parts.Parts``: what the optional-part rules read

@@ -16,6 +16,7 @@ Their CUDA-only findings are reported as optional parts and do not decide the ve
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpuenv.advise.regions import is_auxiliary_file
@@ -36,6 +37,10 @@ class Parts:
     modules: list[str] = field(default_factory=list)  # every .py file
     # importer path -> [(module as written, lazy)]: a lazy import is indented (try/if/def)
     imports: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)
+    # module path -> the C/CUDA sources it names ("gemm/marlin.cuh"): compiled when it runs (JIT)
+    loads: dict[str, list[str]] = field(default_factory=dict)
+    # module path -> the environment switch that asks for its build ("DS_BUILD_EVOFORMER_ATTN")
+    on_request: dict[str, str] = field(default_factory=dict)
 
     def note_build_file(self, path: str) -> None:
         directory, _, name = path.rpartition("/")
@@ -49,6 +54,19 @@ class Parts:
         self.modules.append(path)
         if is_auxiliary_file(path):
             return  # a test importing everything does not make it core
+        name = path.rpartition("/")[2]
+        if (".cu" in text or ".cpp" in text) and not name.startswith("setup"):
+            # setup*.py names the sources its build compiles (the build model reads those), and
+            # its BUILD_CUDA_EXT is a build switch, not a request for one extension.
+            named = _LOADED.findall(text)
+            if named:
+                if any("{" in n for n in named):  # f'{src_dir}/attention.cpp', src_dir = 'csrc/x'
+                    values = dict(_STRING_ASSIGN.findall(text))
+                    named = [_PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group()), n) for n in named]
+                self.loads[path] = [n for n in named if "{" not in n]
+                switch = _BUILD_SWITCH.search(text)
+                if switch is not None:
+                    self.on_request[path] = switch.group(1)
         found: list[tuple[str, bool]] = []
         if absolute:
             indented = _indented_lines(text)
@@ -69,6 +87,58 @@ class Parts:
                 found += [("/".join(base + stem + [n]), lazy) for n in names]
         if found:
             self.imports[path] = found
+
+
+_LOADED = re.compile(r"[\"']([\w./{}-]+\.(?:cuh|cu|cpp|cc|cxx|hpp|h))[\"']")
+_STRING_ASSIGN = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*[\"']([\w./-]+)[\"'][ \t]*$", re.MULTILINE)
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+# An environment switch that asks for an extension's build, assigned or read in the module that
+# names its sources (DeepSpeed's op builders: BUILD_VAR = "DS_BUILD_FUSED_ADAM"): built on request.
+_BUILD_SWITCH = re.compile(r"[\"']((?:[A-Z][A-Z0-9]*_)?BUILD_[A-Z0-9_]+)[\"']")
+
+
+def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[str, bool]]],
+              why_of: Callable[[str], str], requested: bool = False) -> dict[str, str]:  # fmt: skip
+    """C/CUDA sources compiled at run time by Python code (sglang's jit_kernel/hicache.py naming
+    "hicache.cuh"): a source every module that names it is optional (``why_of`` says why, "" for
+    core) is an optional part; so is one every naming module builds only on request, behind an
+    environment switch of its own (DeepSpeed's op builders, ``BUILD_VAR = "DS_BUILD_..."``); and so
+    is a header included only by such sources. A source no module names, or one a core module
+    names without such a switch, is left as it is. ``requested``: read the switches (only beside a
+    ROCm build of the tree's own, where the project's core is known to run without them)."""
+    if not parts.loads:
+        return {}
+    from gpuenv.advise.buildmodel import included_by
+
+    by_name: dict[str, list[str]] = {}
+    for c in c_paths:
+        by_name.setdefault(c.rsplit("/", 1)[-1], []).append(c)
+    loaders: dict[str, set[str]] = {}
+    for module, named in parts.loads.items():
+        for written in named:
+            for c in by_name.get(written.rsplit("/", 1)[-1], ()):
+                if c == written or c.endswith("/" + written):
+                    loaders.setdefault(c, set()).add(module)
+    out: dict[str, str] = {}
+    for c, modules in loaders.items():
+        ordered = sorted(modules)
+        whys = [why_of(m) for m in ordered]
+        if all(whys):
+            out[c] = f"compiled at run time only by optional code ({ordered[0]}: {whys[0]})"
+        elif requested and all(m in parts.on_request for m in ordered):
+            switch = parts.on_request[ordered[0]]
+            out[c] = f"an extension built on request ({switch}, {ordered[0]})"
+    if not out:
+        return out
+    into = included_by(c_paths, includes)
+    changed = True
+    while changed:
+        changed = False
+        for header, includers in into.items():
+            if header not in out and header not in loaders and includers and includers <= out.keys():
+                out[header] = out[min(includers)]
+                changed = True
+    return out
 
 
 _INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)
@@ -161,8 +231,13 @@ _CORE_REQUIREMENTS = frozenset({"", "common", "base", "runtime", "core", "main",
 
 
 def is_backend(path: str) -> bool:
-    """A Python module named for a CUDA-only backend (``_BACKEND``)."""
-    return path.endswith(".py") and _BACKEND.search(path) is not None
+    """A Python module named for a CUDA-only backend (``_BACKEND``), or a CMake file in a directory
+    named for one (TGI's backends/trtllm/CMakeLists.txt: that backend's build, not the core's)."""
+    if path.endswith(".py"):
+        return _BACKEND.search(path) is not None
+    directory, _, name = path.rpartition("/")
+    low = name.lower()
+    return (low == "cmakelists.txt" or low.endswith(".cmake")) and _BACKEND.search(directory) is not None
 
 
 def optional_part(path: str, packages: set[str], modules: dict[str, str], packaged: set[str] | None = None,
@@ -189,6 +264,10 @@ def optional_part(path: str, packages: set[str], modules: dict[str, str], packag
         stem = name[: -len(".txt")].removeprefix("requirements").strip("-_.")
         if stem.lower() not in _CORE_REQUIREMENTS:
             return f"{path} (a requirements list beside the core's)"
+    if backends and packaged is not None and name.lower() in ("environment.yml", "environment.yaml"):
+        # DeepSpeed's environment.yml (pytorch-cuda=11.8): a developer's conda environment; pip
+        # installs the package from its own manifest, and the tree builds for ROCm itself.
+        return f"{path} (a conda environment beside the package's own install)"
     if packaged is not None and directory:
         if path.endswith(".py") and directory + "/" not in packaged:
             return f"{directory}/ (scripts outside the Python package)"

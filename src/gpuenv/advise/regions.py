@@ -145,11 +145,14 @@ def _names_any(text: str, names: frozenset[str]) -> bool:
     return "#if" in text and any(n in text for n in names)
 
 
-_DEFINE_FLAG = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[ \t]+(\w+))?[ \t]*(?://[^\n]*)?$", re.MULTILINE)
+# #define NAME, NAME 1, NAME (SGL_CUDA_ARCH >= 900): an object-like macro and its value, if any.
+_DEFINE_FLAG = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[ \t]+([^\n/]*?))?[ \t]*(?://[^\n]*)?$", re.MULTILINE)
 
 
 def _cuda_side_names(text: str, regions: Regions) -> frozenset[str]:
-    """Macros #defined (bare, or to a non-zero value) only on CUDA sides of this file."""
+    """Macros #defined (bare, or to a non-zero value or an expression) only on CUDA sides of this
+    file; a definition to 0 elsewhere (sglang's ``#else  // USE_ROCM`` ``#define
+    SGL_ARCH_HOPPER_OR_GREATER 0``) leaves ``#if NAME`` false there."""
     on: dict[str, bool] = {}
     for m in _DEFINE_FLAG.finditer(text):
         if m.group(2) in ("0", "false"):

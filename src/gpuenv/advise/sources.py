@@ -129,14 +129,18 @@ def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[st
     if suffix == ".py":
         _scan_python(path, text, hits)
         if "__global__" in text:  # CUDA source held in a string (load_inline, RawKernel)
-            _scan_c(path, text, hits, evidence, host=False, device=True, regions=NO_REGIONS, ptx=ptx)
+            # Its own #ifdef __HIP_DEVICE_COMPILE__ / #else (cupyx's kernels): the CUDA side is covered.
+            regions = c_regions(text) if "#if" in text and _HIP_DIRECTIVE.search(text) else NO_REGIONS
+            _scan_c(path, text, hits, evidence, host=False, device=True, regions=regions, ptx=ptx)
     elif suffix in CYTHON_SUFFIXES:
         _scan_python(path, text, hits)
         _scan_cython_externs(path, text, hits)
         _scan_c(path, text, hits, evidence, host=True, device=False, regions=NO_REGIONS, hash_comments=True, ptx=ptx)
         unique: dict[tuple[str, int], Hit] = {}  # extern from "cublas_v2.h" is also a cublas name
+        docs = _doc_lines(text) if '"""' in text or "'''" in text else ()
         for h in hits:
-            unique.setdefault((h.rule, h.line), h)
+            if h.line not in docs:
+                unique.setdefault((h.rule, h.line), h)
         hits[:] = list(unique.values())
     elif suffix in C_SUFFIXES:
         regions = c_regions(text, arch, known)
@@ -151,6 +155,21 @@ def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[st
 
 
 CYTHON_SUFFIXES = frozenset({".pyx", ".pxd"})
+_HIP_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*__HIP", re.MULTILINE)
+_DOCSTRING = re.compile(r"(\"\"\"|''')(.*?)\1", re.DOTALL)
+
+
+def _doc_lines(text: str) -> set[int]:
+    """The lines of a Cython file's docstrings (triple-quoted text that is not kernel source):
+    texture.pyx's ``.. seealso:: `cudaCreateTextureObject()`_`` documents the call, it is no use."""
+    out: set[int] = set()
+    for m in _DOCSTRING.finditer(text):
+        body = m.group(2)
+        if "__global__" in body or "__device__" in body or "#include" in body:
+            continue
+        first = text.count("\n", 0, m.start()) + 1
+        out.update(range(first, first + body.count("\n") + 1))
+    return out
 _HIP_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"]hip/[^>\"\n]*[>\"]")
 _EXTERN_FROM = re.compile(r"extern\s+from\s+\"([^\"\n]+)\"")
 
@@ -203,6 +222,10 @@ def _scan_c(path: str, text: str, hits: list[Hit], evidence: list[str], *, host:
             continue
         rule, kind, what = _classify(word, text, m.end(), before, start)
         if rule is None:
+            continue
+        if hash_comments and before[-1:] == "." and before[-2:-1] in _WORD:
+            # Cython: driver.CU_JIT_INPUT_PTX, an attribute of a binding module (the project's own
+            # or an imported one): the binding's own file, or its import, is what is judged.
             continue
         if rule == _W32 and not _warp_assumption(word, text, pos, m.end(), before, start, asm_end):
             continue

@@ -62,11 +62,16 @@ def manifest_kind(name: str, parent: str) -> str | None:
     kind = _MANIFESTS.get(low)
     if kind is not None:
         return kind
+    if low.startswith(("pyproject_", "pyproject-")) and low.endswith(".toml"):
+        return "pyproject"  # sglang's pyproject_other.toml: one platform's manifest beside pyproject.toml
     if (low.startswith("requirements") and low.endswith(".txt") and len(low) >= 16) or (  # requirements*.txt
         parent.lower() == "requirements" and low.endswith(".txt")
     ):
         return "requirements"
-    if low.startswith(("dockerfile.", "containerfile.")) or low.endswith((".dockerfile", ".containerfile")):
+    if low.startswith(("dockerfile.", "containerfile.", "dockerfile_", "dockerfile-", "containerfile_", "containerfile-")) \
+            or low.endswith((".dockerfile", ".containerfile")):
+        # Dockerfile_amd, Dockerfile-rocm: a platform's recipe beside the plain Dockerfile (TGI's
+        # Dockerfile_amd, Dockerfile_trtllm), its twin when it names ROCm.
         return "dockerfile"
     return None
 

@@ -177,7 +177,8 @@ def _twin_directories(walked: Walked) -> dict[str, str]:
     if not walked.rocm:
         return {}
     parents = set()
-    paths = walked.c_paths + (walked.parts.modules if walked.parts is not None else [])
+    # Cython bindings too (cupy_backends/cuda/api/driver.pyx beside cupy_backends/hip/).
+    paths = walked.c_paths + walked.cython_paths + (walked.parts.modules if walked.parts is not None else [])
     for p in paths:
         segments = p.split("/")[:-1]
         for i, seg in enumerate(segments):
@@ -223,7 +224,7 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
     top = "setup.py" in p.roots or "pyproject.toml" in p.roots
     packages = p.packages if top else set()
     modules: dict[str, str] = {}
-    if any(w.endswith(".py") for w in where_of):
+    if any(w.endswith(".py") for w in where_of) or p.loads:
         outside = set(_twin_directories(walked))
         if walked.rocm:
             outside |= {m for m in p.modules if is_backend(m)}
@@ -234,6 +235,21 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
         why = optional_part(w, packages, modules, packaged, bool(walked.rocm))
         if why:
             out[w] = why
+    # Kernels compiled at run time follow the Python that names them, beside a ROCm build of the
+    # tree's own only: without one, a lazily imported loader is no evidence the core runs without it.
+    if walked.rocm and p.loads and any(w in where_of and w not in out for w in walked.c_paths):
+        from gpuenv.advise.parts import jit_parts
+
+        cache: dict[str, str] = {}
+
+        def why_of(module: str) -> str:
+            if module not in cache:
+                cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm))
+            return cache[module]
+
+        for w, why in jit_parts(p, walked.c_paths, walked.includes, why_of, bool(walked.rocm)).items():
+            if w in where_of and w not in out:
+                out[w] = f"{w.rpartition('/')[0]}/ ({why})"
     return out
 
 
