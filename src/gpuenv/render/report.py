@@ -53,10 +53,11 @@ def target_line(report: Report, facts: Facts | None = None) -> str:
         if t.stack == "cuda" and not t.version and basis == "installed":
             label = "the installed NVIDIA driver (no CUDA toolkit)"
             basis = "-"
+        newer = f"; {t.extra['newer']}" if t.extra.get("newer") else ""
         what = f"{label} {t.version or ''}".strip() + {
             "explicit": " (--target)",
             "installed": " (installed)",
-            "auto": " (what `gpuenv install auto` would install)",
+            "auto": f" (what `gpuenv install auto` would install{newer})",
         }.get(basis, "")
         installed = t.extra.get("installed")
         if installed and installed != t.version:

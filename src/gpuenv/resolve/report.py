@@ -79,6 +79,10 @@ def target_dict(target: Target) -> dict[str, str | None]:
         # A release the matrices lack (6.4.4): what is installed, beside the release it was judged
         # as (version; null when it could not be judged at all).
         out["installed"] = installed
+    newer = target.extra.get("newer")
+    if newer:
+        # install auto's release, while a newer one fits behind an unconfirmed key (#42).
+        out["newer"] = newer
     return out
 
 
