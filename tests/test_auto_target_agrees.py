@@ -19,7 +19,7 @@ from gpuenv import facts as facts_mod
 from gpuenv.matrices import load as load_matrices
 from gpuenv.matrices import routes
 from gpuenv.plan import planner, repos
-from gpuenv.plan.plan import Action, Request
+from gpuenv.plan.plan import Action, KeyNotTrusted, Plan, Request
 from gpuenv.probe import collect
 from gpuenv.resolve.finding import Target
 from gpuenv.resolve.report import diagnose, target_dict
@@ -40,6 +40,9 @@ OSES = {
     "debian 12": {"id": "debian", "version_id": "12", "codename": "bookworm"},
     "debian 13": {"id": "debian", "version_id": "13", "codename": "trixie"},
 }
+KEY = re.compile(r"^install auto plans ROCm (\S+) only with --trust-unconfirmed-key ([0-9A-F]{40}) "
+                 r"\(its repository key's fingerprint is not confirmed by AMD\)$")
+KEY_ASKED = re.compile(r"repeat it: --trust-unconfirmed-key ([0-9A-F]{40})$")
 NEWER = re.compile(r"^ROCm (\S+) is newer and also fits this machine; install auto plans it only with "
                    r"--trust-unconfirmed-key ([0-9A-F]{40}) \(its repository key's fingerprint is not confirmed by AMD\)$")  # fmt: skip
 
@@ -59,14 +62,28 @@ def box(bare: dict, gpu: str, os_name: str) -> facts_mod.Facts:
     return facts_mod.from_dict(doc)
 
 
-def plan_target(facts: facts_mod.Facts, trust: str | None = None) -> tuple[str | None, str | None]:
+def make(facts: facts_mod.Facts, trust: str | None = None) -> Plan | None:
+    """`install auto`'s plan (None where it chooses no stack)."""
     m = load_matrices()
     stack = planner.choose_stack(facts, m)
     if stack is None:
-        return None, None
+        return None
     req = Request(action=Action.INSTALL, stack=stack, user="alice", trust_key=trust)
-    p = planner.make_plan(facts, m, repos.load(), req)
-    return p.target.stack, p.target.version
+    return planner.make_plan(facts, m, repos.load(), req)
+
+
+def plan_target(facts: facts_mod.Facts, trust: str | None = None) -> tuple[str | None, str | None]:
+    p = make(facts, trust)
+    return (p.target.stack, p.target.version) if p is not None else (None, None)
+
+
+def refused_for(facts: facts_mod.Facts) -> str | None:
+    """The fingerprint install auto's refusal asks the user to repeat, None when it plans."""
+    try:
+        plan_target(facts)
+    except KeyNotTrusted as exc:
+        return KEY_ASKED.search(str(exc)).group(1)
+    return None
 
 
 @pytest.mark.parametrize("os_name", sorted(OSES))
@@ -75,12 +92,16 @@ def test_the_doctor_judges_a_bare_box_against_what_install_auto_plans(bare, gpu,
     facts = box(bare, gpu, os_name)
     judged = target_dict(diagnose(facts, load_matrices(), Target()).target)
     assert judged["basis"] == "auto", judged
-    assert (judged["stack"], judged["version"]) == plan_target(facts)
+    # install auto plans the doctor's release, or refuses it until the key the doctor names is
+    # repeated, and then plans exactly that release.
+    asked = refused_for(facts)
+    key = KEY.match(judged.get("key") or "")
+    assert (key.group(1), key.group(2)) == (judged["version"], asked) if asked else key is None
+    assert (judged["stack"], judged["version"]) == plan_target(facts, asked)
     # The doctor's sentence about a newer release names the release the flag plans, and its key.
     newer = NEWER.match(judged.get("newer") or "")
-    trust = newer.group(2) if newer else None
-    with_flag = plan_target(facts, trust or "D0F004A0025A1145C7807FCD0701EAC4D5E02107")
-    assert with_flag == (judged["stack"], newer.group(1) if newer else judged["version"])
+    if newer:
+        assert plan_target(facts, newer.group(2)) == (judged["stack"], newer.group(1))
 
 
 def test_the_grid_covers_both_answers(bare):
@@ -89,6 +110,7 @@ def test_the_grid_covers_both_answers(bare):
     said = {(g, o): target_dict(diagnose(box(bare, g, o), load_matrices(), Target()).target) for g in GPUS for o in OSES}
     assert any("newer" in t for t in said.values()) and any("newer" not in t for t in said.values())
     assert said["gfx1103 Radeon 780M (iGPU)", "unknown"]["version"] == "7.2.4"
+    assert said["gfx906 MI50", "ubuntu 22.04"]["version"] == "6.3.3"  # the newest release listing gfx906
     assert said["gfx1201 RX 9070 XT", "ubuntu 24.04"]["newer"].startswith("ROCm 10.1.0 is newer")
     assert said["H100", "debian 12"]["stack"] == "cuda"
 

@@ -66,6 +66,21 @@ def installable(
     return frozenset(r.rocm for r in routes if r.key_may_pin(trust) and r.serves(os_id, os_version))
 
 
+def choosable(
+    routes: Iterable[RocmRoute], default: str, os_id: str | None, os_version: str | None, trust: str | None = None
+) -> frozenset[str]:
+    """The releases `install auto` chooses among: those ``installable`` here; where none is (no
+    route's key is confirmed and the user named none that pins one: #42, AMD publishes none of its
+    repository keys' fingerprints), those the ``default`` release's key would make installable, so
+    that the plan, refused until --trust-unconfirmed-key repeats that key, is the one the flag gives."""
+    routes = tuple(routes)
+    allowed = installable(routes, os_id, os_version, trust)
+    if allowed:
+        return allowed
+    fallback = next((r.fingerprint for r in routes if r.rocm == default and r.fingerprint), None)
+    return installable(routes, os_id, os_version, fallback) if fallback else allowed
+
+
 def from_repos(doc: dict[str, Any]) -> tuple[RocmRoute, ...]:
     """The AMD routes of a repos.json document (gpuenv.matrices.repos/1), legacy stream first."""
     key = doc["amd"]["key"]

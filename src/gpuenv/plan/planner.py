@@ -24,6 +24,7 @@ from gpuenv.plan.builders import (
     initramfs,
     key_and_sources,
     ldconfig,
+    pin_key,
     remove_file,
     write_file,
 )
@@ -249,6 +250,9 @@ def _rocm(
         # is shown (for the jammy suite) and refused (os.unsupported, judged by the doctor too).
         notes.append(f"gpuenv has no AMD apt suite for {inv.os_label(facts)}")
         suite = "jammy"
+    # The legacy stream's key, as the new stream's: pinned only where a first-party source confirms
+    # its fingerprint or --trust-unconfirmed-key repeats it (#42).
+    pin_key(repos.section("amd")["key"], version, req.trust_key, notes)
     key = repos.amd_key()
     lists = repos.amd_lists(version, rel["amdgpu"], suite)
     pin = repos.section("amd")["pin"]

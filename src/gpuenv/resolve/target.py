@@ -48,8 +48,8 @@ def choose_auto(facts: Facts, matrices: Matrices | None) -> Target | None:
         if matrices is None:
             return Target(stack="rocm", version=None, extra={"basis": "auto"})
         release = auto_rocm(facts, matrices).version
-        newer = newer_with_trust(facts, matrices, release)
-        return Target(stack="rocm", version=release, extra={"basis": "auto", **({"newer": newer} if newer else {})})
+        said = {"key": key_to_trust(matrices, release), "newer": newer_with_trust(facts, matrices, release)}
+        return Target(stack="rocm", version=release, extra={"basis": "auto", **{k: v for k, v in said.items() if v}})
     if nvidia:
         version = newest_cuda_for(facts, matrices) if matrices is not None else None
         return Target(stack="cuda", version=version, extra={"basis": "auto"})
@@ -67,7 +67,21 @@ def auto_rocm(
     found = matrices.rocm_routes() if found is None else found
     if not found:  # a bundle from before #42 (no routes in rocm.json): not narrowed, as then
         return fitting_rocm(facts, matrices)
-    return fitting_rocm(facts, matrices, routes.installable(found, *inv.repo_os(facts), trust))
+    allowed = routes.choosable(found, matrices.default_rocm().version, *inv.repo_os(facts), trust)
+    return fitting_rocm(facts, matrices, allowed)
+
+
+def key_to_trust(matrices: Matrices, version: str) -> str | None:
+    """One sentence when `install auto`'s release is pinned only with --trust-unconfirmed-key (its
+    repository key's fingerprint is not confirmed by AMD, #42); None otherwise."""
+    release = matrices.rocm_release(version)
+    route = release.repository if release is not None else None
+    if route is None or route.key_confirmed or not route.fingerprint:
+        return None
+    return (
+        f"install auto plans ROCm {version} only with --trust-unconfirmed-key {route.fingerprint} "
+        "(its repository key's fingerprint is not confirmed by AMD)"
+    )
 
 
 def newer_with_trust(
