@@ -23,7 +23,8 @@ def pin_key(key: dict[str, Any], version: str, trust: str | None, notes: list[st
     way the plan says which it is (#42)."""
     fpr = key["fingerprint"]
     if key.get("confirmed") is True:
-        notes.append(f"ROCm {version}'s repository key {fpr} is confirmed by a first-party source: {key['source']}")
+        review = f"; {key['review']}" if key.get("review") else ""
+        notes.append(f"ROCm {version}'s repository key {fpr} is marked confirmed: {key['source']}{review}")
         return
     if trust != fpr:
         given = f" (--trust-unconfirmed-key {trust} names another key)" if trust else ""
