@@ -425,6 +425,16 @@ def mirror_bundle(dest: Path, url: str, fingerprint: str, therock: bool = False)
         # (#42: the shipped new-stream key is confirmed=false, pinned only with --trust-unconfirmed-key).
         rel["key"]["confirmed"] = therock
     (dest / "repos.json").write_text(json.dumps(repos))
+    # rocm.json's copy of the routes follows (#42: the doctor reads it; matrix update refuses a
+    # bundle whose copies disagree).
+    rocm = json.loads((dest / "rocm.json").read_text())
+    for rel in rocm["releases"]:
+        spec = rel.get("repository")
+        if spec is not None and "distros" in spec:
+            spec.update(fingerprint=fingerprint if therock else None, key_confirmed=therock)
+        elif spec is not None:
+            spec["fingerprint"] = fingerprint
+    (dest / "rocm.json").write_text(json.dumps(rocm))
     return dest
 
 

@@ -418,24 +418,40 @@ def test_an_only_gpu_no_release_lists_says_so_and_names_the_first_wheel(matrices
     )
 
 
-@pytest.mark.parametrize("gpu", [PHOENIX, STRIX])
-def test_an_only_apu_the_new_stream_lists_is_judged_against_it(matrices, gpu):
+def test_an_only_apu_a_release_lists_is_judged_against_what_install_auto_plans(matrices):
     """#29: AMD's 7.14 / 10.0 Ryzen tables (carried into 10.1) list gfx1103 and gfx1151, so such an APU alone is no
-    longer 'no release lists it': it is judged against the newest release that lists it."""
-    assert not judged(box("rocm", no_rocm, gpus=[gpu]), matrices, "amd.gpu-unsupported")
-    assert matrices.newest_rocm_for(gpu["gfx_target"]).version == "10.1.0"
+    longer 'no release lists it'. #42: it is judged against the release `install auto` plans, the newest whose key
+    gpuenv may pin (7.2.4, which lists gfx1151 but not gfx1103); the fix names the newer release with the flag its
+    unconfirmed key needs."""
+    assert matrices.newest_rocm_for(STRIX["gfx_target"]).version == "10.1.0"
+    assert not judged(box("rocm", no_rocm, gpus=[STRIX]), matrices, "amd.gpu-unsupported")
+    [f] = judged(box("rocm", no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported")
+    assert f.severity.value == "warning"
+    assert f.title == "ROCm 7.2.4 does not support gfx1103 (from AMD's repository, what `gpuenv install auto` would pick)"
+    assert "gfx1103: the newest ROCm release that lists it is 10.1.0" in f.detail
+    key = matrices.rocm_release("10.1.0").repository.fingerprint
+    assert f.fix.startswith(
+        f"Install a release that lists it: gpuenv install rocm --version 10.1.0 --trust-unconfirmed-key {key} --dry-run "
+        "(its repository key's fingerprint is not confirmed by AMD: check it first). "
+    )
 
 
 @pytest.mark.parametrize(
     "other",
     [
         {"vendor": "nvidia", "pci_id": "10de:2684", "name": "NVIDIA GeForce RTX 4090", "gfx_target": None},
-        {"vendor": "intel", "pci_id": "8086:56a0", "name": "Intel Arc A770", "gfx_target": None},
         {**RX6800, "integrated": False},
     ],
 )
 def test_an_integrated_gpu_beside_another_gpu_is_not_the_only_one(matrices, other):
     assert not judged(box("rocm", no_rocm, gpus=[PHOENIX, other]), matrices, "amd.gpu-unsupported")
+
+
+def test_an_apu_beside_an_intel_gpu_is_the_only_amd_gpu(matrices):
+    """An Intel GPU is nothing ROCm serves: the APU is judged as alone (against install auto's 7.2.4)."""
+    intel = {"vendor": "intel", "pci_id": "8086:56a0", "name": "Intel Arc A770", "gfx_target": None}
+    [f] = judged(box("rocm", no_rocm, gpus=[PHOENIX, intel]), matrices, "amd.gpu-unsupported")
+    assert f.title.startswith("ROCm 7.2.4 does not support gfx1103")
 
 
 def test_an_only_integrated_gpu_is_not_judged_for_a_cuda_target(matrices):

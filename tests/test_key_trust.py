@@ -8,9 +8,11 @@ and where it was read, and a saved plan keeps the trust in its request."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from gpuenv import facts as facts_mod
 from gpuenv.exitcodes import Exit
 from gpuenv.matrices import load as load_matrices
 from gpuenv.plan import planfile, planner, repos
@@ -109,3 +111,46 @@ def test_the_cli_takes_the_fingerprint_as_gpg_prints_it():
     bad = runner.invoke(app, ["install", "rocm", "--dry-run", "--root", str(RX9070XT), "--user", "alice",
                               "--trust-unconfirmed-key", "xyz"])  # fmt: skip
     assert bad.exit_code == Exit.USAGE and "expected a key's full fingerprint" in bad.stderr
+
+
+LEGACY = "CA8BB4727A47B4D09B4EE8969386B48A1A693C5C"
+
+
+def legacy_unconfirmed(tmp_path):
+    """repos.json with AMD's legacy key marked confirmed=false (#42: no AMD page publishes its
+    fingerprint either; see its review note)."""
+    doc = json.loads(Path(repos.default_path()).read_text())
+    assert doc["amd"]["key"]["fingerprint"] == LEGACY
+    doc["amd"]["key"]["confirmed"] = False
+    path = tmp_path / "repos.json"
+    path.write_text(json.dumps(doc))
+    return repos.load(path)
+
+
+def test_an_unconfirmed_legacy_key_refuses_install_auto_in_one_line_naming_the_check_and_the_flag(tmp_path, facts):
+    r = legacy_unconfirmed(tmp_path)
+    req = Request(action=Action.INSTALL, stack="rocm", user="alice")
+    with pytest.raises(KeyNotTrusted) as err:
+        planner.make_plan(facts, load_matrices(), r, req)
+    text = str(err.value)
+    assert "\n" not in text and text.startswith(f"ROCm 7.2.4's repository key {LEGACY} is not confirmed by AMD")
+    assert "check that `curl -fsSL https://repo.radeon.com/rocm/rocm.gpg.key | gpg --show-keys` prints it" in text
+    assert text.endswith(f"to pin it anyway, repeat it: --trust-unconfirmed-key {LEGACY}")
+    # The flag it names plans that release, pinning that key, and says it is unconfirmed.
+    p = planner.make_plan(facts, load_matrices(), r, Request(action=Action.INSTALL, stack="rocm", user="alice",
+                                                              trust_key=LEGACY))  # fmt: skip
+    assert p.target.version == "7.2.4"
+    assert [s.fingerprint for s in p.steps if s.fingerprint] == [LEGACY]
+    assert any(n.startswith(f"ROCm 7.2.4's repository key {LEGACY} is NOT confirmed by AMD") for n in p.notes)
+
+
+def test_with_no_confirmed_key_install_auto_refuses_the_release_the_flag_then_plans(tmp_path):
+    """An MI50 (gfx906): the newest release that lists it is 6.3.3; refused, the line names the legacy key,
+    and with it the plan is 6.3.3, not the default 7.2.4 (routes.choosable)."""
+    r = legacy_unconfirmed(tmp_path)
+    mi50 = facts_mod.loads((Path(__file__).parent / "facts" / "rocm-auto-ubuntu2204-mi50.json").read_text())
+    with pytest.raises(KeyNotTrusted, match=r"^ROCm 6\.3\.3's repository key " + LEGACY):
+        planner.make_plan(mi50, load_matrices(), r, Request(action=Action.INSTALL, stack="rocm", user="alice"))
+    p = planner.make_plan(mi50, load_matrices(), r, Request(action=Action.INSTALL, stack="rocm", user="alice",
+                                                             trust_key=LEGACY))  # fmt: skip
+    assert p.target.version == "6.3.3"

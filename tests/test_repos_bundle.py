@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -101,6 +102,11 @@ def test_an_installed_bundle_with_repos_json_is_what_plans_use(tmp_path, state):
 def test_without_repos_json_an_installed_bundle_keeps_the_shipped_repositories(tmp_path, state):
     bundle = mirror_bundle(tmp_path / "bundle")
     (bundle / "repos.json").unlink()
+    # rocm.json's copy of the routes named the mirror's key: against the shipped repos.json it
+    # disagrees, and the bundle is refused (#42: the doctor and the planner would choose apart).
+    with pytest.raises(B.BundleError, match="rocm.json's repository entries and repos.json disagree"):
+        B.install(str(bundle), B.digest(bundle))
+    shutil.copy(Path(M.bundled_dir()) / "rocm.json", bundle / "rocm.json")
     B.install(str(bundle), B.digest(bundle))
     assert repos.load().amd_key().url == shipped()["amd"]["key"]["url"]
 

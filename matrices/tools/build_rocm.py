@@ -3,12 +3,13 @@ TheRock's 7.14 / 10.0 stream from therock.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import additions as ADD  # the sourced additions (matrices/tools/additions.py)
 import rocm_dates as DATES  # every release date, from AMD's release history (#42)
 import therock as THEROCK  # ROCm 7.14 / Core SDK 10.0 (matrices/tools/therock.py)
-from build_common import ERRATA, LEGACY, vtuple
+from build_common import ERRATA, LEGACY, OUT, vtuple
 
 ROCM_MIN = ADD.ROCM_MIN  # 6.0.x and 6.1.x are in the reference; earlier bundles started at 6.2
 ROCM_724_SYSREQ = (
@@ -435,6 +436,10 @@ def build_rocm(ref: dict) -> dict:
         date = DATES.iso(rel["version"])
         assert rel["release_date"] in (None, date) or rel.get("stream") != "therock", rel["version"]
         rel["release_date"] = date
+    routes = repository_routes(json.loads((OUT / "repos.json").read_text()))
+    for rel in releases:
+        if rel["version"] in routes:
+            rel["repository"] = routes[rel["version"]]
     products = []
     for p in ref["rocm_gpu_support"]:
         gfx = p["gfx_target"]
@@ -469,9 +474,36 @@ def build_rocm(ref: dict) -> dict:
         "levels_source": "ROCm system-requirements.rst per-GPU OS limits; "
         "matrices/sources/reference/matrices.md section 1c; 5.x: the Instinct tab of gpu_os_support.md is full, the Radeon Pro and Radeon tabs radeon",
         "release_dates_source": DATES.SOURCE,
+        "repository_source": REPOSITORY_SOURCE,
         "releases": releases,
         "products": products,
     }
+
+
+REPOSITORY_SOURCE = (
+    "matrices/repos.json (maintained by hand: the routes the planner installs from, each key with its source "
+    "and whether a first-party source confirms its fingerprint), copied by matrices/tools/build_rocm.py so that "
+    "the doctor judges a bare box against the release `install auto` plans without reading the planner's file (#42)"
+)
+
+
+def repository_routes(repos: dict) -> dict[str, dict]:
+    """Per ROCm release, what of its repository route decides whether `install auto` may plan it:
+    the key's fingerprint, whether a first-party source confirms it, and (new stream) the OS
+    releases AMD's repository has a directory for. gpuenv.matrices.routes reads it; matrix update
+    refuses a bundle whose copy disagrees with its repos.json."""
+    key = repos["amd"]["key"]
+    out = {
+        rel["rocm"]: {"fingerprint": key["fingerprint"], "key_confirmed": key["confirmed"] is True}
+        for rel in repos["amd"]["releases"]
+    }
+    for rel in repos.get("amd_therock", {}).get("releases", ()):
+        out[rel["rocm"]] = {
+            "fingerprint": rel["key"].get("fingerprint"),
+            "key_confirmed": rel["key"].get("confirmed") is True,
+            "distros": [{"os": d["os"], "version": d["version"]} for d in rel["distros"]],
+        }
+    return out
 
 
 # ----------------------------------------------------------------------------------- AMD GPUs

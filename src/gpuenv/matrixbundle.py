@@ -106,18 +106,25 @@ def check(directory: str | os.PathLike[str]) -> list[str]:
     if problems:
         return problems
     try:
-        parse_dir(directory, "check")
+        bundle = parse_dir(directory, "check")
+        ours, releases = bundle.rocm_routes(), [r.version for r in bundle.rocm_releases()]
     except MatrixError as exc:
         return [str(exc)]
-    if "repos.json" in files:
-        from gpuenv.plan import repos
-        from gpuenv.plan.plan import PlanError
+    from gpuenv.matrices import routes
+    from gpuenv.plan import repos
+    from gpuenv.plan.plan import PlanError
+    from gpuenv.standins import bundled
 
-        try:
-            repos.load(directory / "repos.json")
-        except PlanError as exc:
-            return [str(exc)]
-    return []
+    # The planner reads the bundle's repos.json, else the shipped one; the doctor reads rocm.json's
+    # copy of its routes (#42): a bundle whose two disagree would have them choose different releases.
+    # A bundle from before the copy (no rocm.json `repository` entries) is not compared.
+    path = directory / "repos.json" if "repos.json" in files else Path(bundled.path("matrices", "repos.json"))
+    try:
+        theirs = repos.load(path).rocm_routes()
+    except PlanError as exc:
+        return [str(exc)]
+    said = routes.disagreement(releases, ours, theirs) if ours else None
+    return [f"{said} (rebuild rocm.json from repos.json: matrices/tools/build.py)"] if said else []
 
 
 def _fetch(url: str) -> bytes:

@@ -45,6 +45,7 @@ from gpuenv.matrices.records import (
     TorchVariant,
     vkey,
 )
+from gpuenv.matrices.routes import RocmRoute
 
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:
@@ -194,6 +195,23 @@ def _limit(r: Reader, limit: dict[str, Any], pl: str) -> GpuLimit:
     )
 
 
+def _route(r: Reader, rel: dict[str, Any], p: str) -> RocmRoute | None:
+    """A release's ``repository`` (its route's key and OS directories, copied from repos.json), or None."""
+    spec = r.get(rel, "repository", p, dict, optional=True)
+    if spec is None:
+        return None
+    pr = f"{p}.repository"
+    distros = r.get(spec, "distros", pr, list, optional=True)
+    return RocmRoute(
+        rocm=r.text(rel, "version", p, _VERSION),
+        fingerprint=r.text(spec, "fingerprint", pr, "[0-9A-F]{40}", optional=True),
+        key_confirmed=r.get(spec, "key_confirmed", pr, bool),
+        distros=None if distros is None else tuple(
+            (r.get(d, "os", f"{pr}.distros", str), r.get(d, "version", f"{pr}.distros", str)) for d in distros
+        ),
+    )
+
+
 def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
     r = Reader("rocm.json")
     releases = []
@@ -234,6 +252,7 @@ def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
                 release_date=r.get(rel, "release_date", p, str, optional=True),
                 stream=r.get(rel, "stream", p, str, optional=True),
                 torch_instinct_only=r.strs(rel, "torch_instinct_only", p, pattern=_VERSION, optional=True),
+                repository=_route(r, rel, p),
             )
         )
     releases.sort(key=lambda x: vkey(x.version))

@@ -26,6 +26,8 @@ TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (star
 if TYPE_CHECKING:
     from typing import Any
 
+    from gpuenv.matrices.routes import RocmRoute
+
 
 @record
 class Matrices:
@@ -119,6 +121,12 @@ class Matrices:
         """The newest bundled release that lists a gfx target, whatever the OS; None when none does."""
         found = self.rocm_releases_for((gfx,))
         return found[-1] if found else None
+
+    def rocm_routes(self) -> tuple[RocmRoute, ...]:
+        """The repository route of each release gpuenv has one for (rocm.json ``repository``, a copy
+        of repos.json's): what `install auto` may plan, read without the planner's file (#42)."""
+        self._need("rocm")
+        return tuple(r.repository for r in self._rocm if r.repository is not None)
 
     def default_rocm(self) -> RocmRelease:
         """The default install target (7.2.4)."""

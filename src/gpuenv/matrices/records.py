@@ -9,7 +9,7 @@ from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:
-    pass
+    from gpuenv.matrices.routes import RocmRoute
 
 class MatrixError(ValueError):
     """A matrices file that is missing, malformed or fails its schema."""
@@ -204,6 +204,9 @@ class RocmRelease:
     stream: str | None = None
     # Of ``torch``, the versions AMD lists for Instinct GPUs only (10.1.0: 2.13.0, 2.12.0; #42).
     torch_instinct_only: tuple[str, ...] = ()
+    # The repository route gpuenv installs it from (rocm.json ``repository``, copied from repos.json),
+    # None where gpuenv has none: what `install auto` may plan (gpuenv.matrices.routes, #42).
+    repository: RocmRoute | None = None
 
     def support(self, gfx: str) -> str | None:
         """Support level of a gfx target in this release, or None when unsupported."""

@@ -4,12 +4,48 @@ ldconfig, update-initramfs, the GPU groups (pure: each returns Steps)."""
 
 from __future__ import annotations
 
-from gpuenv.plan.plan import Kind, Step
+import re
+
+from gpuenv.plan.plan import KeyNotTrusted, Kind, Step
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
+    from typing import Any
+
     from gpuenv.facts import Facts
     from gpuenv.plan.repos import Key
+
+
+def pin_key(key: dict[str, Any], version: str, trust: str | None, notes: list[str]) -> None:
+    """Pin a ROCm release's repository key (repos.json's ``key``, either stream) only where a
+    first-party source confirms its fingerprint, or the user repeated it (--trust-unconfirmed-key):
+    else KeyNotTrusted, one line saying where it was read, what to check and what to pass. Either
+    way the plan says which it is (#42)."""
+    fpr = key["fingerprint"]
+    if key.get("confirmed") is True:
+        review = f"; {key['review']}" if key.get("review") else ""
+        notes.append(f"ROCm {version}'s repository key {fpr} is marked confirmed: {key['source']}{review}")
+        return
+    if trust != fpr:
+        given = f" (--trust-unconfirmed-key {trust} names another key)" if trust else ""
+        raise KeyNotTrusted(
+            f"ROCm {version}'s repository key {fpr} is not confirmed by AMD (no AMD page publishes it; read in "
+            f"{_where_read(key)}){given}: check that `curl -fsSL {key['url']} | gpg --show-keys` prints it and, "
+            f"to pin it anyway, repeat it: --trust-unconfirmed-key {fpr}"
+        )
+    notes.append(
+        f"ROCm {version}'s repository key {fpr} is NOT confirmed by AMD, pinned because --trust-unconfirmed-key "
+        f"repeated it; where it was read: {key['source']}"
+        + (f"; {key['review']}" if key.get("review") else "")
+    )
+
+
+def _where_read(key: dict[str, Any]) -> str:
+    """The files a key's fingerprint was read in, as its source names them ('owner/repo path @ commit'),
+    without the source's explanations; the whole source where it names none."""
+    read = key["source"].split("the key URL")[0]  # what follows cites the URL's page, not the fingerprint
+    found = re.findall(r"[\w.-]+/[\w.-]+ [^\s;()]+ @ [0-9a-f]{7,40}", read)
+    return "; ".join(dict.fromkeys(found)) or read.rstrip("; ") or key["source"]
 
 
 def apt_update() -> Step:

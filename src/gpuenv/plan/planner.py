@@ -24,6 +24,7 @@ from gpuenv.plan.builders import (
     initramfs,
     key_and_sources,
     ldconfig,
+    pin_key,
     remove_file,
     write_file,
 )
@@ -42,7 +43,7 @@ from gpuenv.resolve.checks import nvidia as nvidia_checks
 from gpuenv.resolve.checks import stack as stack_checks
 from gpuenv.resolve.finding import Target
 from gpuenv.resolve.registry import cite
-from gpuenv.resolve.target import choose_auto, fitting_rocm, newest_cuda_for
+from gpuenv.resolve.target import auto_rocm, choose_auto, newest_cuda_for
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -223,9 +224,8 @@ def _torch_steps(
 def _rocm(
     facts: Facts, matrices: Matrices, repos: Repos, req: Request, notes: list[str]
 ) -> tuple[PlanTarget, list[Step]]:
-    installable = {r["rocm"] for r in repos.section("amd")["releases"]}
-    installable |= repos.therock_installable(*inv.repo_os(facts), req.trust_key)
-    version = req.version or fitting_rocm(facts, matrices, installable).version
+    # The doctor judges a bare box against the same choice (resolve.target.auto_rocm, #42).
+    version = req.version or auto_rocm(facts, matrices, repos.rocm_routes(), req.trust_key).version
     known = matrices.rocm_release(version)
     if known is None:
         raise PlanError(f"ROCm {version} is not in the bundled matrices (gpuenv matrix show rocm)")
@@ -250,6 +250,9 @@ def _rocm(
         # is shown (for the jammy suite) and refused (os.unsupported, judged by the doctor too).
         notes.append(f"gpuenv has no AMD apt suite for {inv.os_label(facts)}")
         suite = "jammy"
+    # The legacy stream's key, as the new stream's: pinned only where a first-party source confirms
+    # its fingerprint or --trust-unconfirmed-key repeats it (#42).
+    pin_key(repos.section("amd")["key"], version, req.trust_key, notes)
     key = repos.amd_key()
     lists = repos.amd_lists(version, rel["amdgpu"], suite)
     pin = repos.section("amd")["pin"]

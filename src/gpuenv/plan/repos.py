@@ -14,12 +14,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from gpuenv.matrices import routes
 from gpuenv.plan.plan import PlanError
 from gpuenv.standins.record import field, record
 
 TYPE_CHECKING = False  # what only the type checker needs is not imported at run time
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from gpuenv.matrices.routes import RocmRoute
 
 _FPR = re.compile(r"[0-9A-F]{40}")
 
@@ -91,6 +94,11 @@ class Repos:
                 return rel
         return None
 
+    def rocm_routes(self) -> tuple[RocmRoute, ...]:
+        """Every ROCm release's route as the choice of release needs it (gpuenv.matrices.routes):
+        what `install auto` may plan, by the rule the doctor judges a bare box with (#42)."""
+        return routes.from_repos(self.doc)
+
     def therock_installable(
         self, os_id: str | None = None, version: str | None = None, trust: str | None = None
     ) -> set[str]:
@@ -98,18 +106,14 @@ class Repos:
         fingerprint that a first-party page confirms or the user repeated (``trust``: the value of
         --trust-unconfirmed-key, #42) and, when an OS is given, whose repository has a directory
         for it."""
-        return {
-            rel["rocm"]
-            for rel in self.doc.get("amd_therock", {}).get("releases", ())
-            if self.key_trusted(rel, trust) and (os_id is None or self.therock_distro(rel, os_id, version))
-        }
+        therock = [r for r in self.rocm_routes() if r.distros is not None]
+        return set(routes.installable(therock, os_id, version, trust))
 
     @staticmethod
     def key_trusted(rel: dict[str, Any], trust: str | None) -> bool:
         """Whether the planner may pin this release's key: a fingerprint is pinned, and either a
         first-party page confirms it or --trust-unconfirmed-key repeated it."""
-        fpr = rel["key"].get("fingerprint")
-        return bool(fpr) and (rel["key"].get("confirmed") is True or fpr == trust)
+        return routes.key_may_pin(rel["key"].get("fingerprint"), rel["key"].get("confirmed") is True, trust)
 
     @staticmethod
     def therock_key(rel: dict[str, Any]) -> Key:

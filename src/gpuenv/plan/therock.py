@@ -24,9 +24,10 @@ from gpuenv.plan.builders import (
     gpu_groups,
     key_and_sources,
     ldconfig,
+    pin_key,
     remove_file,
 )
-from gpuenv.plan.plan import KeyNotTrusted, Kind, PlanError, Step
+from gpuenv.plan.plan import Kind, PlanError, Step
 from gpuenv.plan.purge import purge_packages
 from gpuenv.plan.repos import Repos
 from gpuenv.resolve import facts_view, gpuinfo
@@ -70,7 +71,7 @@ def install_steps(
             "Install ROCm 7.2.4 instead (gpuenv install rocm --version 7.2.4), or follow AMD's page by hand: "
             + rel["source"]
         )
-    _key_trust(rel, version, trust, notes)
+    pin_key(rel["key"], version, trust, notes)
     distro = repos.therock_distro(rel, *inv.repo_os(facts))
     if distro is None:
         offered = ", ".join(f"{d['os']} {d['version']}" for d in rel["distros"])
@@ -94,36 +95,6 @@ def install_steps(
         )
     _shared_route_note(repos, rel, version, notes)
     return steps
-
-
-def _key_trust(rel: dict[str, Any], version: str, trust: str | None, notes: list[str]) -> None:
-    """Pin the release's key only where a first-party page confirms its fingerprint, or the user
-    repeated it (--trust-unconfirmed-key): else KeyNotTrusted, one line saying where it was read.
-    Either way the plan says which it is (#42)."""
-    key = rel["key"]
-    fpr = key["fingerprint"]
-    if key.get("confirmed") is True:
-        notes.append(f"ROCm {version}'s repository key {fpr} is confirmed by a first-party source: {key['source']}")
-        return
-    if trust != fpr:
-        given = f" (--trust-unconfirmed-key {trust} names another key)" if trust else ""
-        raise KeyNotTrusted(
-            f"ROCm {version}'s repository key {fpr} is not confirmed by AMD (no AMD page publishes it; read in "
-            f"{_where_read(key)}){given}: to pin it anyway, repeat it: --trust-unconfirmed-key {fpr}"
-        )
-    notes.append(
-        f"ROCm {version}'s repository key {fpr} is NOT confirmed by AMD, pinned because --trust-unconfirmed-key "
-        f"repeated it; where it was read: {key['source']}"
-        + (f"; {key['review']}" if key.get("review") else "")
-    )
-
-
-def _where_read(key: dict[str, Any]) -> str:
-    """The files a key's fingerprint was read in, as its source names them ('owner/repo path @ commit'),
-    without the source's explanations; the whole source where it names none."""
-    read = key["source"].split("the key URL")[0]  # what follows cites the URL's page, not the fingerprint
-    found = re.findall(r"[\w.-]+/[\w.-]+ [^\s;()]+ @ [0-9a-f]{7,40}", read)
-    return "; ".join(dict.fromkeys(found)) or key["source"]
 
 
 def _shared_route_note(repos: Repos, rel: dict[str, Any], version: str, notes: list[str]) -> None:

@@ -68,6 +68,12 @@ def target_line(report: Report, facts: Facts | None = None) -> str:
     return what
 
 
+def auto_notes(report: Report) -> list[str]:
+    """What a bare box's target says about repository keys (#42): install auto's release pinned only
+    with --trust-unconfirmed-key, a newer release that fits with it. Each a line of its own."""
+    return [report.target.extra[k] for k in ("key", "newer") if report.target.extra.get(k)]
+
+
 def _calm_rows(facts: Facts, summary_rows: Callable[[Facts], list[tuple[str, str]]]) -> list[tuple[str, str]]:
     """The key facts of a healthy machine: the summary, its Stacks row cut down to the toolkit
     releases and the driver package (no list of package revisions). A summary that cannot be made
@@ -141,6 +147,8 @@ def render_report(report: Report, facts: Facts, term: Term, only: Sequence[str] 
             f" ({', '.join(only)} checked)" if only else "",
             f" — judged against {target_line(report, facts)}",
         )
+        for note in auto_notes(report):
+            term.line("  ", (note, "dim"))
         if not only:
             for label, value in _calm_rows(facts, summary_rows):
                 term.line("  ", (f"{label:<10}", "dim"), f" {value}")
@@ -152,6 +160,8 @@ def render_report(report: Report, facts: Facts, term: Term, only: Sequence[str] 
     term.line(
         (counts_line(s) + _not_judged(report), "bold"), f" — judged against {target_line(report, facts)}"
     )
+    for note in auto_notes(report):
+        term.line("  ", (note, "dim"))
     for area, rows in nested(report.findings):
         term.line()
         term.line((_AREA_TITLES.get(area, area), "bold underline"))
@@ -190,6 +200,7 @@ def report_markdown(
             + (f"; gpuenv {facts.gpuenv_version}" if facts.gpuenv_version else "")
             + (f", matrices {bundle.get('version')}" if bundle.get("version") else "")
         ),
+        *(md_text(note) for note in auto_notes(report)),
         f"> {md_text(notice)}",
     ]
     for area, rows in nested(report.findings):

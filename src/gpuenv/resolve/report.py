@@ -79,6 +79,10 @@ def target_dict(target: Target) -> dict[str, str | None]:
         # A release the matrices lack (6.4.4): what is installed, beside the release it was judged
         # as (version; null when it could not be judged at all).
         out["installed"] = installed
+    # install auto's release behind an unconfirmed key, or a newer one that fits behind one (#42).
+    for said in ("key", "newer"):
+        if target.extra.get(said):
+            out[said] = target.extra[said]
     return out
 
 

@@ -12,6 +12,7 @@ The ``basis`` in ``Target.extra`` says where the target came from: "explicit" (-
 from __future__ import annotations
 
 from gpuenv.facts import Facts
+from gpuenv.matrices import routes
 from gpuenv.resolve import facts_view, gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Target
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
     from gpuenv.facts import Gpu
     from gpuenv.matrices import CudaToolkit, GpuLimit, Matrices, OsSupport, RocmRelease
+    from gpuenv.matrices.routes import RocmRoute
 
 
 class TargetError(ValueError):
@@ -43,12 +45,61 @@ def choose_auto(facts: Facts, matrices: Matrices | None) -> Target | None:
     if nvidia and amd:
         return None
     if amd:
-        version = fitting_rocm(facts, matrices).version if matrices is not None else None
-        return Target(stack="rocm", version=version, extra={"basis": "auto"})
+        if matrices is None:
+            return Target(stack="rocm", version=None, extra={"basis": "auto"})
+        release = auto_rocm(facts, matrices).version
+        said = {"key": key_to_trust(matrices, release), "newer": newer_with_trust(facts, matrices, release)}
+        return Target(stack="rocm", version=release, extra={"basis": "auto", **{k: v for k, v in said.items() if v}})
     if nvidia:
         version = newest_cuda_for(facts, matrices) if matrices is not None else None
         return Target(stack="cuda", version=version, extra={"basis": "auto"})
     return None
+
+
+def auto_rocm(
+    facts: Facts, matrices: Matrices, found: Iterable[RocmRoute] | None = None, trust: str | None = None
+) -> RocmRelease:
+    """The ROCm release `install auto` (and `install rocm` without --version) installs here, one
+    answer for the doctor and the planner (#42): ``fitting_rocm`` over the releases gpuenv can
+    install by default (``routes.installable``: a repository route, a key it may pin without
+    --trust-unconfirmed-key, a directory for this OS). ``found``: the planner's routes (repos.json);
+    the doctor's are the matrices' copy of them. ``trust``: --trust-unconfirmed-key's fingerprint."""
+    found = matrices.rocm_routes() if found is None else found
+    if not found:  # a bundle from before #42 (no routes in rocm.json): not narrowed, as then
+        return fitting_rocm(facts, matrices)
+    allowed = routes.choosable(found, matrices.default_rocm().version, *inv.repo_os(facts), trust)
+    return fitting_rocm(facts, matrices, allowed)
+
+
+def key_to_trust(matrices: Matrices, version: str) -> str | None:
+    """One sentence when `install auto`'s release is pinned only with --trust-unconfirmed-key (its
+    repository key's fingerprint is not confirmed by AMD, #42); None otherwise."""
+    release = matrices.rocm_release(version)
+    route = release.repository if release is not None else None
+    if route is None or route.key_confirmed or not route.fingerprint:
+        return None
+    return (
+        f"install auto plans ROCm {version} only with --trust-unconfirmed-key {route.fingerprint} "
+        "(its repository key's fingerprint is not confirmed by AMD)"
+    )
+
+
+def newer_with_trust(
+    facts: Facts, matrices: Matrices, version: str, found: Iterable[RocmRoute] | None = None
+) -> str | None:
+    """One sentence when a release newer than ``version`` (install auto's) would fit this machine
+    were its repository key trusted with --trust-unconfirmed-key; None otherwise."""
+    found = tuple(matrices.rocm_routes() if found is None else found)
+    os_id, os_version = inv.repo_os(facts)
+    pinned = {r.rocm for r in found if r.fingerprint and r.serves(os_id, os_version)}
+    newer = fitting_rocm(facts, matrices, pinned)
+    route = next((r for r in found if r.rocm == newer.version), None)
+    if route is None or route.key_confirmed or not inv.older(version, newer.version):
+        return None
+    return (
+        f"ROCm {newer.version} is newer and also fits this machine; install auto plans it only with "
+        f"--trust-unconfirmed-key {route.fingerprint} (its repository key's fingerprint is not confirmed by AMD)"
+    )
 
 
 def fitting_rocm(

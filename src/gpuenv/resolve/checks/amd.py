@@ -207,7 +207,15 @@ def _other_release_fix(matrices: Matrices, targets: list[str]) -> str:
     if len(newest) != len(targets):
         return "Use a GPU a ROCm release lists (`gpuenv matrix show rocm`). "
     oldest_newest = min(newest, key=lambda r: inv.version_tuple(r.version))
-    return f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} --dry-run. "
+    route = oldest_newest.repository
+    if route is None or route.key_confirmed or not route.fingerprint:
+        return f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} --dry-run. "
+    # Its key is pinned only when the user repeats it (#42): the command says so, not a refusal later.
+    return (
+        f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} "
+        f"--trust-unconfirmed-key {route.fingerprint} --dry-run (its repository key's fingerprint is not "
+        "confirmed by AMD: check it first). "
+    )
 
 
 def _unsupported_by_every_release(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Finding]:
