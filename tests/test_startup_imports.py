@@ -100,6 +100,18 @@ def test_commands_that_write_no_styled_lines_load_no_renderer(argv):
     assert not [m for m in loaded if m.startswith("gpuenv.render")]
 
 
+def test_a_doctor_without_torch_or_nvidia_driver_loads_no_wheel_rules(tmp_path):
+    """The torch checks' helpers (wheelfit, torcharch, pep440) are imported past their early
+    returns: a fresh box (an empty root: no torch, no driver) never loads them; a box with torch
+    and a driver does."""
+    assert not {"gpuenv.resolve.wheelfit", "gpuenv.resolve.torcharch", "gpuenv.standins.pep440"} & _loaded(
+        "doctor", "--json", "--root", str(tmp_path)
+    )
+    assert {"gpuenv.resolve.wheelfit", "gpuenv.resolve.torcharch", "gpuenv.standins.pep440"} <= _loaded(
+        "doctor", "--json", "--facts", str(FACTS / "doctor-healthy-cuda.json")
+    )
+
+
 def test_help_is_plain_text_even_where_colour_is_forced():
     """Python 3.14's argparse would colour it (FORCE_COLOR); gpuenv's formatter keeps it plain,
     as on 3.10 to 3.13, without importing _colorize."""

@@ -8,7 +8,6 @@ from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.memo import LastAsked
 from gpuenv.resolve.registry import check
-from gpuenv.standins import pep440
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -81,6 +80,8 @@ def _newer_than_bundle(facts: Facts, matrices: Matrices) -> list[str]:
             newer.append(f"CUDA {version} (newest bundled {newest})")
     torch = facts.python.torch if facts.python else None
     if torch and torch.version and (newest := _newest(matrices, "torch")):
+        from gpuenv.standins import pep440  # only a machine with torch compares its version
+
         if pep440.older(newest, torch.version.split("+")[0]):  # 2.9.0.dev1 is older than 2.9.0
             newer.append(f"PyTorch {torch.version} (newest bundled {newest})")
     driver = inv.nvidia_driver_version(facts)

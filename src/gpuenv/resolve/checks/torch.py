@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 
 from gpuenv.facts import Facts, Gpu
-from gpuenv.resolve import gpuinfo, toolkitpaths, torcharch, wheelfit
+from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.facts_view import amdgpu_release, rocm_gpus, same_line, shadowed_wheel_libraries
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
-from gpuenv.standins import pep440
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -22,7 +21,10 @@ if TYPE_CHECKING:
 
     from gpuenv.facts import Torch
     from gpuenv.matrices import Matrices
+    from gpuenv.resolve import wheelfit
 
+# wheelfit, torcharch and pep440 are imported in the functions that use them, past their early
+# returns: a machine with no torch and no NVIDIA driver (a fresh box) never loads them.
 COMPAT_REF = "https://docs.nvidia.com/deploy/cuda-compatibility/"
 GET_STARTED = "https://pytorch.org/get-started/locally/"
 
@@ -71,6 +73,8 @@ def cpu_build(facts: Facts, matrices: Matrices | None, target: Target) -> Iterat
 def _rocm_builds_exist(matrices: Matrices | None, release: str | None) -> bool | None:
     """Whether PyTorch ``release`` had official ROCm wheels: False before the first release the
     matrices hold a ROCm variant of (1.8.0, the first with ROCm binaries), None when not known."""
+    from gpuenv.standins import pep440
+
     if matrices is None or release is None:
         return None
     if any(v.stack == "rocm" for v in matrices.torch_variants(release)):
@@ -119,6 +123,8 @@ def wrong_vendor(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
 
 def _nvidia_archs(facts: Facts, matrices: Matrices) -> list[wheelfit.GpuArch]:
     """The NVIDIA GPUs as `gpuenv torch` sees them, those of unknown capability left out."""
+    from gpuenv.resolve import wheelfit
+
     return [g for g in wheelfit.gpu_archs(facts, matrices, "nvidia") if g.arch]
 
 
@@ -131,6 +137,9 @@ def driver_too_old(facts: Facts, matrices: Matrices, target: Target) -> Iterator
         return
     if not gpus:
         return
+    # Imported here, past the returns: a machine without an NVIDIA GPU and driver never needs them.
+    from gpuenv.resolve import torcharch, wheelfit
+
     torch = _torch(facts)
     if torch is not None and torch.cuda and not target.torch:
         archs = torcharch.installed_archs(facts, matrices) or ()
@@ -179,6 +188,8 @@ def _variant_unknown(facts: Facts, matrices: Matrices, torch: Torch, driver: str
     torch.version.cuda: a report's pip list), on an NVIDIA driver that runs only some of that
     release's CUDA wheels: a warning naming which, since which one is installed decides (pip's
     default and download.pytorch.org's indexes differ)."""
+    from gpuenv.resolve import wheelfit
+
     release = inv.torch_release(torch)
     gpus = facts.gpus_of("nvidia")
     if release is None:
@@ -255,6 +266,8 @@ def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
         return
     if not gpus:
         return
+    from gpuenv.resolve import torcharch  # past the returns: only a torch that could miss a GPU
+
     missing, how = torcharch.missing_from(facts, matrices, torch, gpus, build)
     if not missing:
         return
@@ -291,6 +304,8 @@ def arch_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Ite
 
 
 def _arch_missing_target(facts: Facts, matrices: Matrices, version: str) -> Iterator[Finding]:
+    from gpuenv.resolve import wheelfit
+
     for stack, vendor in (("cuda", "nvidia"), ("rocm", "amd")):
         gpus = list(facts.gpus_of("nvidia")) if vendor == "nvidia" else list(rocm_gpus(facts, matrices))
         if not gpus:
