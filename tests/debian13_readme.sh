@@ -12,7 +12,7 @@
 #   - /proc, /sys, /dev and /dev/pts mounted; every mount is undone at the end, even on failure,
 #     and any process still running inside the chroot then is named and ended (a failure);
 #   - a clean `git clone` of BRANCH (committed work only) made by that account in its home: root
-#     in /root, and `tester` (NOPASSWD sudo) in /home/tester through `runuser -l`, a login shell,
+#     in /root, and `tester` (NOPASSWD sudo) in /home/tester through `su -l`, a login shell,
 #     so that pam_umask gives it 0002 (checked: the run stops if `umask` says otherwise);
 #   - the README's "Run the doctor" line, then `bash tests/run.sh`, each read from README.md.
 # The host's TLS set-up goes in with it, as a user behind the same proxy would have it: the local
@@ -22,7 +22,7 @@
 # GPUENV_CHROOT_CACHE and GPUENV_DEBIAN_MIRROR are passed in when set (unset by default: fresh).
 # Logs: $GPUENV_D13_WORK/ACCOUNT.log; the last lines say how each step ended. Exit 0 if all passed.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 which=${1:-both}
 branch=${2:-$(git rev-parse --abbrev-ref HEAD)}
 work=${GPUENV_D13_WORK:-/var/tmp/gpuenv-d13}
@@ -101,7 +101,9 @@ for account in "${accounts[@]}"; do
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
     [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
-    mnt "$root/proc" -t proc proc && mnt "$root/sys" -t sysfs sysfs && mnt "$root/dev" --bind /dev \
+    # The chroot's / a mount point of its own, as a machine's root filesystem is: unshare's
+    # private propagation (tests/platform_run.sh, the namespace tests) needs one.
+    mnt "$root" --bind "$root" && mnt "$root/proc" -t proc proc && mnt "$root/sys" -t sysfs sysfs && mnt "$root/dev" --bind /dev \
         && mnt "$root/dev/pts" --bind /dev/pts && { ! mountpoint -q /dev/shm || mnt "$root/dev/shm" --bind /dev/shm; } \
         && mnt "$root/var/cache/apt/archives" --bind "$cache/apt-$account" || {
         results+=("$account: NOT RUN, mount failed"); umount_all; continue; }
@@ -117,8 +119,9 @@ for account in "${accounts[@]}"; do
         chmod 0440 "$root/etc/sudoers.d/tester"
         box chown -R tester: /srv/gpuenv.git
     fi
-    # runuser -l: a login shell through PAM (pam_umask), as a user who logs in gets.
-    as() { box runuser -l "$account" -c "$1"; }
+    # su -l: a login shell through PAM's common-session, whose pam_umask gives a user 0002 on
+    # Debian 13 (runuser's PAM stack has no common-session: its umask stays 0022).
+    as() { box su -l "$account" -c "$1"; }
     um=$(as umask)
     say "umask in $account's login shell: $um"
     if [ "$account" = tester ] && [ "$um" != 0002 ]; then
