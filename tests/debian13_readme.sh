@@ -99,11 +99,14 @@ for account in "${accounts[@]}"; do
         results+=("$account: NOT RUN, debootstrap failed: $(tail -n1 "$log")"); continue
     fi
     cp /etc/resolv.conf "$root/etc/resolv.conf"
+    # The machine's name resolves, as the Debian installer's /etc/hosts makes it (sudo asks).
+    printf '127.0.1.1\t%s\n' "$(hostname)" >>"$root/etc/hosts"
     cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
     [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
     # The chroot's / a mount point of its own, as a machine's root filesystem is: unshare's
     # private propagation (tests/platform_run.sh, the namespace tests) needs one.
-    mnt "$root" --bind "$root" && mnt "$root/proc" -t proc proc && mnt "$root/sys" -t sysfs sysfs && mnt "$root/dev" --bind /dev \
+    # Private: nothing mounted under it reaches the host's mount table beyond these.
+    mnt "$root" --bind "$root" && mount --make-private "$root" && mnt "$root/proc" -t proc proc && mnt "$root/sys" -t sysfs sysfs && mnt "$root/dev" --bind /dev \
         && mnt "$root/dev/pts" --bind /dev/pts && { ! mountpoint -q /dev/shm || mnt "$root/dev/shm" --bind /dev/shm; } \
         && mnt "$root/var/cache/apt/archives" --bind "$cache/apt-$account" || {
         results+=("$account: NOT RUN, mount failed"); umount_all; continue; }
