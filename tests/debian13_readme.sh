@@ -5,6 +5,9 @@
 # platform runs included, inside the chroot: an hour or more).
 #
 #   bash tests/debian13_readme.sh [root|user|both] [BRANCH]     (default: both, the current branch)
+#   bash tests/debian13_readme.sh root|user|both BRANCH -- PYTEST-ARGS
+#       (a fix re-checked: the account's chroot and clone of the last run are reused, BRANCH's new
+#       commits pulled into the clone, and the test command run with PYTEST-ARGS; not fresh)
 #
 # For each account, in a chroot of its own under $GPUENV_D13_WORK (default /var/tmp/gpuenv-d13):
 #   - `debootstrap --variant=minbase trixie` plus what a new user has: python3, git, sudo and
@@ -25,6 +28,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 which=${1:-both}
 branch=${2:-$(git rev-parse --abbrev-ref HEAD)}
+shift $(($# < 2 ? $# : 2))
+[ "${1:-}" != -- ] || shift
+extra=("$@")
 work=${GPUENV_D13_WORK:-/var/tmp/gpuenv-d13}
 cache=${GPUENV_D13_CACHE:-/var/cache/gpuenv-d13}
 mirror=${GPUENV_DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -87,9 +93,43 @@ mnt() {  # mnt TARGET mount-args...
 results=()
 for account in "${accounts[@]}"; do
     root=$(root_of "$account")
-    log="$work/$account.log"
+    home=/root
+    [ "$account" = root ] || home=/home/$account
+    log="$work/$account${extra[0]:+-recheck}.log"
     : >"$log"
     say() { echo "== $(date -u +%H:%M:%S) $account: $*" | tee -a "$log"; }
+    box() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb "$@"; }
+    # su -l: a login shell through PAM's common-session, whose pam_umask gives a user 0002 on
+    # Debian 13 (runuser's PAM stack has no common-session: its umask stays 0022).
+    as() { box su -l "$account" -c "$1"; }
+    mount_all() {
+        # The chroot's / a mount point of its own, as a machine's root filesystem is: unshare's
+        # private propagation (tests/platform_run.sh, the namespace tests) needs one. Private:
+        # nothing mounted under it reaches the host's mount table.
+        mnt "$root" --bind "$root" && mount --make-private "$root" && mnt "$root/proc" -t proc proc \
+            && mnt "$root/sys" -t sysfs sysfs && mnt "$root/dev" --bind /dev && mnt "$root/dev/pts" --bind /dev/pts \
+            && { ! mountpoint -q /dev/shm || mnt "$root/dev/shm" --bind /dev/shm; } \
+            && mnt "$root/var/cache/apt/archives" --bind "$cache/apt-$account"
+    }
+    if [ ${#extra[@]} -gt 0 ]; then
+        say "re-check in the last run's chroot $root: branch $branch at $commit, pytest ${extra[*]}"
+        [ -d "$root$home/gpuenv/.git" ] || { results+=("$account: NOT RUN, no earlier run in $root"); continue; }
+        mount_all || { results+=("$account: NOT RUN, mount failed"); umount_all; continue; }
+        box chown -R root: /srv/gpuenv.git  # git pushes only into a repository of its own account's
+        git push -q --force "$root/srv/gpuenv.git" "$commit:refs/heads/$branch"
+        box chown -R "$account:" /srv/gpuenv.git
+        as "git -C $home/gpuenv pull -q --ff-only && git -C $home/gpuenv log --oneline -1" 2>&1 | tee -a "$log"
+        say "umask in $account's login shell: $(as umask)"
+        say "test command: $test_line ${extra[*]}"
+        start=$SECONDS
+        as "cd $home/gpuenv && $test_line $(printf '%q ' "${extra[@]}")" >>"$log" 2>&1
+        rc=$?
+        results+=("$account: test command ${extra[*]}: rc $rc ($((SECONDS - start)) s)")
+        say "test command: rc $rc"
+        end_leftovers "$root" | tee -a "$log"
+        umount_all
+        continue
+    fi
     say "fresh chroot $root (trixie minbase), branch $branch at $commit"
     rm -rf --one-file-system "$root"
     # A cache per account: two instances (root, user) may run at once.
@@ -103,28 +143,16 @@ for account in "${accounts[@]}"; do
     printf '127.0.1.1\t%s\n' "$(hostname)" >>"$root/etc/hosts"
     cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/" 2>/dev/null || true
     [ -f /etc/pip.conf ] && cp /etc/pip.conf "$root/etc/pip.conf"
-    # The chroot's / a mount point of its own, as a machine's root filesystem is: unshare's
-    # private propagation (tests/platform_run.sh, the namespace tests) needs one.
-    # Private: nothing mounted under it reaches the host's mount table beyond these.
-    mnt "$root" --bind "$root" && mount --make-private "$root" && mnt "$root/proc" -t proc proc && mnt "$root/sys" -t sysfs sysfs && mnt "$root/dev" --bind /dev \
-        && mnt "$root/dev/pts" --bind /dev/pts && { ! mountpoint -q /dev/shm || mnt "$root/dev/shm" --bind /dev/shm; } \
-        && mnt "$root/var/cache/apt/archives" --bind "$cache/apt-$account" || {
-        results+=("$account: NOT RUN, mount failed"); umount_all; continue; }
-    box() { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb "$@"; }
+    mount_all || { results+=("$account: NOT RUN, mount failed"); umount_all; continue; }
     box update-ca-certificates >>"$log" 2>&1
     # The branch, as a bare repository the account owns (git refuses another user's repository).
     git clone -q --bare --no-local --branch "$branch" --single-branch . "$root/srv/gpuenv.git"
-    home=/root
     if [ "$account" = tester ]; then
-        home=/home/tester
         box useradd --create-home --shell /bin/bash tester
         echo 'tester ALL=(ALL) NOPASSWD:ALL' >"$root/etc/sudoers.d/tester"
         chmod 0440 "$root/etc/sudoers.d/tester"
         box chown -R tester: /srv/gpuenv.git
     fi
-    # su -l: a login shell through PAM's common-session, whose pam_umask gives a user 0002 on
-    # Debian 13 (runuser's PAM stack has no common-session: its umask stays 0022).
-    as() { box su -l "$account" -c "$1"; }
     um=$(as umask)
     say "umask in $account's login shell: $um"
     if [ "$account" = tester ] && [ "$um" != 0002 ]; then
