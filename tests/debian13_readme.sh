@@ -121,9 +121,12 @@ for account in "${accounts[@]}"; do
         as "git -C $home/gpuenv pull -q --ff-only && git -C $home/gpuenv log --oneline -1" 2>&1 | tee -a "$log"
         say "umask in $account's login shell: $(as umask)"
         say "test command: $test_line ${extra[*]}"
+        as "git -C $home/gpuenv status --porcelain --ignored" >"$work/$account.status-before"
         start=$SECONDS
         as "cd $home/gpuenv && $test_line $(printf '%q ' "${extra[@]}")" >>"$log" 2>&1
         rc=$?
+        changed=$(as "git -C $home/gpuenv status --porcelain --ignored" | grep -vxF -f "$work/$account.status-before")
+        [ -z "$changed" ] || { echo "$changed" | sed 's/^/CLONE CHANGED BY THE TEST COMMAND: /' | tee -a "$log"; rc="$rc, clone changed"; }
         results+=("$account: test command ${extra[*]}: rc $rc ($((SECONDS - start)) s)")
         say "test command: rc $rc"
         end_leftovers "$root" | tee -a "$log"
@@ -166,14 +169,18 @@ for account in "${accounts[@]}"; do
     results+=("$account: set-up line: rc $rc ($((SECONDS - start)) s)")
     say "set-up line: rc $rc"
     say "test command: $test_line"
+    # The README promises the test command leaves the clone as it was (the set-up line's .venv,
+    # build/ and egg-info are its own): every path it adds or changes, ignored ones too, is named.
+    as "git -C $home/gpuenv status --porcelain --ignored" >"$work/$account.status-before"
     start=$SECONDS
     as "cd $home/gpuenv && $test_line" >>"$log" 2>&1
     rc=$?
+    changed=$(as "git -C $home/gpuenv status --porcelain --ignored" | grep -vxF -f "$work/$account.status-before")
+    [ -z "$changed" ] || { echo "$changed" | sed 's/^/CLONE CHANGED BY THE TEST COMMAND: /' | tee -a "$log"; rc="$rc, clone changed"; }
     summary=$(grep -E '^(=+ )?[0-9]+ (passed|failed)|^[0-9]+ (passed|failed)' "$log" | head -n1)
     results+=("$account: test command: rc $rc ($((SECONDS - start)) s); main suite: ${summary:-?}")
     say "test command: rc $rc"
     sed -n '/^== interpreters covered/,$p' "$log" | tee -a "$work/summary-$account.txt"
-    as "git -C $home/gpuenv status --porcelain --ignored" | sed 's/^/CLONE CHANGED: /' | tee -a "$log"
     end_leftovers "$root" | tee -a "$log"
     umount_all
 done
