@@ -21,9 +21,12 @@
 # The host's TLS set-up goes in with it, as a user behind the same proxy would have it: the local
 # CAs (/usr/local/share/ca-certificates, then update-ca-certificates) and /etc/pip.conf. The host's
 # other pip settings (local wheel directories) are not copied: the chroot's pip uses PyPI.
-# Debian packages are cached in $GPUENV_D13_CACHE (default /var/cache/gpuenv-d13) for reruns;
-# GPUENV_CHROOT_CACHE and GPUENV_DEBIAN_MIRROR are passed in when set (unset by default: fresh).
-# Logs: $GPUENV_D13_WORK/ACCOUNT.log; the last lines say how each step ended. Exit 0 if all passed.
+# Debian packages are cached in $GPUENV_D13_CACHE (default /var/cache/gpuenv-d13) for reruns (bound
+# on the chroot's /var/cache/apt/archives); GPUENV_DEBIAN_MIRROR is debootstrap's mirror. Nothing
+# else of the host's environment goes in: each account's commands start from `env -i` and `su -l`.
+# The test command must leave the clone as it was: every path it adds (ignored ones too) is named
+# and fails the run. Logs: $GPUENV_D13_WORK/ACCOUNT.log (ACCOUNT-recheck.log); the last lines say
+# how each step ended. Exit 0 if all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 which=${1:-both}
