@@ -20,6 +20,11 @@ trixie) what="Debian 13, its python3" ;;
 sid) what="Debian sid, Python 3.14" ;;
 *) echo "unknown suite $suite" >&2; exit 2 ;;
 esac
+# The runs mount /proc and /dev in a private mount namespace. Where none can be made (a container
+# or chroot whose / is no mount point of its own), say so rather than fail every test in it.
+if ! ns=$(unshare -m --propagation private true 2>&1); then
+    covered "NOT COVERED, no private mount namespace here (is / a mount point?): ${ns:-unshare failed}"; exit 1
+fi
 
 if [ ! -e "$root/etc/debian_version" ]; then
     say "debootstrap --variant=minbase $suite"

@@ -59,6 +59,9 @@ finish() {
 }
 trap finish EXIT
 export PYTHONDONTWRITEBYTECODE=1
+# Hypothesis keeps its caches (unicode tables, constants) in ./.hypothesis, root's files in the
+# user's clone, even with no database: they go to the temporary directory.
+export HYPOTHESIS_STORAGE_DIRECTORY="$work/hypothesis"
 
 # Build from a copy: setuptools writes build/ and *.egg-info next to the sources, and those must
 # not land (root-owned) in the user's clone.

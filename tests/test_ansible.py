@@ -28,7 +28,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_provision import build_wheel_and_wheelhouse, fresh_box, python_chroot  # noqa: F401 (fixtures)
+from tests.test_provision import (  # noqa: F401 (fixtures)
+    build_wheel_and_wheelhouse,
+    fresh_box,
+    installing_pythons,
+    python_chroot,
+)
 
 pytest_plugins = ["tests.chroot_env"]  # base_chroot, vendor_repo
 
@@ -413,7 +418,9 @@ def test_target_options_reach_gpuenv(tmp_path):
 
 @pytest.fixture(scope="session")
 def wheel_and_wheelhouse(tmp_path_factory) -> tuple[Path, Path]:
-    return build_wheel_and_wheelhouse(tmp_path_factory.mktemp("gpuenv-wheel"))
+    # For every Python that installs from it: the role makes its venv with the python3 on PATH
+    # (Debian 13's 3.13 on Debian 13), not only Debian 12's.
+    return build_wheel_and_wheelhouse(tmp_path_factory.mktemp("gpuenv-wheel"), installing_pythons())
 
 
 

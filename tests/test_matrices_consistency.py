@@ -125,7 +125,8 @@ def test_a_date_not_from_amds_history_is_found(docs):
 
 def run_freshness(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-I", str(TOOLS / "freshness"), *args], capture_output=True, text=True, timeout=60, check=False
+        # -B: -I ignores PYTHONDONTWRITEBYTECODE, and the tools' bytecode would land in the clone.
+        [sys.executable, "-I", "-B", str(TOOLS / "freshness"), *args], capture_output=True, text=True, timeout=60, check=False
     )
 
 

@@ -61,8 +61,10 @@ def _box(base: Path, where: Path) -> Path:
 def _clone_into(dest: Path, owner: str | None = None, root: Path | None = None) -> None:
     """The checkout as a clone would hold it: tracked files and untracked ones git does not ignore."""
     dest.mkdir(parents=True)
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, check=True,
-                           capture_output=True).stdout.split(b"\0")  # fmt: skip
+    # safe.directory: as a sudo user, the suite runs as root in the user's clone (and conftest
+    # drops SUDO_UID, which git would go by), so git would refuse to read another user's repository.
+    files = subprocess.run(["git", "-c", f"safe.directory={REPO}", "ls-files", "-co", "--exclude-standard", "-z"],
+                           cwd=REPO, check=True, capture_output=True).stdout.split(b"\0")  # fmt: skip
     for name in filter(None, files):
         src = REPO / os.fsdecode(name)
         if src.is_file() or src.is_symlink():  # the fixtures' sysfs links dangle, as in a clone

@@ -14,8 +14,9 @@ it or a directory above it, links counted as what they lead to).
 
 What a process does once it has exec'd setpriv with another --reuid (and what its children do)
 is that account's, not root's, and is not judged. The allow-list holds only what the rule itself
-leaves out, each with its reason (``ALLOWED``). The checkout under test must itself be root's:
-otherwise root would be running another account's gpuenv, and the test says so and skips.
+leaves out, each with its reason (``ALLOWED``). The gpuenv under test must itself be root's (the
+installed wheel under tests/run.sh, whoever owns the clone): otherwise root would be running
+another account's gpuenv, and the test says so and skips.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+import gpuenv
 from gpuenv.trust import untrusted, untrusted_dir
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,7 +51,9 @@ pytestmark = [
 @pytest.fixture(autouse=True)
 def checkout_is_roots():
     assert shutil.which("strace"), "strace is missing: apt-get install strace (see tests/run.sh)"
-    for path in (REPO / "src/gpuenv", Path(sys.executable), Path(BIN)):
+    # The gpuenv that BIN runs: the installed wheel's under tests/run.sh (root's, whoever owns the
+    # clone), the checkout's src/ when installed editable.
+    for path in (Path(gpuenv.__file__).parent, Path(sys.executable), Path(BIN)):
         why = untrusted(str(path))
         if why:
             pytest.skip(f"the gpuenv under test could be changed by another account ({why}): root running it "
