@@ -13,7 +13,7 @@ import pytest
 
 from gpuenv import matrices as M
 from gpuenv.facts import from_dict
-from gpuenv.matrices import GpuLimit, MatrixError
+from gpuenv.matrices import GpuLimit, MatrixError, routes
 from gpuenv.matrices.records import instinct_models
 from gpuenv.plan import repos
 from gpuenv.resolve import gpuinfo
@@ -168,8 +168,8 @@ def test_a_malformed_limit_is_refused(tmp_path):
 def _installable(facts):
     # The new stream's key is pinned when the user repeats its fingerprint (#42): these plans do.
     r = repos.load()
-    trusted = r.therock_installable(facts.os.id, facts.os.version_id, "D0F004A0025A1145C7807FCD0701EAC4D5E02107")
-    return {x["rocm"] for x in r.section("amd")["releases"]} | trusted
+    trust = "D0F004A0025A1145C7807FCD0701EAC4D5E02107"
+    return set(routes.installable(r.rocm_routes(), facts.os.id, facts.os.version_id, trust))
 
 
 def test_install_auto_does_not_plan_an_instinct_only_release_for_a_radeon_card(m):

@@ -14,6 +14,7 @@ import pytest
 
 from gpuenv import facts as facts_mod
 from gpuenv.matrices import load as load_matrices
+from gpuenv.matrices import routes
 from gpuenv.plan import planner, purge, repos
 from gpuenv.plan.plan import Action, Kind, PlanError
 from gpuenv.probe import collect
@@ -61,8 +62,8 @@ def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
         assert rel["key"]["review"].startswith("FOR REVIEW (#42)")
         assert "ROCm/TheRock" in rel["key"]["source"] and rel["key"]["source"].count(" @ ") >= 2
         assert "rocm-docs" in rel["source"]
-    assert r.therock_installable() == set()  # an unconfirmed key is pinned only when the user repeats it
-    assert r.therock_installable(trust=AMD_KEY) == {"7.14.0", "7.14.1", "10.0.0", "10.1.0"}
+    assert _therock_installable(r) == set()  # an unconfirmed key is pinned only when the user repeats it
+    assert _therock_installable(r, trust=AMD_KEY) == {"7.14.0", "7.14.1", "10.0.0", "10.1.0"}
     # 10.1.0's route is its own install page's: the packages are 10.1's, the driver docs 31.60.0's
     rel = r.therock_release("10.1.0")
     assert "200-install.rst @ f47eb2f8ba97787da0cfd5166d1afbf42956fd9d" in rel["source"]
@@ -72,8 +73,13 @@ def test_the_route_is_amds_and_the_key_is_pinned_with_two_sources():
 
 def test_the_newest_release_for_the_rx9070xt_is_the_new_streams(facts, m):
     assert fitting_rocm(facts, m, newest=True).version == "10.1.0"
-    assert fitting_rocm(facts, m, repos.load().therock_installable("ubuntu", "24.04", AMD_KEY)).version == "10.1.0"
+    assert fitting_rocm(facts, m, _therock_installable(repos.load(), "ubuntu", "24.04", AMD_KEY)).version == "10.1.0"
     assert fitting_rocm(facts, m).version == "7.2.4"  # the doctor's bare-box default is unchanged
+
+
+def _therock_installable(r, os_id=None, version=None, trust=None):
+    """The new stream's releases the planner may install (routes with a directory list)."""
+    return set(routes.installable([x for x in r.rocm_routes() if x.distros is not None], os_id, version, trust))
 
 
 def _step(p, step_id):
@@ -169,7 +175,7 @@ def test_an_unpinned_key_is_refused_with_its_route(tmp_path, facts, m):
     path = tmp_path / "repos.json"
     path.write_text(json.dumps(doc))
     r = repos.load(path)
-    assert r.therock_installable() == set()
+    assert _therock_installable(r) == set()
     assert plan(facts, m, r).target.version == "7.2.4"
     with pytest.raises(PlanError) as err:
         plan(facts, m, r, version="10.0.0")

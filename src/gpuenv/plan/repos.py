@@ -99,16 +99,6 @@ class Repos:
         what `install auto` may plan, by the rule the doctor judges a bare box with (#42)."""
         return routes.from_repos(self.doc)
 
-    def therock_installable(
-        self, os_id: str | None = None, version: str | None = None, trust: str | None = None
-    ) -> set[str]:
-        """The new stream's releases the planner can install: those whose key has a pinned
-        fingerprint that a first-party page confirms or the user repeated (``trust``: the value of
-        --trust-unconfirmed-key, #42) and, when an OS is given, whose repository has a directory
-        for it."""
-        therock = [r for r in self.rocm_routes() if r.distros is not None]
-        return set(routes.installable(therock, os_id, version, trust))
-
     @staticmethod
     def key_trusted(rel: dict[str, Any], trust: str | None) -> bool:
         """Whether the planner may pin this release's key: a fingerprint is pinned, and either a
@@ -117,7 +107,7 @@ class Repos:
 
     @staticmethod
     def therock_key(rel: dict[str, Any]) -> Key:
-        """A new-stream release's key; its fingerprint is pinned (therock_installable)."""
+        """A new-stream release's key; its fingerprint is pinned (routes.installable)."""
         spec = rel["key"]
         return Key(
             url=spec["url"],
@@ -182,11 +172,7 @@ class Repos:
 
 def _lookup(entries: list[dict[str, Any]], os_id: str, version: str | None, key: str) -> str | None:
     for e in entries:
-        if (
-            e["os"] == os_id
-            and version is not None
-            and (version == e["version"] or version.startswith(e["version"] + "."))
-        ):
+        if routes.os_matches(os_id, version, e["os"], e["version"]):  # the rule install auto chooses by
             found: str = e[key]
             return found
     return None
