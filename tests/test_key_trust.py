@@ -16,6 +16,7 @@ from gpuenv import facts as facts_mod
 from gpuenv.exitcodes import Exit
 from gpuenv.matrices import load as load_matrices
 from gpuenv.plan import planfile, planner, repos
+from gpuenv.plan.builders import pin_key
 from gpuenv.plan.plan import Action, KeyNotTrusted, PlanError, Request
 from gpuenv.probe import collect
 from tests.cli_runner import CliRunner, app
@@ -154,3 +155,31 @@ def test_with_no_confirmed_key_install_auto_refuses_the_release_the_flag_then_pl
     p = planner.make_plan(mi50, load_matrices(), r, Request(action=Action.INSTALL, stack="rocm", user="alice",
                                                              trust_key=LEGACY))  # fmt: skip
     assert p.target.version == "6.3.3"
+
+
+def test_matrix_show_gives_each_key_the_trust_the_planner_applies():
+    """Three states, each from the data: confirmed; confirmed but for review (AMD's legacy key: read
+    from AMD's key file, no AMD page prints the fingerprint); not confirmed (pinned only when
+    repeated)."""
+    done = runner.invoke(app, ["matrix", "show"])
+    assert done.exit_code == 0, done.stderr
+    legacy, nvidia = repos.load().section("amd")["key"], repos.load().section("nvidia")["key"]
+    assert legacy["confirmed"] is True and "review" in legacy and "review" not in nvidia
+    state = {fpr: ln.split(f"{fpr}: ", 1)[1] for ln in done.stdout.splitlines() if ln.startswith("key ")
+             for fpr in (legacy["fingerprint"], nvidia["fingerprint"], KEY) if fpr in ln}
+    assert state == {
+        nvidia["fingerprint"]: "confirmed",
+        legacy["fingerprint"]: "confirmed, for review (no vendor page prints it: repos.json's review)",
+        KEY: "NOT confirmed by the vendor, for review (pinned only with --trust-unconfirmed-key)",
+    }
+
+
+def test_the_plan_says_the_legacy_key_is_confirmed_for_review_and_where_it_was_read(facts):
+    """The note quotes the review once (where the fingerprint was read and why it is kept), not the
+    source and the review both; a key without a review cites its source."""
+    legacy = repos.load().section("amd")["key"]
+    notes = [n for n in make(facts).notes if legacy["fingerprint"] in n]
+    assert notes == [f"ROCm 7.2.4's repository key {legacy['fingerprint']} is confirmed, for review: {legacy['review']}"]
+    plain: list[str] = []
+    pin_key({k: v for k, v in legacy.items() if k != "review"}, "7.2.4", None, plain)
+    assert plain == [f"ROCm 7.2.4's repository key {legacy['fingerprint']} is confirmed: {legacy['source']}"]

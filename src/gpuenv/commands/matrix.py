@@ -8,6 +8,10 @@ import sys
 from gpuenv.commands import Command, Usage
 from gpuenv.exitcodes import Exit
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
+
 SUBJECTS = ("rocm", "cuda", "torch", "gpus")
 
 
@@ -68,18 +72,22 @@ def _keys() -> tuple[str, ...]:
         r = repos.load()
     except (PlanError, OSError):
         return ()
-    out = []
-    for vendor in ("amd", "nvidia"):
-        key = r.section(vendor)["key"]
-        out.append(f"{LABELS[vendor]} {key['fingerprint']}: " + ("confirmed" if key.get("confirmed") else "NOT confirmed"))
+    out = [f"{LABELS[vendor]} {r.section(vendor)['key']['fingerprint']}: {_trust(r.section(vendor)['key'])}"
+           for vendor in ("amd", "nvidia")]
     therock: dict[str, list[str]] = {}
     for rel in r.section("amd_therock").get("releases", ()):
-        key = rel["key"]
-        state = "confirmed" if key.get("confirmed") else "NOT confirmed by AMD, for review (--trust-unconfirmed-key)"
-        therock.setdefault(f"{key['fingerprint']}: {state}", []).append(rel["rocm"])
+        therock.setdefault(f"{rel['key']['fingerprint']}: {_trust(rel['key'])}", []).append(rel["rocm"])
     out += [f"ROCm {', '.join(v)} {line}" for line, v in therock.items()]
     return tuple(out)
 
+
+
+def _trust(key: dict[str, Any]) -> str:
+    """A repository key's trust as the planner applies it; a confirmed key that carries a
+    ``review`` (no first-party page prints its fingerprint) says so, as the plan's note does (#42)."""
+    if not key.get("confirmed"):
+        return "NOT confirmed by the vendor, for review (pinned only with --trust-unconfirmed-key)"
+    return "confirmed, for review (no vendor page prints it: repos.json's review)" if key.get("review") else "confirmed"
 
 def _check(args: argparse.Namespace) -> int:
     from pathlib import Path

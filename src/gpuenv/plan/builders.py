@@ -23,8 +23,10 @@ def pin_key(key: dict[str, Any], version: str, trust: str | None, notes: list[st
     way the plan says which it is (#42)."""
     fpr = key["fingerprint"]
     if key.get("confirmed") is True:
-        review = f"; {key['review']}" if key.get("review") else ""
-        notes.append(f"ROCm {version}'s repository key {fpr} is marked confirmed: {key['source']}{review}")
+        # A confirmed key with a review (no first-party page prints its fingerprint) says where it was
+        # read in the review itself; the plain source would repeat it.
+        why = f"confirmed, for review: {key['review']}" if key.get("review") else f"confirmed: {key['source']}"
+        notes.append(f"ROCm {version}'s repository key {fpr} is {why}")
         return
     if trust != fpr:
         given = f" (--trust-unconfirmed-key {trust} names another key)" if trust else ""
