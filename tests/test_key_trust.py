@@ -183,3 +183,21 @@ def test_the_plan_says_the_legacy_key_is_confirmed_for_review_and_where_it_was_r
     plain: list[str] = []
     pin_key({k: v for k, v in legacy.items() if k != "review"}, "7.2.4", None, plain)
     assert plain == [f"ROCm 7.2.4's repository key {legacy['fingerprint']} is confirmed: {legacy['source']}"]
+
+
+def test_the_flag_is_named_exactly_where_the_planner_would_refuse_without_it():
+    """RocmRoute.trust_flag, the one rule behind every sentence that names --trust-unconfirmed-key
+    (the doctor's target line and its fixes), agrees with key_may_pin on every route shape."""
+    from gpuenv.matrices.routes import RocmRoute
+
+    for fpr in (None, KEY):
+        for confirmed in (True, False):
+            route = RocmRoute(rocm="10.1.0", fingerprint=fpr, key_confirmed=confirmed)
+            flag = route.trust_flag()
+            assert flag == (KEY if fpr and not confirmed else None)
+            if fpr:
+                assert route.key_may_pin() == (flag is None) and route.key_may_pin(flag or None)
+    for rel in load_matrices().rocm_releases():
+        route = rel.repository
+        if route is not None:
+            assert (route.trust_flag() is None) == (route.key_may_pin() or not route.fingerprint), rel.version

@@ -37,6 +37,12 @@ class RocmRoute:
     def key_may_pin(self, trust: str | None = None) -> bool:
         return key_may_pin(self.fingerprint, self.key_confirmed, trust)
 
+    def trust_flag(self) -> str | None:
+        """The fingerprint --trust-unconfirmed-key must repeat before gpuenv pins this route's key;
+        None where it pins the key without it (or pins none). One rule for every sentence that
+        names the flag (the doctor's target line and its fixes)."""
+        return self.fingerprint if self.fingerprint and not self.key_confirmed else None
+
     def serves(self, os_id: str | None, version: str | None) -> bool:
         """Whether the route has a directory for this OS; an unknown OS is not narrowed."""
         if self.distros is None or not os_id:

@@ -76,10 +76,11 @@ def key_to_trust(matrices: Matrices, version: str) -> str | None:
     repository key's fingerprint is not confirmed by AMD, #42); None otherwise."""
     release = matrices.rocm_release(version)
     route = release.repository if release is not None else None
-    if route is None or route.key_confirmed or not route.fingerprint:
+    flag = route.trust_flag() if route is not None else None
+    if flag is None:
         return None
     return (
-        f"install auto plans ROCm {version} only with --trust-unconfirmed-key {route.fingerprint} "
+        f"install auto plans ROCm {version} only with --trust-unconfirmed-key {flag} "
         "(its repository key's fingerprint is not confirmed by AMD)"
     )
 
@@ -94,11 +95,12 @@ def newer_with_trust(
     pinned = {r.rocm for r in found if r.fingerprint and r.serves(os_id, os_version)}
     newer = fitting_rocm(facts, matrices, pinned)
     route = next((r for r in found if r.rocm == newer.version), None)
-    if route is None or route.key_confirmed or not inv.older(version, newer.version):
+    flag = route.trust_flag() if route is not None else None
+    if flag is None or not inv.older(version, newer.version):
         return None
     return (
         f"ROCm {newer.version} is newer and also fits this machine; install auto plans it only with "
-        f"--trust-unconfirmed-key {route.fingerprint} (its repository key's fingerprint is not confirmed by AMD)"
+        f"--trust-unconfirmed-key {flag} (its repository key's fingerprint is not confirmed by AMD)"
     )
 
 

@@ -208,12 +208,13 @@ def _other_release_fix(matrices: Matrices, targets: list[str]) -> str:
         return "Use a GPU a ROCm release lists (`gpuenv matrix show rocm`). "
     oldest_newest = min(newest, key=lambda r: inv.version_tuple(r.version))
     route = oldest_newest.repository
-    if route is None or route.key_confirmed or not route.fingerprint:
+    flag = route.trust_flag() if route is not None else None
+    if flag is None:
         return f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} --dry-run. "
     # Its key is pinned only when the user repeats it (#42): the command says so, not a refusal later.
     return (
         f"Install a release that lists it: gpuenv install rocm --version {oldest_newest.version} "
-        f"--trust-unconfirmed-key {route.fingerprint} --dry-run (its repository key's fingerprint is not "
+        f"--trust-unconfirmed-key {flag} --dry-run (its repository key's fingerprint is not "
         "confirmed by AMD: check it first). "
     )
 
