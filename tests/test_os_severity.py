@@ -79,6 +79,25 @@ def test_an_install_asked_for_on_an_unlisted_os_is_an_error(matrices):
     assert found["os.unsupported"].severity is Severity.ERROR
 
 
+
+RESOLUTE = {"id": "ubuntu", "version_id": "26.04", "codename": "resolute", "pretty_name": "Ubuntu 26.04 LTS"}
+
+
+def test_a_target_whose_table_for_the_os_is_not_confirmed_is_a_warning_never_silence(matrices):
+    """7.2.2's Ubuntu table holds an entry no AMD page confirms (22.04's, derived from 7.1.1's), and it
+    lists no 26.04: the doctor says so as a warning naming the doubt, where it once passed in silence;
+    a release whose Ubuntu table is confirmed (7.2.4) keeps the error for the same install."""
+    r722, r724 = matrices.rocm_release("7.2.2"), matrices.rocm_release("7.2.4")
+    assert any(o.id == "ubuntu" and not o.confirmed for o in r722.os)
+    assert all(o.confirmed for o in r724.os if o.id == "ubuntu")
+    assert not any(o.id == "ubuntu" and o.version == "26.04" for r in (r722, r724) for o in r.os)
+    doubt = _found(_box("doctor-healthy-rocm", RESOLUTE, apt=None), matrices, "rocm@7.2.2")["os.unsupported"]
+    assert doubt.severity is Severity.WARNING
+    assert "ROCm 7.2.2's table for ubuntu is not fully confirmed by AMD (" in doubt.detail
+    assert "so it may lack this release" in doubt.detail
+    firm = _found(_box("doctor-healthy-rocm", RESOLUTE, apt=None), matrices, "rocm@7.2.4")["os.unsupported"]
+    assert firm.severity is Severity.ERROR and "not fully confirmed" not in firm.detail
+
 def test_a_distribution_packaged_rocm_is_community_supported_not_an_error(matrices):
     doc = _box("doctor-healthy-rocm", ARCH, apt=None)
     found = _found(doc, matrices)

@@ -9,6 +9,7 @@ from gpuenv.resolve.facts_view import CUDA_DISTROS, CUDA_DISTROS_SOURCE, DISTRIB
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import admits, basis, limited_out, rocm_release
+from gpuenv.standins.record import replace
 
 TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
@@ -221,10 +222,20 @@ def os_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterator
     if entry is not None and out:
         yield _for_other_gpus(facts, release, entry, point, out, matrices, target)
         return
-    if any(not o.confirmed for o in release.os if o.id == os_id):
-        return  # the release's OS table for this distribution is not confirmed (matrices/README.md)
     if entry is None:
-        yield _rocm_unlisted(facts, matrices, target, release, os_id, version_id)
+        finding = _rocm_unlisted(facts, matrices, target, release, os_id, version_id)
+        # A table for this distribution no AMD page confirms (derived or copied entries:
+        # matrices/README.md) may lack this release of it: said, and never more than a warning.
+        # Before, such a table made the check pass in silence ("All good" on a --target).
+        doubt = next((o for o in release.os if o.id == os_id and not o.confirmed), None)
+        if doubt is not None:
+            finding = replace(
+                finding,
+                severity=max(finding.severity, Severity.WARNING, key=lambda sev: sev.rank),
+                detail=f"{finding.detail} ROCm {release.version}'s table for {os_id} is not fully confirmed by "
+                f"AMD ({doubt.source}), so it may lack this release.",
+            )
+        yield finding
         return
     if point and entry.point_releases and all(inv.older(p, point) for p in entry.point_releases):
         yield Finding(
