@@ -359,6 +359,13 @@ SETUP_VENV = (
     "ROCm/TheRock build_tools/setup_venv.py @ 89553ce3746eda74ade42557470d25e37c91b6f0 (ROCM_INDEX_URLS_MAP "
     "stable: https://stable.repo.amd.com/rocm/whl-next/)"
 )
+# AMD's release matrix for TheRock's multi-arch PyTorch wheels at the 7.14 release (the file says "the ROCm
+# 7.14 release is cut before" 2026-06-26): the last revision on or before 7.14.0's release week (third audit).
+THEROCK_TORCH_714 = (
+    "ROCm/TheRock build_tools/github_actions/configure_pytorch_release_matrix.py @ "
+    "98049fbda095ef98f9db99e2ce196cf09c0b9b0c (2026-07-16: RELEASE_STABLE_PYTORCH_REFS linux release/2.10, "
+    "release/2.11, release/2.12; 'the ROCm 7.14 release is cut before that date')"
+)
 AMD_WHEELS = [
     {
         "rocm": "10.1.0",
@@ -394,19 +401,23 @@ AMD_WHEELS = [
     {
         "rocm": "7.14.0",
         "index_url": "https://repo.amd.com/rocm/whl-multi-arch/",
-        "torch": ["2.12.0"],
+        "torch": ["2.12.0", "2.11.0"],
         "archs": None,
         "source": "https://rocm.docs.amd.com/projects/ai-ecosystem/en/latest/frameworks/pytorch/install.html (as "
         "quoted, 2026-08-15, by public install scripts whose repositories were not identified: "
         "--index-url https://repo.amd.com/rocm/whl-multi-arch/ \"torch[device-gfx942]==2.12.0+rocm7.14.0\"); "
         "ROCm/TheRock RELEASES.md @ 89553ce3746eda74ade42557470d25e37c91b6f0 (the [device-*] install extras; "
-        "names https://repo.amd.com/rocm/whl-multi-arch/ as a release channel)",
+        "names https://repo.amd.com/rocm/whl-multi-arch/ as a release channel); torch 2.11.0: "
+        f"{THEROCK_TORCH_714}",
         "confirmed": False,
         "notes": [
             "Not read in AMD's own pages: the index and torch 2.12.0 (+rocm7.14.0) come from public scripts quoting "
             "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's 7.14 AI "
             f"ecosystem table lists PyTorch 2.12.0, 2.11.0 and 2.10.0 (2.10.0 for Instinct GPUs only: {AI_714}); "
-            "which of them the index carries for each target was not read, so only 2.12.0 is named here.",
+            "which of them the index carries for each target was not read. AMD's own release build of the multi-arch "
+            f"PyTorch wheels at the 7.14 cut ({THEROCK_TORCH_714}) builds release/2.10, 2.11 and 2.12, so 2.12.0 and "
+            "2.11.0, the two AMD lists for every target, are named here (the third audit); 2.10.0, Instinct-only in "
+            "AMD's table, is left out, as 10.1.0's Instinct-only releases are.",
             "The index itself is AMD's 7.14 wheel index (#42): TheRock's RELEASES.md names it as a release channel, "
             "and PyTorch's own CI installs ROCm 7.14 from it (pytorch/pytorch#190276, 2026-07-16: 'installing ROCm "
             "from the multi-arch TheRock wheel index (https://repo.amd.com/rocm/whl-multi-arch/)'). The entry stays "
