@@ -43,7 +43,7 @@ def test_the_714_sysroot_names_amds_714_index_beside_the_official_wheel(m):
     assert f"  {c.amd.pip}" in shown and any(t.startswith("AMD's own wheels for the installed ROCm 7.14.0") for t in shown)
     assert c.to_dict()["amd_wheels"]["requirement"] == "torch[device-gfx1201]==2.12.0"
     # the third audit: AMD's 7.14 release matrix builds 2.12 and 2.11 (and the Instinct-only 2.10, not named)
-    assert c.amd.also == ("2.11.0",) and "configure_pytorch_release_matrix.py @ 98049fbd" in m.amd_wheels("7.14.0").source
+    assert c.amd.also == ("2.11.0",) and "configure_pytorch_release_matrix.py @ f51dc6c9" in m.amd_wheels("7.14.0").source
 
 
 def test_a_strix_halo_with_100_gets_the_stable_index_and_its_extra(m):

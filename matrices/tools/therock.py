@@ -359,12 +359,13 @@ SETUP_VENV = (
     "ROCm/TheRock build_tools/setup_venv.py @ 89553ce3746eda74ade42557470d25e37c91b6f0 (ROCM_INDEX_URLS_MAP "
     "stable: https://stable.repo.amd.com/rocm/whl-next/)"
 )
-# AMD's release matrix for TheRock's multi-arch PyTorch wheels at the 7.14 release (the file says "the ROCm
-# 7.14 release is cut before" 2026-06-26): the last revision on or before 7.14.0's release week (third audit).
+# AMD's release matrix for TheRock's multi-arch PyTorch wheels on the branch 7.14.0 and 7.14.1 are built from
+# (release/therock-7.14, version.json 7.14.1 at this commit): release/2.10 (no gfx125x), 2.11 and 2.12, set by
+# 5d3b1b754 ('[Release 7.14] Remove pytorch 2.9 + nightly', 2026-07-06) (third audit).
 THEROCK_TORCH_714 = (
     "ROCm/TheRock build_tools/github_actions/configure_pytorch_release_matrix.py @ "
-    "98049fbda095ef98f9db99e2ce196cf09c0b9b0c (2026-07-16: RELEASE_STABLE_PYTORCH_REFS linux release/2.10, "
-    "release/2.11, release/2.12; 'the ROCm 7.14 release is cut before that date')"
+    "f51dc6c91e0d3214f22853fd5cb3f96dbc7d2c4b (release/therock-7.14, 2026-08-19: PYTORCH_REFS_LINUX "
+    "'adjusted for release/therock-7.14': release/2.10, release/2.11, release/2.12)"
 )
 AMD_WHEELS = [
     {
@@ -415,7 +416,7 @@ AMD_WHEELS = [
             "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's 7.14 AI "
             f"ecosystem table lists PyTorch 2.12.0, 2.11.0 and 2.10.0 (2.10.0 for Instinct GPUs only: {AI_714}); "
             "which of them the index carries for each target was not read. AMD's own release build of the multi-arch "
-            f"PyTorch wheels at the 7.14 cut ({THEROCK_TORCH_714}) builds release/2.10, 2.11 and 2.12, so 2.12.0 and "
+            f"PyTorch wheels on the 7.14 release branch ({THEROCK_TORCH_714}) builds release/2.10, 2.11 and 2.12, so 2.12.0 and "
             "2.11.0, the two AMD lists for every target, are named here (the third audit); 2.10.0, Instinct-only in "
             "AMD's table, is left out, as 10.1.0's Instinct-only releases are.",
             "The index itself is AMD's 7.14 wheel index (#42): TheRock's RELEASES.md names it as a release channel, "
