@@ -44,3 +44,11 @@ def test_the_new_streams_routes_and_key_trust(docs):
         key = routes[release]["key"]
         assert key["fingerprint"] == "D0F004A0025A1145C7807FCD0701EAC4D5E02107" and key["confirmed"] is False
         assert key["review"].startswith("FOR REVIEW")
+
+
+def test_rocm_100_torch_211_is_instinct_only(docs):
+    rel = next(r for r in docs["rocm.json"]["releases"] if r["version"] == "10.0.0")
+    assert rel["torch"] == ["2.13.0", "2.12.0", "2.11.0"] and rel["torch_instinct_only"] == ["2.11.0"]
+    assert "prbasyal-amd/ROCm" in rel["source"] and "0a25ed32c2ec" in rel["source"]
+    wheels = next(w for w in docs["torch.json"]["amd_wheels"] if w["rocm"] == "10.0.0")
+    assert wheels["torch"] == ["2.13.0", "2.12.0"] and wheels["confirmed"] is False

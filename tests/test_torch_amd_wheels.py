@@ -53,8 +53,10 @@ def test_a_strix_halo_with_100_gets_the_stable_index_and_its_extra(m):
     )
     c = pick(strix, m)
     assert c.amd is not None and c.amd.index_url == "https://stable.repo.amd.com/rocm/whl-next/"
-    assert c.amd.requirement == "torch[device-gfx1151]==2.13.0" and c.amd.also == ("2.12.0", "2.11.0")
-    assert m.rocm_release("10.0.0").torch == ("2.13.0", "2.12.0", "2.11.0")  # AMD's 10.0 compatibility matrix
+    # AMD's 10.0 compatibility matrix lists 2.13.0, 2.12.0, 2.11.0; its AI ecosystem table gives 2.11.0 to
+    # Instinct GPUs only (the third audit), so a Strix Halo is not named it
+    assert c.amd.requirement == "torch[device-gfx1151]==2.13.0" and c.amd.also == ("2.12.0",)
+    assert m.rocm_release("10.0.0").torch == ("2.13.0", "2.12.0", "2.11.0")
 
 
 def test_an_rx9070xt_with_1010_gets_the_stable_index_and_only_the_torch_amd_lists_for_every_gpu(m):

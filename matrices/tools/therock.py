@@ -331,6 +331,17 @@ COMPAT_100 = (
     "3.14-3.11)"
 )
 TORCH_100 = ["2.13.0", "2.12.0", "2.11.0"]
+# The third audit (2026-12-07): the same AI ecosystem table in AMD's docs source, as an AMD engineer's fork of
+# ROCm/ROCm (AMD's docs repository, since renamed) holds it: PyTorch 2.13.0, 2.12.0, 2.11.0 for gfx950/gfx942/
+# gfx90a/gfx908, 2.13.0 and 2.12.0 for Radeon and Ryzen, so 2.11.0 is Instinct-only. Tied to 10.0.0 by its
+# contents: JAX 0.11.0/0.10.x, vLLM 0.27.0, SGLang 0.5.15, MIGraphX 2.17, the versions 10.1.0's release notes
+# (NOTES_101) say 10.1.0 replaces.
+AI_100 = (
+    "prbasyal-amd/ROCm (a fork of ROCm/ROCm) docs/compatibility/include/ai-ecosystem.rst @ "
+    "0a25ed32c2ec33ab5b83ca7c87723fd4743321a7 (PyTorch '2.13.0, 2.12.0, 2.11.0' for gfx950/gfx942/gfx90a/gfx908, "
+    "'2.13.0, 2.12.0' for Radeon and Ryzen; vLLM 0.27.0, SGLang 0.5.15, MIGraphX 2.17), read 2026-12-07"
+)
+TORCH_100_ALL = ["2.13.0", "2.12.0"]  # the releases AMD lists for every 10.0.0 target
 # ... and for 10.1.0 (AI_101, and the same table in docs/compatibility/include/ai-ecosystem.rst
 # @ 9bcf25db1e77, read 2026-12-07): 2.14.0, 2.13.0, 2.12.0 for gfx950/gfx942/gfx90a/gfx908 (Instinct),
 # 2.14.0 alone for Radeon and Ryzen ('fam=radeon fam=ryzen').
@@ -386,15 +397,17 @@ AMD_WHEELS = [
     {
         "rocm": "10.0.0",
         "index_url": "https://stable.repo.amd.com/rocm/whl-next/",
-        "torch": TORCH_100,
+        "torch": TORCH_100_ALL,
         "archs": None,  # the release's targets (filled below)
         "source": f"{INSTALL_100} (pip: --index-url https://stable.repo.amd.com/rocm/whl-next/ "
-        f"\"rocm[libraries,device-gfxNNNN]==10.0.0\"); {SETUP_VENV}; {RELEASES_MD}; torch versions: {COMPAT_100}",
+        f"\"rocm[libraries,device-gfxNNNN]==10.0.0\"); {SETUP_VENV}; {RELEASES_MD}; torch versions: {COMPAT_100}; {AI_100}",
         "confirmed": False,
         "notes": [
             "The index and the device extras are AMD's (the 10.0 install page installs the ROCm wheels from it, "
             "TheRock's RELEASES.md installs torch with the same extras); the torch versions are those AMD's 10.0 "
-            "compatibility matrix lists. That the index carries each of them for each target was not read: public "
+            "compatibility matrix lists for every target (2.11.0, Instinct-only in its AI ecosystem table, is left "
+            "out, as for 7.14.0 and 10.1.0: the third audit). That the index carries each of them for each target "
+            "was not read: public "
             "install notes show torch[device-gfx1151]==2.13.0+rocm10.0.0 and torch[device-gfx1201]==2.13.0+rocm10.0.0 "
             "from it (unconfirmed).",
         ],
@@ -508,7 +521,9 @@ RELEASES = [
         "amdgpu_driver": "31.50.x",
         "amdgpu_driver_compat": ["31.50.x", "31.40.x", "31.30.x", "31.20.x", "31.10.x", "30.30.x", "30.20.x", "30.10.x"],
         "torch": TORCH_100,
-        "source": f"{INSTALL_100}; {OS_YAML}; amdgpu: {DRIVERS_100}; {VERSIONS} (release date); PyTorch: {COMPAT_100}",
+        "torch_instinct_only": ["2.11.0"],
+        "source": f"{INSTALL_100}; {OS_YAML}; amdgpu: {DRIVERS_100}; {VERSIONS} (release date); PyTorch: {COMPAT_100}; "
+        f"{AI_100}",
         "kernels_source": OS_YAML,
         "confirmed": False,
         "kernels_confirmed": False,
@@ -523,8 +538,9 @@ RELEASES = [
             "30.30.3-30.30.0, 30.20.1-30.20.0, 30.10.2-30.10.0), for every Instinct GPU and for Radeon (#42: "
             "the bundle had 31.50.x only).",
             "Release date: AMD's release history (the therock-10.0 tag of ROCm/rocm-systems carries the same day).",
-            "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
-            "AMD's own wheels for it: torch.json amd_wheels.",
+            "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); its AI "
+            "ecosystem table gives 2.11.0 for Instinct GPUs only (gfx950/gfx942/gfx90a/gfx908; torch_instinct_only; "
+            "the third audit: the bundle had not said so). AMD's own wheels for it: torch.json amd_wheels.",
 
             f"ROCm Core SDK 10.1.0 followed ({NOTES_101}; {THEROCK_101}; {INSTALL_101}): a release of its "
             "own here.",
