@@ -90,3 +90,15 @@ def test_the_revisions_of_the_issue_name_their_cards(gpus):
     assert gpus["1002:7590"].product("c1") == "AMD Radeon RX 9060 XT LP"
     assert gpus["1002:7590"].product("c7") == "AMD Radeon RX 9060"
     assert "15cdcfe9e1c4" in gpus["1002:7551"].source and "369990d9660a" not in gpus["1002:7551"].source
+
+
+def test_no_note_says_the_pinned_amdgpu_ids_lacks_an_id_it_names(gpus):
+    # The third audit: 1002:1902 (gfx1153) said "the pinned amdgpu.ids has no 1902 line" and carried no
+    # revisions, though the file names 13 (Radeon 840M / 820M Graphics)
+    revs = amdgpu_ids()
+    for pci, g in gpus.items():
+        if pci[5:] in revs:
+            assert not any("amdgpu.ids has no" in n for n in g.notes), pci
+    krackan2 = gpus["1002:1902"]
+    assert krackan2.gfx_target == "gfx1153" and krackan2.revisions == revs["1902"]
+    assert krackan2.product("c2") == "AMD Radeon 820M Graphics" and krackan2.product("d8") == "AMD Radeon 840M Graphics"

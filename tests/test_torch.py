@@ -454,14 +454,16 @@ def test_214_is_a_release_with_its_sources(m):
 def test_214_rocm_lists_not_read_are_unconfirmed_and_714_ranks_below_a_bundled_runtime(m):
     variants = {v.variant: v for v in m.torch_variants("2.14")}
     assert not variants["rocm7.2"].confirmed and "not read" in " ".join(variants["rocm7.2"].notes)
-    # #42: rocm7.14 wheels are built in build.sh's generic rocm* case (pytorch/pytorch#190276), so for
-    # rocm7.2's list; unconfirmed, and their ROCm comes from pip, so rocm7.2 is preferred where both fit
-    v714 = variants["rocm7.14"]
-    assert v714.archs == variants["rocm7.2"].archs and "gfx1201" in v714.archs and not v714.confirmed
+    # The third audit: build.sh's 7.14 path (TheRock wheels) keeps the common list, and only the legacy
+    # path (rocm7.2) adds gfx900/gfx906; unconfirmed (main's build.sh, not release/2.14's), and their ROCm
+    # comes from pip, so rocm7.2 is preferred where both fit
+    v714, v72 = variants["rocm7.14"], variants["rocm7.2"]
+    assert v72.archs[:2] == ("gfx900", "gfx906") and v714.archs == v72.archs[2:] and not v714.confirmed
+    assert "gfx1201" in v714.archs and "gfx1103" in v714.archs
     notes = " ".join(v714.notes)
-    assert "pytorch/pytorch#191688" in notes and "pytorch/pytorch#190276" in notes
+    assert "pytorch/pytorch#191688" in notes and "pytorch/pytorch#190276" in notes and "027375bf" in notes
     assert v714.rocm_from_pip == "rocm[libraries,device-all]==7.14"
-    assert v714.archs_without_kernels == ("gfx900", "gfx906")  # 7.14's libraries have no such targets
+    assert v714.archs_without_kernels == ()  # no gfx900/gfx906 listed, so none listed without kernels
 
 
 def test_newest_amd_pick_on_214_says_unconfirmed():

@@ -42,6 +42,8 @@ def test_the_714_sysroot_names_amds_714_index_beside_the_official_wheel(m):
     shown = [text for _style, text in lines(c)]
     assert f"  {c.amd.pip}" in shown and any(t.startswith("AMD's own wheels for the installed ROCm 7.14.0") for t in shown)
     assert c.to_dict()["amd_wheels"]["requirement"] == "torch[device-gfx1201]==2.12.0"
+    # the third audit: AMD's 7.14 release matrix builds 2.12 and 2.11 (and the Instinct-only 2.10, not named)
+    assert c.amd.also == ("2.11.0",) and "configure_pytorch_release_matrix.py @ f51dc6c9" in m.amd_wheels("7.14.0").source
 
 
 def test_a_strix_halo_with_100_gets_the_stable_index_and_its_extra(m):
@@ -51,8 +53,10 @@ def test_a_strix_halo_with_100_gets_the_stable_index_and_its_extra(m):
     )
     c = pick(strix, m)
     assert c.amd is not None and c.amd.index_url == "https://stable.repo.amd.com/rocm/whl-next/"
-    assert c.amd.requirement == "torch[device-gfx1151]==2.13.0" and c.amd.also == ("2.12.0", "2.11.0")
-    assert m.rocm_release("10.0.0").torch == ("2.13.0", "2.12.0", "2.11.0")  # AMD's 10.0 compatibility matrix
+    # AMD's 10.0 compatibility matrix lists 2.13.0, 2.12.0, 2.11.0; its AI ecosystem table gives 2.11.0 to
+    # Instinct GPUs only (the third audit), so a Strix Halo is not named it
+    assert c.amd.requirement == "torch[device-gfx1151]==2.13.0" and c.amd.also == ("2.12.0",)
+    assert m.rocm_release("10.0.0").torch == ("2.13.0", "2.12.0", "2.11.0")
 
 
 def test_an_rx9070xt_with_1010_gets_the_stable_index_and_only_the_torch_amd_lists_for_every_gpu(m):

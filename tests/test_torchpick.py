@@ -505,7 +505,7 @@ def test_a_confirmed_variant_beats_an_unconfirmed_one_that_also_fits(m):
 
 
 def test_a_wheel_that_bundles_its_rocm_beats_one_that_pip_installs_it(m):
-    # #42: 2.14's rocm7.14 wheels list the same targets as rocm7.2's, but take ROCm 7.14's runtime
+    # #42: 2.14's rocm7.14 wheels list rocm7.2's targets less gfx900/gfx906, but take ROCm 7.14's runtime
     # from TheRock's pip packages; the wheel with its runtime inside is chosen, the other also fits.
     c = pick(machine(amd(gfx="gfx1201"), python="3.12"), m, "2.14")
     assert (c.torch, c.variant) == ("2.14.0", "rocm7.2")

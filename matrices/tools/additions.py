@@ -494,28 +494,32 @@ TORCH_214 = {
         "is left out."
     ),
 }
+# The third audit (2026-12-07): what the ROCm 7.14 wheels are built for. pytorch/pytorch
+# .ci/docker/manywheel/build.sh on main @ 027375bffdc7 (after #190276 folded rocm7.14 in, 2026-07-16 on,
+# and before #194919 removed the legacy path, 2026-08-26; the release/2.14 cut, 10 Aug 2026, lies between)
+# gives every ROCm image one common list and adds gfx900;gfx906 only on the legacy path (7.1/7.2, OS
+# packages); the 7.14 path (TheRock wheels) keeps the common list. #194919 confirms it: removing the legacy
+# path removed 'the gfx900/gfx906 additions'. The audit before had given rocm7.14 rocm7.2's list.
+BUILD_SH_214 = (
+    "pytorch/pytorch .ci/docker/manywheel/build.sh @ 027375bffdc7aa980c93df464526ff2d83ad8349 (main between "
+    "pytorch/pytorch#190276, 2026-07-16, and #194919, 2026-08-26, which spans the release/2.14 cut of 10 Aug "
+    "2026): common PYTORCH_ROCM_ARCH 'gfx908;gfx90a;gfx942;gfx950;gfx1030;gfx1100;gfx1101;gfx1102;gfx1103;"
+    "gfx1200;gfx1201;gfx1150;gfx1151'; the legacy path (7.1/7.2) prepends 'gfx900;gfx906' ('Legacy images also "
+    "cover the older gfx900/gfx906 targets'); #194919 says its removal of that path removed 'the gfx900/gfx906 "
+    "additions'"
+)
 ROCM_214_72_NOTE = (
-    "release/2.14 .ci/docker/manywheel/build.sh was not read: the list is inferred equal to 2.13's rocm7.2 list "
-    "(same ROCm; nothing read says it changed between the cuts), so confirmed=false"
+    f"{BUILD_SH_214}: the rocm7.2 wheels get the legacy path's 15 targets (2.13's list). release/2.14's own "
+    "build.sh was not read (main's at a commit whose date is not read), so confirmed=false"
 )
 ROCM_214_714_NOTE = (
     "ROCm 7.14 wheels are built against TheRock's rocm wheels and install ROCm from pip (pytorch/pytorch#191688: "
-    "PYTORCH_EXTRA_INSTALL_REQUIREMENTS '7.14': 'rocm[libraries,device-all]==7.14'). Their targets (#42): "
-    "pytorch/pytorch#190276 ('[ROCm][CI] Add rocm7.14 nightly manywheel build via TheRock wheels + RPATH', "
-    "2026-07-16, before the release/2.14 cut; ROCM_ARCHES = ['7.2', '7.14']) 'folded rocm7.14 into the generic "
-    "rocm* case' of .ci/docker/manywheel/build.sh, the case that sets PYTORCH_ROCM_ARCH, so a rocm7.14 wheel is "
-    "built for the same list as the rocm7.2 wheel of the same branch (2.14 rocm7.2's list, itself inferred from "
-    "2.13's). release/2.14's build.sh was not read, so confirmed=false"
+    "PYTORCH_EXTRA_INSTALL_REQUIREMENTS '7.14': 'rocm[libraries,device-all]==7.14'). Their targets: "
+    f"{BUILD_SH_214}: the 7.14 path keeps the common 13 targets, without gfx900 and gfx906 (the third audit; "
+    "the bundle had given rocm7.14 rocm7.2's 15). release/2.14's own build.sh was not read, so confirmed=false"
 )
 # What a rocm7.14 wheel requires in place of a bundled runtime (pytorch/pytorch#191688).
 ROCM_714_FROM_PIP = "rocm[libraries,device-all]==7.14"
-# The ROCm libraries a rocm7.14 wheel runs on are TheRock's, built for the release's targets: AMD's 7.14.0
-# install page packages 15 (amdrocm7.14-gfx950 ... -gfx1153: therock.py), none of them gfx900 or gfx906.
-NO_KERNELS_714_SOURCE = (
-    "the ROCm 7.14 libraries the wheel installs (rocm[libraries,device-all]==7.14, pytorch/pytorch#191688) are "
-    "built for 7.14's targets, which AMD's 7.14.0 install page lists per package (amdrocm7.14-gfx950 ... "
-    "-gfx1153: matrices/tools/therock.py INSTALL_714): gfx900 and gfx906 are not among them (inferred)"
-)
 
 # Effective support: arch lists that name a target whose bundled rocBLAS has no kernels for it.
 NO_KERNELS_SOURCE = (
@@ -526,7 +530,7 @@ NO_KERNELS_SOURCE = (
     "unslothai/unsloth#7354 (citing ROCm/TheRock#1844: rocm6.4+/7.x torch wheels no longer run on gfx906; "
     "rocm6.3 is the last wheel family that does)"
 )
-NO_KERNELS_VARIANTS = {"rocm6.4", "rocm7.0", "rocm7.1", "rocm7.2", "rocm7.14"}
+NO_KERNELS_VARIANTS = {"rocm6.4", "rocm7.0", "rocm7.1", "rocm7.2"}
 NO_KERNELS_ARCHS = ["gfx900", "gfx906"]
 
 ARCH_NOTES = [

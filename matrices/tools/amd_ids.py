@@ -82,10 +82,15 @@ FIXES = {
         "gfx_source": f"{DEVICE_INFO} (0x1902, revisions C0-C9: gfx1153, 'AMD Radeon(TM) 840M Graphics' / "
         "'AMD Radeon(TM) 820M Graphics' / 'AMD Radeon(TM) Graphics')",
         "confirmed": True,
+        # The third audit (2026-12-07): the pinned amdgpu.ids (matrices/sources/amdgpu.ids @ 15cdcfe9e1c4) names 13
+        # revisions of 1902 (C0-C3, C6-CA, D1, D3, D7, D8); the entry carried none. Any non-empty table here is
+        # replaced by the file's whole table for the id (build_amd.follow_amdgpu_ids), as for every other entry.
+        "revisions": {"C0": "AMD Radeon 840M Graphics"},
         "notes": [
             "gfx1153's PCI id (#42): AMD's device table lists 0x1902 revisions C0-C9 as gfx1153 (GFX11_5_3), named "
-            "Radeon 840M, 820M or Radeon Graphics by revision; pci.ids names the id 'Krackan2'. The pinned "
-            "amdgpu.ids has no 1902 line, so no revisions are carried."
+            "Radeon 840M, 820M or Radeon Graphics by revision; pci.ids names the id 'Krackan2'. The revision names "
+            "are the pinned amdgpu.ids' (13 revisions, Radeon 840M or 820M Graphics; the third audit: the entry "
+            "carried none, though the file names them)."
         ],
     },
     # The second audit (2026-12-07): targets AMD's device table gives that the bundle lacked.

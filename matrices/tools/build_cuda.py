@@ -21,6 +21,23 @@ KMOD_GUIDE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide
 # branches that cite it first (R620's comes from it too, where no Table 3 row names a minor).
 DATACENTER_PAGE = "NVIDIA Data Center Drivers 'Supported Drivers and CUDA Toolkit Versions'"
 DATACENTER_MAJOR = ("R535", "R580", "R595")
+# The third audit (2026-12-07): an earlier edition of the same NVIDIA page, the one listing R535, R570 and
+# R580 only (read in a stored capture of https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-
+# cuda-toolkit-versions.html), gives R570 its designation and end of life, which the reference left empty, and
+# R580 an end of life ('August 2028') other than the 615/620 editions' ('June 2028') the entry cites.
+DATACENTER_EARLIER = (
+    "NVIDIA Data Center Drivers 'Supported Drivers and CUDA Toolkit Versions', the edition listing R535, R570 and "
+    "R580 (https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html, "
+    "stored capture read 2026-12-07)"
+)
+BRANCH_AUDIT = {
+    "R570": {"designation": "Production Branch", "end_of_life": "February 2026"},
+}
+BRANCH_AUDIT_NOTES = {
+    "R570": f"designation and end of life: {DATACENTER_EARLIER} ('Production Branch', 'February 2026')",
+    "R580": f"end of life: {DATACENTER_EARLIER} says 'August 2028', the 615/620 editions cited 'June 2028'; which "
+    "edition is current was not settled (third audit, 2026-12-07)",
+}
 
 
 def driver_value(text: str | None) -> str | None:
@@ -246,16 +263,19 @@ def build_cuda(ref: dict) -> dict:
             assert b["source"].startswith(DATACENTER_PAGE) and major, b["branch"]
             notes.append(f"newest toolkit whose Table 3 minimum falls in this branch: {max_cuda}")
             max_cuda = major.removeprefix("CUDA ")
+        fix = BRANCH_AUDIT.get(b["branch"], {})
+        if b["branch"] in BRANCH_AUDIT_NOTES:
+            notes.append(BRANCH_AUDIT_NOTES[b["branch"]])
         branches.append(
             {
                 "branch": b["branch"],
-                "designation": b["designation"],
-                "end_of_life": b["end_of_life"],
+                "designation": fix.get("designation", b["designation"]),
+                "end_of_life": fix.get("end_of_life", b["end_of_life"]),
                 "max_cuda": max_cuda,
                 "legacy_gpus": bool(b["supports_maxwell_pascal_volta"]),
                 "open_available": bool(b["open_kernel_modules_available"]),
                 "open_default": bool(b["open_kernel_modules_default"]),
-                "source": b["source"],
+                "source": f"{b['source']}; {DATACENTER_EARLIER}" if b["branch"] in BRANCH_AUDIT_NOTES else b["source"],
                 "confirmed": bool(b["confirmed"]),
                 "notes": notes,
             }

@@ -27,6 +27,7 @@ ROCM_14 = [
     "gfx1200", "gfx1201", "gfx950", "gfx1150", "gfx1151",
 ]  # fmt: skip
 ROCM_15 = ROCM_14[:9] + ["gfx1103"] + ROCM_14[9:]
+ROCM_714 = ROCM_15[2:]  # the 7.14 path of build.sh: the common list, no gfx900/gfx906 (additions.BUILD_SH_214)
 TI_212_CANDIDATE = (
     "pytorch/test-infra de717a4fd60df2a566ca7b794a6eacdfb8d9164d '[Release 2.12] advance candidate version' "
     "(#7973), 2026-04-15"
@@ -127,7 +128,7 @@ def rocm_archs(torch_minor: str, variant: str, listed) -> tuple[list[str], bool,
     if torch_minor == "2.14":
         if variant == "rocm7.2":
             return ROCM_15, False, ADD.ROCM_214_72_NOTE
-        return ROCM_15, False, ADD.ROCM_214_714_NOTE
+        return ROCM_714, False, ADD.ROCM_214_714_NOTE
     if torch_minor == "2.9" and variant in ("rocm6.3", "rocm6.4"):
         # #29: the 2.9 lists rest on a third-party quote of the release build script; the pytorch/pytorch
         # snapshot is too large to fetch here, so the script at the release commit was not read.
@@ -243,9 +244,7 @@ def mark_no_kernels(v: dict) -> None:
         missing = [a for a in ADD.NO_KERNELS_ARCHS if a in v["archs"]]
         if missing:
             v["archs_without_kernels"] = missing
-            v["archs_without_kernels_source"] = (
-                ADD.NO_KERNELS_714_SOURCE if v["variant"] == "rocm7.14" else ADD.NO_KERNELS_SOURCE
-            )
+            v["archs_without_kernels_source"] = ADD.NO_KERNELS_SOURCE
             v["archs_without_kernels_confirmed"] = False
 
 

@@ -331,6 +331,17 @@ COMPAT_100 = (
     "3.14-3.11)"
 )
 TORCH_100 = ["2.13.0", "2.12.0", "2.11.0"]
+# The third audit (2026-12-07): the same AI ecosystem table in AMD's docs source, as an AMD engineer's fork of
+# ROCm/ROCm (AMD's docs repository, since renamed) holds it: PyTorch 2.13.0, 2.12.0, 2.11.0 for gfx950/gfx942/
+# gfx90a/gfx908, 2.13.0 and 2.12.0 for Radeon and Ryzen, so 2.11.0 is Instinct-only. Tied to 10.0.0 by its
+# contents: JAX 0.11.0/0.10.x, vLLM 0.27.0, SGLang 0.5.15, MIGraphX 2.17, the versions 10.1.0's release notes
+# (NOTES_101) say 10.1.0 replaces.
+AI_100 = (
+    "prbasyal-amd/ROCm (a fork of ROCm/ROCm) docs/compatibility/include/ai-ecosystem.rst @ "
+    "0a25ed32c2ec33ab5b83ca7c87723fd4743321a7 (PyTorch '2.13.0, 2.12.0, 2.11.0' for gfx950/gfx942/gfx90a/gfx908, "
+    "'2.13.0, 2.12.0' for Radeon and Ryzen; vLLM 0.27.0, SGLang 0.5.15, MIGraphX 2.17), read 2026-12-07"
+)
+TORCH_100_ALL = ["2.13.0", "2.12.0"]  # the releases AMD lists for every 10.0.0 target
 # ... and for 10.1.0 (AI_101, and the same table in docs/compatibility/include/ai-ecosystem.rst
 # @ 9bcf25db1e77, read 2026-12-07): 2.14.0, 2.13.0, 2.12.0 for gfx950/gfx942/gfx90a/gfx908 (Instinct),
 # 2.14.0 alone for Radeon and Ryzen ('fam=radeon fam=ryzen').
@@ -359,6 +370,14 @@ SETUP_VENV = (
     "ROCm/TheRock build_tools/setup_venv.py @ 89553ce3746eda74ade42557470d25e37c91b6f0 (ROCM_INDEX_URLS_MAP "
     "stable: https://stable.repo.amd.com/rocm/whl-next/)"
 )
+# AMD's release matrix for TheRock's multi-arch PyTorch wheels on the branch 7.14.0 and 7.14.1 are built from
+# (release/therock-7.14, version.json 7.14.1 at this commit): release/2.10 (no gfx125x), 2.11 and 2.12, set by
+# 5d3b1b754 ('[Release 7.14] Remove pytorch 2.9 + nightly', 2026-07-06) (third audit).
+THEROCK_TORCH_714 = (
+    "ROCm/TheRock build_tools/github_actions/configure_pytorch_release_matrix.py @ "
+    "f51dc6c91e0d3214f22853fd5cb3f96dbc7d2c4b (release/therock-7.14, 2026-08-19: PYTORCH_REFS_LINUX "
+    "'adjusted for release/therock-7.14': release/2.10, release/2.11, release/2.12)"
+)
 AMD_WHEELS = [
     {
         "rocm": "10.1.0",
@@ -378,15 +397,17 @@ AMD_WHEELS = [
     {
         "rocm": "10.0.0",
         "index_url": "https://stable.repo.amd.com/rocm/whl-next/",
-        "torch": TORCH_100,
+        "torch": TORCH_100_ALL,
         "archs": None,  # the release's targets (filled below)
         "source": f"{INSTALL_100} (pip: --index-url https://stable.repo.amd.com/rocm/whl-next/ "
-        f"\"rocm[libraries,device-gfxNNNN]==10.0.0\"); {SETUP_VENV}; {RELEASES_MD}; torch versions: {COMPAT_100}",
+        f"\"rocm[libraries,device-gfxNNNN]==10.0.0\"); {SETUP_VENV}; {RELEASES_MD}; torch versions: {COMPAT_100}; {AI_100}",
         "confirmed": False,
         "notes": [
             "The index and the device extras are AMD's (the 10.0 install page installs the ROCm wheels from it, "
             "TheRock's RELEASES.md installs torch with the same extras); the torch versions are those AMD's 10.0 "
-            "compatibility matrix lists. That the index carries each of them for each target was not read: public "
+            "compatibility matrix lists for every target (2.11.0, Instinct-only in its AI ecosystem table, is left "
+            "out, as for 7.14.0 and 10.1.0: the third audit). That the index carries each of them for each target "
+            "was not read: public "
             "install notes show torch[device-gfx1151]==2.13.0+rocm10.0.0 and torch[device-gfx1201]==2.13.0+rocm10.0.0 "
             "from it (unconfirmed).",
         ],
@@ -394,19 +415,23 @@ AMD_WHEELS = [
     {
         "rocm": "7.14.0",
         "index_url": "https://repo.amd.com/rocm/whl-multi-arch/",
-        "torch": ["2.12.0"],
+        "torch": ["2.12.0", "2.11.0"],
         "archs": None,
         "source": "https://rocm.docs.amd.com/projects/ai-ecosystem/en/latest/frameworks/pytorch/install.html (as "
         "quoted, 2026-08-15, by public install scripts whose repositories were not identified: "
         "--index-url https://repo.amd.com/rocm/whl-multi-arch/ \"torch[device-gfx942]==2.12.0+rocm7.14.0\"); "
         "ROCm/TheRock RELEASES.md @ 89553ce3746eda74ade42557470d25e37c91b6f0 (the [device-*] install extras; "
-        "names https://repo.amd.com/rocm/whl-multi-arch/ as a release channel)",
+        "names https://repo.amd.com/rocm/whl-multi-arch/ as a release channel); torch 2.11.0: "
+        f"{THEROCK_TORCH_714}",
         "confirmed": False,
         "notes": [
             "Not read in AMD's own pages: the index and torch 2.12.0 (+rocm7.14.0) come from public scripts quoting "
             "AMD's PyTorch install page; other public notes also show 2.11.0+rocm7.14.0 wheels there. AMD's 7.14 AI "
             f"ecosystem table lists PyTorch 2.12.0, 2.11.0 and 2.10.0 (2.10.0 for Instinct GPUs only: {AI_714}); "
-            "which of them the index carries for each target was not read, so only 2.12.0 is named here.",
+            "which of them the index carries for each target was not read. AMD's own release build of the multi-arch "
+            f"PyTorch wheels on the 7.14 release branch ({THEROCK_TORCH_714}) builds release/2.10, 2.11 and 2.12, so 2.12.0 and "
+            "2.11.0, the two AMD lists for every target, are named here (the third audit); 2.10.0, Instinct-only in "
+            "AMD's table, is left out, as 10.1.0's Instinct-only releases are.",
             "The index itself is AMD's 7.14 wheel index (#42): TheRock's RELEASES.md names it as a release channel, "
             "and PyTorch's own CI installs ROCm 7.14 from it (pytorch/pytorch#190276, 2026-07-16: 'installing ROCm "
             "from the multi-arch TheRock wheel index (https://repo.amd.com/rocm/whl-multi-arch/)'). The entry stays "
@@ -496,7 +521,9 @@ RELEASES = [
         "amdgpu_driver": "31.50.x",
         "amdgpu_driver_compat": ["31.50.x", "31.40.x", "31.30.x", "31.20.x", "31.10.x", "30.30.x", "30.20.x", "30.10.x"],
         "torch": TORCH_100,
-        "source": f"{INSTALL_100}; {OS_YAML}; amdgpu: {DRIVERS_100}; {VERSIONS} (release date); PyTorch: {COMPAT_100}",
+        "torch_instinct_only": ["2.11.0"],
+        "source": f"{INSTALL_100}; {OS_YAML}; amdgpu: {DRIVERS_100}; {VERSIONS} (release date); PyTorch: {COMPAT_100}; "
+        f"{AI_100}",
         "kernels_source": OS_YAML,
         "confirmed": False,
         "kernels_confirmed": False,
@@ -511,8 +538,9 @@ RELEASES = [
             "30.30.3-30.30.0, 30.20.1-30.20.0, 30.10.2-30.10.0), for every Instinct GPU and for Radeon (#42: "
             "the bundle had 31.50.x only).",
             "Release date: AMD's release history (the therock-10.0 tag of ROCm/rocm-systems carries the same day).",
-            "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); "
-            "AMD's own wheels for it: torch.json amd_wheels.",
+            "PyTorch: AMD's 10.0.0 compatibility matrix lists 2.13.0, 2.12.0 and 2.11.0 (Python 3.14-3.11); its AI "
+            "ecosystem table gives 2.11.0 for Instinct GPUs only (gfx950/gfx942/gfx90a/gfx908; torch_instinct_only; "
+            "the third audit: the bundle had not said so). AMD's own wheels for it: torch.json amd_wheels.",
 
             f"ROCm Core SDK 10.1.0 followed ({NOTES_101}; {THEROCK_101}; {INSTALL_101}): a release of its "
             "own here.",
