@@ -162,10 +162,46 @@ def test_off_ubuntu_the_headers_fix_names_no_modules_extra(matrices):
     ],
 )
 def test_missing_headers_for_the_dkms_driver_an_install_would_build(matrices, target, said):
+    """Only planned, on a distribution kernel: the plan installs the headers itself (planner._headers),
+    so nothing fails for it and the finding is a warning that says so (#43: a fresh box is not told in red)."""
     f = judged_one(box("rocm", no_rocm, ("kernel.headers_installed", False)), matrices, "kernel.headers-missing", target)
     assert said in f.detail
+    assert f.detail.endswith(f"gpuenv's install plan installs them first (linux-headers-{RUNNING}).")
+    assert f.severity.value == "warning"
     assert f.fix == f"sudo apt-get install linux-headers-{RUNNING} linux-modules-extra-{RUNNING}"
 
+
+def test_a_planned_dkms_build_on_a_kernel_no_package_carries_is_an_error(matrices):
+    """A self-built kernel (dpkg's whole list known, no linux-image package of the running release): no
+    plan can install its headers, so the planned DKMS build cannot succeed."""
+    doc = box("rocm", no_rocm, ("kernel.headers_installed", False))
+    doc["packages"]["installed"] = {"dpkg": "1.22.6ubuntu6", "linux-image-6.8.0-40-generic": "6.8.0-40.40"}
+    f = judged_one(doc, matrices, "kernel.headers-missing", "rocm@7.2.4")
+    assert f.severity.value == "error"
+    assert "is not a distribution kernel" in f.detail and "install plan installs them" not in f.detail
+
+
+
+def test_an_unloaded_nvidia_driver_known_only_from_nvml_is_the_installed_driver_the_headers_fail(matrices):
+    """No package list, NVML's own driver_not_loaded: the driver is installed and its module cannot be
+    built without headers, an error (the cause nvidia.driver-not-loaded nests under), never "the
+    install would build it"; and an unread kernel release (the probe's "unknown") is named in the fix
+    as $(uname -r), never as a package linux-headers-unknown."""
+    doc = box("cuda", ("kernel.headers_installed", False), ("kernel.release", "unknown"),
+              ("nvidia", {"nvml": "driver_not_loaded"}), ("kernel.modules_loaded", []))  # fmt: skip
+    doc.pop("packages")
+    doc["kernel"].pop("dkms", None)
+    f = judged_one(doc, matrices, "kernel.headers-missing")
+    assert f.severity.value == "error"
+    assert f.title == "No kernel headers for the running kernel"
+    assert f.detail == (
+        "/lib/modules/$(uname -r)/build is missing; the installed NVIDIA driver's kernel module is not loaded "
+        "(NVML: driver not loaded), and DKMS cannot build it without them."
+    )
+    assert f.commands == ("sudo apt-get install linux-headers-$(uname -r) linux-modules-extra-$(uname -r)",
+                          "sudo dkms autoinstall")  # fmt: skip
+    [unloaded] = judged(doc, matrices, "nvidia.driver-not-loaded")
+    assert unloaded.cause == "kernel.headers-missing" and "unknown" not in unloaded.detail
 
 @pytest.mark.parametrize("target", ["rocm@7.14.0", "rocm@10.0.0"])
 def test_a_new_stream_install_builds_no_dkms_driver_so_headers_and_secure_boot_say_nothing(matrices, target):

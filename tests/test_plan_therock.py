@@ -246,7 +246,8 @@ def test_the_kernel_notes_speak_of_a_dkms_driver_only_where_the_plan_builds_one(
     assert (
         "kernel.headers-missing: No kernel headers for the running kernel 6.8.0-51-generic. /lib/modules/"
         "6.8.0-51-generic/build is missing; the ROCm 7.2.4 install (explicit target) builds the amdgpu DKMS driver, "
-        "which cannot build without it." in legacy.notes
+        "which cannot build without it. gpuenv's install plan installs them first (linux-headers-6.8.0-51-generic)."
+        in legacy.notes
     )
     assert (
         "kernel.secure-boot: Secure Boot is on: DKMS modules must be signed with an enrolled key. DKMS GPU driver: "

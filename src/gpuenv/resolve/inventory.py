@@ -398,6 +398,12 @@ def gpu_dkms_entries(facts: Facts, module_prefix: str) -> tuple[DkmsEntry, ...]:
     return tuple(e for e in (facts.kernel.dkms or ()) if e.module.startswith(module_prefix))
 
 
+def kernel_release(facts: Facts) -> str | None:
+    """uname -r as the facts give it; None where the probe could not read it (its "unknown")."""
+    release = facts.kernel.release
+    return None if release in ("", "unknown") else release
+
+
 @lru_cache(maxsize=1024)
 def kernel_key(release: str) -> SupportsAllComparisons:
     """A sort key of kernel releases in the order GRUB boots them on Debian and Ubuntu (the

@@ -95,36 +95,56 @@ def headers_missing(facts: Facts, matrices: Matrices | None, target: Target) -> 
     if facts.kernel.headers_installed or inv.hosted(facts):
         return
     installed = inv.gpu_dkms_modules(facts)
-    planned = _driver_planned(facts, matrices, target)
-    if not installed and not planned:
+    # An NVIDIA driver whose user space is there and whose module is not (NVML's own
+    # driver_not_loaded) is an installed driver even where the facts list no packages.
+    unloaded = not installed and facts.nvidia is not None and facts.nvidia.nvml == "driver_not_loaded"
+    planned = None if unloaded else _driver_planned(facts, matrices, target)
+    if not installed and not unloaded and not planned:
         return
-    why = (
-        "installed DKMS drivers: " + ", ".join(installed.values())
-        if installed
-        else f"{planned} builds the {_module(target)} DKMS driver"
-    )
-    release = facts.kernel.release
-    dkms = ("sudo dkms autoinstall",) if installed else ()
+    release = _running(facts)
+    if installed:
+        why = "installed DKMS drivers: " + ", ".join(installed.values()) + ", which cannot build without it"
+    elif unloaded:
+        why = "the installed NVIDIA driver's kernel module is not loaded (NVML: driver not loaded), and DKMS cannot build it without them"
+    else:
+        why = f"{planned} builds the {_module(target)} DKMS driver, which cannot build without it"
+    dkms = ("sudo dkms autoinstall",) if installed or unloaded else ()
     commands: tuple[str, ...] = ()
     if inv.distribution_kernel(facts) is False:
         # No linux-headers package of this release exists anywhere: naming one would send the
         # user after a package apt cannot find.
-        detail = f"{inv.custom_kernel_words(release)}; {why}, which cannot build without it."
+        detail = f"{inv.custom_kernel_words(release)}; {why}."
         fix = (
             "Boot a distribution kernel (its headers are a package), then install the headers of that kernel; "
             f"or put kernel {release}'s build tree, from whoever built it, at /lib/modules/{release}/build"
         )
     else:
-        detail = f"/lib/modules/{release}/build is missing; {why}, which cannot build without it."
+        detail = f"/lib/modules/{release}/build is missing; {why}."
+        if planned:
+            detail += f" gpuenv's install plan installs them first (linux-headers-{release})."
         fix = _headers_fix(facts, release)
         commands = (fix, *dkms)
+    # An error where something fails for it: an installed driver cannot be built (for this kernel
+    # or the next), or no package carries this kernel's headers, so a planned DKMS build cannot
+    # succeed. A driver only planned on a distribution kernel gets its headers from the plan itself
+    # (planner._headers): nothing fails, and a fresh box is not told so in red (#43).
+    severe = not planned or inv.distribution_kernel(facts) is False
     yield Finding(
-        severity=Severity.ERROR,
-        title=f"No kernel headers for the running kernel {release}",
+        severity=Severity.ERROR if severe else Severity.WARNING,
+        title="No kernel headers for the running kernel" + (f" {release}" if release != _UNAME else ""),
         detail=detail,
         fix="\n".join((fix, *dkms)),
         commands=commands,
     )
+
+
+# The running kernel where the facts do not name it (the probe's "unknown": uname failed): a
+# shell word that names it on the machine, so a fix never sends the user after linux-headers-unknown.
+_UNAME = "$(uname -r)"
+
+
+def _running(facts: Facts) -> str:
+    return inv.kernel_release(facts) or _UNAME
 
 
 @check(code="kernel.next-boot-no-module", area="platform", needs=("packages", "kernel.dkms"))

@@ -143,9 +143,9 @@ def driver_not_loaded(facts: Facts, matrices: Matrices | None, target: Target) -
     entries = inv.gpu_dkms_entries(facts, "nvidia")
     built = any(e.kernel == facts.kernel.release and e.status == "installed" for e in entries)
     if (inv.nvidia_dkms_packages(facts) or entries) and not built:
-        causes.append(f"DKMS has not built it for {facts.kernel.release}")
+        causes.append(f"DKMS has not built it for {inv.kernel_release(facts) or 'the running kernel'}")
     if facts.kernel.headers_installed is False:
-        causes.append(f"no kernel headers for {facts.kernel.release} (DKMS cannot build)")
+        causes.append(f"no kernel headers for {inv.kernel_release(facts) or 'the running kernel'} (DKMS cannot build)")
     if facts.kernel.secure_boot:
         causes.append("Secure Boot is on (an unsigned module is refused)")
     if facts.module_loaded("nouveau") or any(g.kernel_driver == "nouveau" for g in gpus):
