@@ -165,3 +165,35 @@ def test_a_directory_below_a_package_is_part_of_it(tmp_path):
     code, doc = run_json(tree(tmp_path / "t", files))
     assert doc["verdict"] == "cuda-only" and uncounted(doc) == {"srv/engine/run.py"}
     assert [p["part"] for p in doc["optional_parts"]] == ["tools/ (scripts outside the Python package)"]
+
+
+COORD = "from srv.jit.cache import transfer\n\n\nclass Coordinator:\n    def step(self, x):\n        return transfer(x)\n"
+SCHED = ("from typing import Optional\n\nfrom srv.coord import Coordinator\n\n\nclass Scheduler:\n"
+         "    def __init__(self, enabled: bool):\n        self.coord: Optional[Coordinator] = None\n\n"
+         "    def attach(self, coord: Coordinator) -> Coordinator:\n        self.coord = coord\n        return coord\n")  # fmt: skip
+RUNNER = ("class Runner:\n    def __init__(self, enable_sparse: bool):\n        if enable_sparse:\n"
+          "            from srv.coord import Coordinator\n\n            self.coord = Coordinator()\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("sched, counted", [
+    (SCHED, False),
+    (SCHED + "\n\nDEFAULT = Coordinator()\n", True),
+    (SCHED.replace("        self.coord = coord\n", "        assert isinstance(coord, Coordinator)\n        self.coord = coord\n"), True),
+])  # fmt: skip
+def test_a_module_the_core_imports_only_for_annotations_runs_only_where_it_is_imported_for_use(tmp_path, sched, counted):
+    """sglang's HiSparse shape: the loader's importer calls it unguarded, but that importer is
+    itself imported at module level only for type annotations (``Optional[Coordinator]``); the
+    one import that uses it sits inside ``if enable_sparse:``. A kernel compiled when called is
+    then compiled only by optional code, beside the project's ROCm build. Built at import, or
+    used otherwise (``isinstance``), it is core."""
+    files = {**_files(), "srv/coord.py": COORD, "srv/sched.py": sched, "srv/runner.py": RUNNER}
+    del files["srv/pool.py"]
+    code, doc = run_json(tree(tmp_path / "t", files))
+    if counted:
+        assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"srv/jit/csrc/cache/copy.cuh"}
+        return
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    (f,) = [f for f in doc["findings"] if f["rule"] == "construct:inline-ptx"]
+    assert f["optional"] == ("srv/jit/csrc/cache/ (compiled at run time only by optional code (srv/jit/cache.py, imported by "
+                             "srv/coord.py: called only where imported inside try:/if:/a function (srv/runner.py); "
+                             "srv/sched.py imports it for annotations only))")  # fmt: skip

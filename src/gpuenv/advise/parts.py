@@ -114,7 +114,9 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
     ROCm build of the tree's own, where the project's core is known to run without them).
     ``reader`` (beside such a build too): a source whose core loaders the core uses only on the
     CUDA side of a platform switch (``switches``) is the CUDA build's, returned apart (the second
-    dict: already handled by the ROCm build), with the headers only such sources include."""
+    dict: already handled by the ROCm build), with the headers only such sources include; one
+    whose loaders are called only by modules the core imports for type annotations alone
+    (``switches.dormant``: their one real import is inside ``if``/``try``/a function) is optional."""
     if not parts.loads:
         return {}, {}
     from gpuenv.advise.buildmodel import included_by
@@ -139,10 +141,17 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
             switch = parts.on_request[ordered[0]]
             out[c] = f"an extension built on request ({switch}, {ordered[0]})"
         elif reader is not None:
-            sites = [_cuda_side(reader, m, parts.loads[m], importers(parts), why_of)
-                     for m, why in zip(ordered, whys, strict=True) if not why]
-            if all(sites):
-                cuda[c] = f"compiled at run time only on the CUDA side of a platform switch ({sites[0]})"
+            from gpuenv.advise.switches import run_time_callers
+
+            found = [(m, run_time_callers(reader, m, [n.rsplit("/", 1)[-1] for n in parts.loads[m]], importers(parts),
+                                          why_of))
+                     for m, why in zip(ordered, whys, strict=True) if not why]  # fmt: skip
+            if all(kind for _, (kind, _) in found):
+                optional = [(m, where) for m, (kind, where) in found if kind == "optional"]
+                if optional:
+                    out[c] = f"compiled at run time only by optional code ({optional[0][0]}, imported by {optional[0][1]})"
+                else:
+                    cuda[c] = f"compiled at run time only on the CUDA side of a platform switch ({found[0][1][1]})"
     if not out and not cuda:
         return out, cuda
     into = included_by(c_paths, includes)
@@ -158,14 +167,6 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
                     cuda[header] = cuda[min(includers & cuda.keys())]
                     changed = True
     return out, cuda
-
-
-def _cuda_side(reader: Reader, loader: str, named: list[str], users: dict[str, list[tuple[str, bool]]],
-               why_of: Callable[[str], str]) -> str:  # fmt: skip
-    from gpuenv.advise.switches import cuda_side_loader
-
-    core = sorted({i for i, _ in users.get(loader, ()) if not why_of(i)})
-    return cuda_side_loader(reader, loader, [n.rsplit("/", 1)[-1] for n in named], core)
 
 
 _INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)

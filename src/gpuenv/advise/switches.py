@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 Value = tuple[bool | None, bool | None]
 _UNKNOWN: Value = (None, None)
 _ATOMS: dict[str, Value] = {"torch.version.hip": (True, False), "torch.version.cuda": (False, True)}
+_TREES_KEPT = 4
 _DEPTH = 4  # imports followed to a definition (a package's __init__ re-exporting a module's names)
 
 
@@ -49,14 +50,18 @@ class Reader:
 
     def __init__(self, read: Callable[[str], str | None], resolve: Callable[[str, str], list[str]]) -> None:
         self._read, self.resolve = read, resolve
-        self._modules: dict[str, _Module | None] = {}  # only the definitions are kept: trees are large
+        self._modules: dict[str, _Module | None] = {}  # the definitions of every file read
         self._values: dict[tuple[str, str], Value] = {}
+        self._trees: dict[str, ast.Module | None] = {}  # the last _TREES_KEPT parsed, oldest first
 
     def text(self, path: str) -> str | None:
         return self._read(path)
 
     def tree(self, path: str) -> ast.Module | None:
-        """The file parsed afresh (its definitions indexed on the way), None when it cannot be."""
+        """The file parsed (its definitions indexed on the way), None when it cannot be. The last
+        few trees are kept: an importer of several loaders is read for each."""
+        if path in self._trees:
+            return self._trees[path]
         text = self._read(path)
         try:
             tree = ast.parse(text) if text is not None else None
@@ -64,6 +69,9 @@ class Reader:
             tree = None
         if path not in self._modules:
             self._modules[path] = _index(tree, ":=" in text) if tree is not None and text is not None else None
+        if len(self._trees) >= _TREES_KEPT:
+            del self._trees[next(iter(self._trees))]
+        self._trees[path] = tree
         return tree
 
     def module(self, path: str) -> _Module | None:
@@ -216,11 +224,10 @@ def _unknown_targets(target: ast.expr, module: _Module) -> None:
             module.assigned.setdefault(name, []).append(None)
 
 
-def cuda_side_uses(reader: Reader, path: str, tree: ast.Module, text: str, names: set[str]) -> list[int] | None:
-    """The lines where the file at ``path`` uses any of ``names`` (loaded, as a name or the base of
-    an attribute), when every such use sits on the CUDA side of a platform switch; None when one
-    does not, or when a name is never used (it may be passed on). Only the statements on lines
-    that spell a name are read node by node."""
+def _uses(tree: ast.Module, text: str, names: set[str]) -> tuple[list[ast.Name], dict[ast.AST, ast.AST]] | None:
+    """The uses of ``names`` in a file (loaded, as a name or the base of an attribute) and the
+    parents of the nodes read; None when a name is never used (it may be passed on). Only the
+    statements on lines that spell a name are read node by node."""
     spelled = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")\b")
     lines, line, last = set(), 1, 0
     for m in spelled.finditer(text):
@@ -244,12 +251,19 @@ def cuda_side_uses(reader: Reader, path: str, tree: ast.Module, text: str, names
                         parents[child] = node
                     if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
                         uses.append(node)
-    if {u.id for u in uses} != names:
-        return None
-    for use in uses:
-        if not _cuda_side(reader, path, use, parents):
-            return None
-    return sorted(u.lineno for u in uses)
+    return (uses, parents) if {u.id for u in uses} == names else None
+
+
+def _annotation(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether ``node`` sits in a type annotation (of an argument, a return, a variable): code
+    there names a class, and never calls into its module."""
+    child, parent = node, parents.get(node)
+    while parent is not None:
+        if (isinstance(parent, ast.arg | ast.AnnAssign) and child is parent.annotation
+                or isinstance(parent, ast.FunctionDef | ast.AsyncFunctionDef) and child is parent.returns):  # fmt: skip
+            return True
+        child, parent = parent, parents.get(parent)
+    return False
 
 
 def _cuda_side(reader: Reader, path: str, node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -282,27 +296,83 @@ def _returns_on_rocm(reader: Reader, path: str, stmt: ast.stmt) -> bool:
             and reader.value(path, stmt.test)[0] is True)  # fmt: skip
 
 
-def cuda_side_loader(reader: Reader, loader: str, named: list[str], importers: list[str]) -> str:
-    """Where (``path:line``) the first use of ``loader`` sits when it compiles its kernel only when
-    called and every importer in ``importers`` (the core ones) uses what it takes from it only on
-    the CUDA side of a platform switch; "" otherwise (an ``__init__`` passing names on, a star
-    import, a use outside a switch, a file that cannot be read)."""
-    if not importers or any(i.endswith("__init__.py") for i in importers):
-        return ""
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n]+)", re.MULTILINE)
+
+
+def _spelled_call(text: str, module: str) -> bool:
+    """Whether ``text`` calls, or reads an attribute of, a name it takes with ``from ... <module's
+    name> import`` (a quick look before parsing: a comment that spells one only costs the rule)."""
+    stem = module[: -len("/__init__.py")] if module.endswith("/__init__.py") else module[: -len(".py")]
+    stem = stem.rsplit("/", 1)[-1]
+    names = set()
+    for m in _FROM_IMPORT.finditer(text):
+        if m.group(1).rsplit(".", 1)[-1] == stem:
+            for item in m.group(2).strip("()").split(","):
+                words = item.split("#", 1)[0].split()
+                if words:
+                    names.add(words[-1])
+    return bool(names) and re.search(r"\b(?:" + "|".join(map(re.escape, sorted(names))) + r")[ \t]*[(.]", text) is not None
+Users = dict[str, list[tuple[str, bool]]]  # module path -> (importer, lazy) of each import of it
+
+
+def run_time_callers(reader: Reader, loader: str, named: list[str], users: Users,
+                     why_of: Callable[[str], str]) -> tuple[str, str]:  # fmt: skip
+    """Whether the core ever calls ``loader``, a module that compiles its kernel only when called
+    (``named``: the sources it names), judged by each core module importing it: ("cuda", where)
+    when every use sits on the CUDA side of a platform switch; ("optional", why) when the rest of
+    the importers are themselves run only by optional code (``dormant``); ("", "") otherwise (no
+    core importer: an entry point; an ``__init__`` passing names on; a star import; a use outside
+    a switch; a file that cannot be read)."""
+    core = sorted({i for i, _ in users.get(loader, ()) if not why_of(i)})
+    if not core or any(i.endswith("__init__.py") for i in core):
+        return "", ""
     tree = reader.tree(loader)
     module = reader.module(loader)
     if tree is None or module is None or not _compiles_when_called(tree, module, tuple(named)):
+        return "", ""
+    kind, where = "cuda", ""
+    for importer in core:
+        found = _read_uses(reader, importer, loader)
+        if found is None:
+            return "", ""
+        uses, parents = found
+        if all(_cuda_side(reader, importer, u, parents) for u in uses):
+            where = where or f"{importer}:{min(u.lineno for u in uses)}"
+            continue
+        why = dormant(reader, importer, users, why_of)
+        if not why:
+            return "", ""
+        kind, where = "optional", f"{importer}: {why}"
+    return kind, where
+
+
+def _read_uses(reader: Reader, importer: str, module: str) -> tuple[list[ast.Name], dict[ast.AST, ast.AST]] | None:
+    text = reader.text(importer)
+    tree = reader.tree(importer)
+    names = _bound(reader, tree, importer, module) if tree is not None else None
+    return _uses(tree, text, names) if tree is not None and text and names else None
+
+
+def dormant(reader: Reader, module: str, users: Users, why_of: Callable[[str], str]) -> str:
+    """Why no core code runs the functions of ``module``, a core module by the import graph: every
+    core module importing it at module level uses what it takes only in type annotations
+    (``x: Optional[Coordinator] = None``), so only its lazy importers (inside ``if``/``try``/a
+    function) can call it; "" when one uses it otherwise, or nothing imports it."""
+    found = users.get(module, ())
+    eager = sorted({i for i, lazy in found if not lazy and not why_of(i)})
+    if not eager or any(i.endswith("__init__.py") for i in eager):
         return ""
-    first = ""
-    for importer in sorted(importers):
-        text = reader.text(importer)
-        used = reader.tree(importer)
-        names = _bound(reader, used, importer, loader) if used is not None else None
-        lines = cuda_side_uses(reader, importer, used, text, names) if used is not None and text and names else None
-        if lines is None:
+    if any(_spelled_call(reader.text(i) or "", module) for i in eager):
+        return ""  # a call or attribute of a name taken from it, spelled out: no parse needed to know
+    for importer in eager:
+        got = _read_uses(reader, importer, module)
+        if got is None or not all(_annotation(u, got[1]) for u in got[0]):
             return ""
-        first = first or f"{importer}:{lines[0]}"
-    return first
+    for importer in sorted({i for i, lazy in found if lazy and not why_of(i)} - set(eager)):
+        got = _read_uses(reader, importer, module)
+        if got is None or not all(_annotation(u, got[1]) for u in got[0]):
+            return f"called only where imported inside try:/if:/a function ({importer}); {eager[0]} imports it for annotations only"
+    return f"called by no core module: {eager[0]} imports it for annotations only"
 
 
 def _compiles_when_called(tree: ast.Module, module: _Module, named: tuple[str, ...]) -> bool:
