@@ -197,3 +197,11 @@ def test_a_module_the_core_imports_only_for_annotations_runs_only_where_it_is_im
     assert f["optional"] == ("srv/jit/csrc/cache/ (compiled at run time only by optional code (srv/jit/cache.py, imported by "
                              "srv/coord.py: called only where imported inside try:/if:/a function (srv/runner.py); "
                              "srv/sched.py imports it for annotations only))")  # fmt: skip
+
+
+def test_a_switch_nested_past_the_recursion_limit_is_no_switch(tmp_path):
+    """A generated or hostile file: ``not not ... is_cuda()`` 2,400 deep parses, but reading its
+    value would pass the interpreter's recursion limit. No traceback: the kernel stays core."""
+    deep = GUARDED.replace("_is_cuda = is_cuda()", "_is_cuda = " + "not " * 2400 + "is_cuda()")
+    code, doc = run_json(tree(tmp_path / "t", _files(deep)))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"srv/jit/csrc/cache/copy.cuh"}

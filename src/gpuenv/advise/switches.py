@@ -317,6 +317,16 @@ Users = dict[str, list[tuple[str, bool]]]  # module path -> (importer, lazy) of 
 
 def run_time_callers(reader: Reader, loader: str, named: list[str], users: Users,
                      why_of: Callable[[str], str]) -> tuple[str, str]:  # fmt: skip
+    """``_run_time_callers``; a test nested past the interpreter's recursion limit (a hostile or
+    generated file) is no switch, and the kernel stays core."""
+    try:
+        return _run_time_callers(reader, loader, named, users, why_of)
+    except RecursionError:
+        return "", ""
+
+
+def _run_time_callers(reader: Reader, loader: str, named: list[str], users: Users,
+                      why_of: Callable[[str], str]) -> tuple[str, str]:  # fmt: skip
     """Whether the core ever calls ``loader``, a module that compiles its kernel only when called
     (``named``: the sources it names), judged by each core module importing it: ("cuda", where)
     when every use sits on the CUDA side of a platform switch; ("optional", why) when the rest of

@@ -263,13 +263,15 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
 
 
 def _reader(root: str) -> Callable[[str], str | None]:
-    """The text of a file of the tree (its path relative to ``root``), None when unreadable."""
+    """The text of a file of the tree (its path relative to ``root``), read again as the walk read
+    it (a regular file, no link followed, within its size cap); None when that fails now."""
+    from gpuenv.advise.tree import MAX_BYTES
+    from gpuenv.rootpath import NotRegular, TooLarge, read_regular
 
     def read(relative: str) -> str | None:
         try:
-            with open(os.path.join(root, relative), "rb") as f:
-                return f.read().decode("utf-8", "replace")
-        except OSError:
+            return read_regular(os.path.join(root, relative), MAX_BYTES, nofollow=True).decode("utf-8", "replace")
+        except (OSError, NotRegular, TooLarge):
             return None
 
     return read
