@@ -205,3 +205,13 @@ def test_a_switch_nested_past_the_recursion_limit_is_no_switch(tmp_path):
     deep = GUARDED.replace("_is_cuda = is_cuda()", "_is_cuda = " + "not " * 2400 + "is_cuda()")
     code, doc = run_json(tree(tmp_path / "t", _files(deep)))
     assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"srv/jit/csrc/cache/copy.cuh"}
+
+
+@pytest.mark.parametrize("order", [["pk/", "pk/cute/"], ["pk/cute/", "pk/"]])
+def test_a_file_in_nested_packages_is_named_for_the_nearest(order):
+    """flash-attention's flash_attn/ and flash_attn/cute/ each have a pyproject.toml: a file in the
+    inner one is that package's, whatever order the set of packages comes in (a set of strings
+    iterates in a different order in every interpreter)."""
+    from gpuenv.advise.parts import optional_part
+
+    assert optional_part("pk/cute/fwd.py", order, {}) == "pk/cute/ (a package of its own: setup.py or pyproject.toml)"  # type: ignore[arg-type]

@@ -320,7 +320,7 @@ def optional_part(path: str, packages: set[str], modules: dict[str, str], packag
     for i, seg in enumerate(segments[:-1]):
         if seg.lower() in _VENDORED:
             return f"{'/'.join(segments[: i + 1])}/ (vendored third-party code)"
-    for package in packages:
+    for package in sorted(packages, key=len, reverse=True):  # the nearest: a set's order varies per run
         if path.startswith(package):
             return f"{package} (a package of its own: setup.py or pyproject.toml)"
     directory, _, name = path.rpartition("/")
