@@ -143,7 +143,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             keyword = names_device_keyword(text)
             macros |= device_macros(text, keyword)
             walked.c_paths.append(f.path)
-            if rocm and '"' in text:
+            if rocm and "include" in text:
                 # Only read once the tree shows a ROCm build (root build files come first): the
                 # include graph serves the build model, which applies only then (CUTLASS's speed).
                 _includes(f.path, text, walked.includes)
@@ -167,7 +167,9 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
 
 _PKG_NAME = re.compile(r"^Name:[ \t]*(\S+)", re.MULTILINE)
 _PROJECT_NAME = re.compile(r"^name[ \t]*=[ \t]*[\"']([^\"'\n]+)", re.MULTILINE)
-_QUOTED_INCLUDE = re.compile(r"#[ \t]*include[ \t]*\"([^\"\n]+)\"")
+# "x.h", and <pkg/x.h> with a directory: a project's own header reached through its include
+# directory (sglang's <sgl_kernel/distributed/common.cuh>); a bare <vector> is never the tree's.
+_OWN_INCLUDE = re.compile(r"#[ \t]*include[ \t]*(?:\"([^\"\n]+)\"|<([^<>\s]+/[^<>\s]+)>)")
 
 
 def _top_manifest(walked: Walked, kind: str, text: str) -> None:
@@ -204,12 +206,13 @@ def _platform_variant(walked: Walked, path: str, text: str, deps: list[Dep], tes
 
 
 def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> None:
-    """What a file #includes in quotes (the project's own headers), resolved after the walk, each
-    with whether it sits on the CUDA side of a HIP conditional (vLLM's topk.cu includes its
-    PTX-laden headers inside #ifndef USE_ROCM); an include in a HIP branch is the port's."""
+    """What a file #includes in quotes or as a path in angle brackets (the project's own headers
+    where one matches), resolved after the walk, each with whether it sits on the CUDA side of a
+    HIP conditional (vLLM's topk.cu includes its PTX-laden headers inside #ifndef USE_ROCM); an
+    include in a HIP branch is the port's."""
     from gpuenv.advise.regions import CUDA, HIP, c_regions, mentions_amd
 
-    found = list(_QUOTED_INCLUDE.finditer(text))
+    found = list(_OWN_INCLUDE.finditer(text))
     if not found:
         return
     regions = c_regions(text, True) if mentions_amd(text) else None
@@ -222,7 +225,7 @@ def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> 
             last = m.start()
             side = regions.side(line)
         if side != HIP:
-            written.append((m.group(1), side == CUDA))
+            written.append((m.group(1) or m.group(2), side == CUDA))
     into[path] = written
 
 

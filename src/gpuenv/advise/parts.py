@@ -21,6 +21,10 @@ from dataclasses import dataclass, field
 
 from gpuenv.advise.regions import is_auxiliary_file
 
+TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
+if TYPE_CHECKING:
+    from gpuenv.advise.switches import Reader
+
 # from X import (\n a,\n b): the statement scan reads one line; the graph needs X all the same.
 _FROM_PAREN = re.compile(r"^([ \t]*)from[ \t]+([A-Za-z_][\w.]*)[ \t]+import[ \t]*\([ \t]*(?:#[^\n]*)?\n", re.MULTILINE)
 _VENDORED = frozenset({"vendor", "vendored", "third_party", "third-party", "thirdparty", "3rdparty", "external"})
@@ -41,6 +45,7 @@ class Parts:
     loads: dict[str, list[str]] = field(default_factory=dict)
     # module path -> the environment switch that asks for its build ("DS_BUILD_EVOFORMER_ATTN")
     on_request: dict[str, str] = field(default_factory=dict)
+    imported_by: dict[str, list[tuple[str, bool]]] | None = None  # ``importers``, once worked out
 
     def note_build_file(self, path: str) -> None:
         directory, _, name = path.rpartition("/")
@@ -98,16 +103,22 @@ _BUILD_SWITCH = re.compile(r"[\"']((?:[A-Z][A-Z0-9]*_)?BUILD_[A-Z0-9_]+)[\"']")
 
 
 def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[str, bool]]],
-              why_of: Callable[[str], str], requested: bool = False) -> dict[str, str]:  # fmt: skip
+              why_of: Callable[[str], str], requested: bool = False,
+              reader: Reader | None = None) -> tuple[dict[str, str], dict[str, str]]:  # fmt: skip
     """C/CUDA sources compiled at run time by Python code (sglang's jit_kernel/hicache.py naming
     "hicache.cuh"): a source every module that names it is optional (``why_of`` says why, "" for
     core) is an optional part; so is one every naming module builds only on request, behind an
     environment switch of its own (DeepSpeed's op builders, ``BUILD_VAR = "DS_BUILD_..."``); and so
     is a header included only by such sources. A source no module names, or one a core module
     names without such a switch, is left as it is. ``requested``: read the switches (only beside a
-    ROCm build of the tree's own, where the project's core is known to run without them)."""
+    ROCm build of the tree's own, where the project's core is known to run without them).
+    ``reader`` (beside such a build too): a source whose core loaders the core uses only on the
+    CUDA side of a platform switch (``switches``) is the CUDA build's, returned apart (the second
+    dict: already handled by the ROCm build), with the headers only such sources include; one
+    whose loaders are called only by modules the core imports for type annotations alone
+    (``switches.dormant``: their one real import is inside ``if``/``try``/a function) is optional."""
     if not parts.loads:
-        return {}
+        return {}, {}
     from gpuenv.advise.buildmodel import included_by
 
     by_name: dict[str, list[str]] = {}
@@ -120,6 +131,7 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
                 if c == written or c.endswith("/" + written):
                     loaders.setdefault(c, set()).add(module)
     out: dict[str, str] = {}
+    cuda: dict[str, str] = {}
     for c, modules in loaders.items():
         ordered = sorted(modules)
         whys = [why_of(m) for m in ordered]
@@ -128,17 +140,33 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
         elif requested and all(m in parts.on_request for m in ordered):
             switch = parts.on_request[ordered[0]]
             out[c] = f"an extension built on request ({switch}, {ordered[0]})"
-    if not out:
-        return out
+        elif reader is not None:
+            from gpuenv.advise.switches import run_time_callers
+
+            found = [(m, run_time_callers(reader, m, [n.rsplit("/", 1)[-1] for n in parts.loads[m]], importers(parts),
+                                          why_of))
+                     for m, why in zip(ordered, whys, strict=True) if not why]  # fmt: skip
+            if all(kind for _, (kind, _) in found):
+                optional = [(m, where) for m, (kind, where) in found if kind == "optional"]
+                if optional:
+                    out[c] = f"compiled at run time only by optional code ({optional[0][0]}, imported by {optional[0][1]})"
+                else:
+                    cuda[c] = f"compiled at run time only on the CUDA side of a platform switch ({found[0][1][1]})"
+    if not out and not cuda:
+        return out, cuda
     into = included_by(c_paths, includes)
     changed = True
     while changed:
         changed = False
         for header, includers in into.items():
-            if header not in out and header not in loaders and includers and includers <= out.keys():
-                out[header] = out[min(includers)]
-                changed = True
-    return out
+            if header not in out and header not in cuda and header not in loaders and includers:
+                if includers <= out.keys():
+                    out[header] = out[min(includers)]
+                    changed = True
+                elif includers <= out.keys() | cuda.keys():
+                    cuda[header] = cuda[min(includers & cuda.keys())]
+                    changed = True
+    return out, cuda
 
 
 _INDENTED_IMPORT = re.compile(r"^[ \t]+(?:from|import)[ \t]", re.MULTILINE)
@@ -185,13 +213,11 @@ def _targets(written: str, index: dict[tuple[str, ...], list[str]], files: set[s
     return found
 
 
-def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
-    """Module path -> why it is optional: every import of it that runs at module level comes from
-    a module that is optional itself (a greatest fixpoint, so a backend's modules importing each
-    other stay optional together) or not core for another reason (``outside``: a CUDA twin
-    directory, a backend named for CUDA); a module nothing imports is core (an entry point)."""
-    if not parts.imports:
-        return {}
+def importers(parts: Parts) -> dict[str, list[tuple[str, bool]]]:
+    """Module path -> the modules importing it, each with whether that import is lazy (worked out
+    once per tree: the optional-module and run-time-kernel rules both read it)."""
+    if parts.imported_by is not None:
+        return parts.imported_by
     index, files = _index(parts.modules)
     into: dict[str, list[tuple[str, bool]]] = {}
     for importer, found in parts.imports.items():
@@ -199,6 +225,36 @@ def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozense
             for target in _targets(written, index, files):
                 if target != importer:
                     into.setdefault(target, []).append((importer, lazy))
+    parts.imported_by = into
+    return into
+
+
+def resolver(parts: Parts) -> Callable[[str, str], list[str]]:
+    """(module as written in an import, the importing file) -> the files it names exactly:
+    ``pkg.mod`` or ``.mod`` to pkg/mod.py or pkg/mod/__init__.py, not the packages on the way."""
+    index, files = _index(parts.modules)
+
+    def resolve(written: str, importer: str) -> list[str]:
+        dots = len(written) - len(written.lstrip("."))
+        if not dots:
+            return index.get(tuple(written.split(".")), [])
+        package = importer.split("/")[:-1]
+        if dots - 1 > len(package):
+            return []
+        stem = "/".join(package[: len(package) - dots + 1] + [p for p in written[dots:].split(".") if p])
+        return [c for c in (stem + ".py", stem + "/__init__.py") if c in files]
+
+    return resolve
+
+
+def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
+    """Module path -> why it is optional: every import of it that runs at module level comes from
+    a module that is optional itself (a greatest fixpoint, so a backend's modules importing each
+    other stay optional together) or not core for another reason (``outside``: a CUDA twin
+    directory, a backend named for CUDA); a module nothing imports is core (an entry point)."""
+    if not parts.imports:
+        return {}
+    into = importers(parts)
     optional = set(into)
     changed = True
     while changed:
@@ -240,6 +296,17 @@ def is_backend(path: str) -> bool:
     return (low == "cmakelists.txt" or low.endswith(".cmake")) and _BACKEND.search(directory) is not None
 
 
+def _inside(directory: str, packaged: set[str]) -> bool:
+    """Whether a directory is a package or lies below one: a directory without __init__.py inside
+    a package is a namespace subpackage (PEP 420), which setuptools' pyproject configuration finds
+    by default and which the package's own modules import by its dotted name (sglang/srt/)."""
+    while directory:
+        if directory + "/" in packaged:
+            return True
+        directory = directory.rpartition("/")[0]
+    return False
+
+
 def optional_part(path: str, packages: set[str], modules: dict[str, str], packaged: set[str] | None = None,
                   backends: bool = False) -> str:  # fmt: skip
     """Why the file at ``path`` is an optional part ("" when it is core). ``packaged``: the
@@ -253,7 +320,7 @@ def optional_part(path: str, packages: set[str], modules: dict[str, str], packag
     for i, seg in enumerate(segments[:-1]):
         if seg.lower() in _VENDORED:
             return f"{'/'.join(segments[: i + 1])}/ (vendored third-party code)"
-    for package in packages:
+    for package in sorted(packages, key=len, reverse=True):  # the nearest: a set's order varies per run
         if path.startswith(package):
             return f"{package} (a package of its own: setup.py or pyproject.toml)"
     directory, _, name = path.rpartition("/")
@@ -269,7 +336,7 @@ def optional_part(path: str, packages: set[str], modules: dict[str, str], packag
         # installs the package from its own manifest, and the tree builds for ROCm itself.
         return f"{path} (a conda environment beside the package's own install)"
     if packaged is not None and directory:
-        if path.endswith(".py") and directory + "/" not in packaged:
+        if path.endswith(".py") and not _inside(directory, packaged):
             return f"{directory}/ (scripts outside the Python package)"
         low = name.lower()
         if low.startswith(("dockerfile", "containerfile")) or low.endswith((".dockerfile", ".containerfile")):

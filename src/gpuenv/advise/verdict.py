@@ -20,7 +20,8 @@ cuda-only, its reasons naming the blockers that build covers and those it leaves
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 
 from gpuenv.advise import LAZY
 from gpuenv.advise.builds import BUILD_RULE
@@ -108,7 +109,9 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
         for w in cuda_only_files(walked.build, walked.c_paths, walked.includes) & where_of:
             handled.setdefault(w, "already handled by the ROCm build: only the CUDA build compiles it")
         rocm_compiled = rocm_compiled_files(walked.build, walked.c_paths, walked.includes) & where_of
-    parts = _optional_parts(walked, where_of)
+    parts, run_time = _optional_parts(path, walked, where_of)
+    for w, how in run_time.items():
+        handled.setdefault(w, f"already handled by the ROCm build: {how}")
     # The CUDA build's own flags (-gencode, CUDA::cublas) in a build file with a ROCm branch: the
     # ROCm build has its own beside them.
     own = walked.build.files if rocm_path and walked.build is not None else set()
@@ -213,13 +216,14 @@ def _build_twin(path: str, walked: Walked) -> bool:
     return False
 
 
-def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
-    """File -> the optional part it is in, for the files with findings."""
+def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """File -> the optional part it is in, for the files with findings; and file -> why a kernel
+    compiled at run time is the CUDA path's (``parts.jit_parts``)."""
     from gpuenv.advise.parts import is_backend, optional_modules, optional_part, package_dirs
 
     p = walked.parts
     if p is None:
-        return {}
+        return {}, {}
     # A nested package is optional beside a package at the top; without one it is the project.
     top = "setup.py" in p.roots or "pyproject.toml" in p.roots
     packages = p.packages if top else set()
@@ -247,10 +251,30 @@ def _optional_parts(walked: Walked, where_of: set[str]) -> dict[str, str]:
                 cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm))
             return cache[module]
 
-        for w, why in jit_parts(p, walked.c_paths, walked.includes, why_of, bool(walked.rocm)).items():
+        from gpuenv.advise.parts import resolver
+        from gpuenv.advise.switches import Reader
+
+        optional, cuda = jit_parts(p, walked.c_paths, walked.includes, why_of, True, Reader(_reader(root), resolver(p)))
+        for w, why in optional.items():
             if w in where_of and w not in out:
                 out[w] = f"{w.rpartition('/')[0]}/ ({why})"
-    return out
+        return out, {w: how for w, how in cuda.items() if w in where_of and w not in out}
+    return out, {}
+
+
+def _reader(root: str) -> Callable[[str], str | None]:
+    """The text of a file of the tree (its path relative to ``root``), read again as the walk read
+    it (a regular file, no link followed, within its size cap); None when that fails now."""
+    from gpuenv.advise.tree import MAX_BYTES
+    from gpuenv.rootpath import NotRegular, TooLarge, read_regular
+
+    def read(relative: str) -> str | None:
+        try:
+            return read_regular(os.path.join(root, relative), MAX_BYTES, nofollow=True).decode("utf-8", "replace")
+        except (OSError, NotRegular, TooLarge):
+            return None
+
+    return read
 
 
 def _port(walked: Walked, table: Table) -> str:
