@@ -8,7 +8,6 @@ the NVIDIA module flavour it needs the same way: from here.
 from __future__ import annotations
 
 from gpuenv.facts import Facts, Gpu
-from gpuenv.resolve.inventory import version_tuple
 from gpuenv.resolve.memo import LastAsked
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
@@ -200,6 +199,10 @@ def module_flavour(gpu: Gpu, matrices: Matrices | None) -> str:
     arch = matrices.nvidia_arch(arch_name) if arch_name and matrices is not None else None
     if arch is not None:
         return arch.module
+    # Imported here: the wheel choice (gpuenv torch) reads GPUs through this module and needs
+    # none of inventory's package tables (start-up, bench/bench_all.py).
+    from gpuenv.resolve.inventory import version_tuple
+
     cc = version_tuple(compute_capability(gpu, matrices))
     if not cc:
         return "either"
