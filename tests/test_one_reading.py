@@ -180,3 +180,13 @@ def test_reading_leaves_the_facts_as_they_were():
     inventory.os_point(facts, "24.04")
     assert (dict(vars(facts)), [dict(vars(g)) for g in facts.gpus], facts.to_dict()) == before
     assert pickle.loads(pickle.dumps(facts)) == facts == _facts(TWO_AMD)
+
+
+def test_the_wheel_choice_reads_gpus_through_gpuinfo_and_loads_it_only_for_a_gpu(tmp_path):
+    """gpuenv torch takes each GPU's target from gpuinfo (the count above); a box without a GPU (an
+    empty root) does not load it, and no box loads the package tables for it (start-up)."""
+    from tests.test_startup_imports import _loaded
+
+    assert not {"gpuenv.resolve.gpuinfo", "gpuenv.resolve.inventory"} & _loaded("torch", "--json", "--root", str(tmp_path))
+    with_gpus = _loaded("torch", "--json", "--facts", str(TWO_AMD))
+    assert "gpuenv.resolve.gpuinfo" in with_gpus and "gpuenv.resolve.inventory" not in with_gpus

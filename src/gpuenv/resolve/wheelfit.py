@@ -25,7 +25,6 @@ import re
 
 from gpuenv.facts import Facts
 from gpuenv.matrices import Matrices, TorchVariant
-from gpuenv.resolve import gpuinfo
 from gpuenv.standins.record import record
 
 
@@ -118,8 +117,15 @@ def driver_fit(matrices: Matrices, driver: str, cuda: str, via_ptx: list[str]) -
 def gpu_archs(facts: Facts, matrices: Matrices, vendor: str) -> list[GpuArch]:
     """Each GPU of ``vendor`` with its architecture: its compute capability or gfx target, and
     whether it is integrated, as gpuinfo reads them (the one reading the checks use, #43)."""
+    gpus = facts.gpus_of(vendor)
+    if not gpus:
+        return []
+    # Imported past the return: `gpuenv torch` on a box without this vendor's GPU loads no more
+    # than it did (two modules, about 1M instructions; bench/bench_all.py).
+    from gpuenv.resolve import gpuinfo
+
     out = []
-    for g in facts.gpus_of(vendor):
+    for g in gpus:
         if vendor == "nvidia":
             known = matrices.nvidia_gpu(g.pci_id)
             name = g.name or (known.name if known else g.pci_id)
