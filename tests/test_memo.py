@@ -21,3 +21,25 @@ def test_two_memos_keep_their_own_answers_of_one_object():
     a.answers(obj)["q"] = "a"
     assert b.answers(obj) == {}
     assert a.answers(obj) == {"q": "a"}
+
+
+def test_answers_for_a_pair_are_dropped_when_either_object_changes():
+    memo = LastAsked()
+    facts, bundle, other_bundle = object(), ["equal"], ["equal"]
+    memo.answers(facts, bundle)["q"] = 1
+    assert memo.answers(facts, bundle) == {"q": 1}
+    assert memo.answers(facts, other_bundle) == {}  # an equal bundle is another bundle
+    assert memo.answers(facts) == {}  # and none is another again
+    memo.answers(facts, bundle)["q"] = 2
+    assert memo.answers(object(), bundle) == {}
+
+
+def test_kept_gives_the_answers_of_whatever_was_asked_last_with_that_object():
+    memo = LastAsked()
+    bundle = object()
+    assert memo.kept(bundle) is None  # nothing asked yet
+    memo.answers("facts", bundle)["q"] = 1
+    assert memo.kept(bundle) == {"q": 1}
+    assert memo.kept(object()) is None
+    memo.answers("facts", object())
+    assert memo.kept(bundle) is None

@@ -8,19 +8,59 @@ the NVIDIA module flavour it needs the same way: from here.
 from __future__ import annotations
 
 from gpuenv.facts import Facts, Gpu
-from gpuenv.resolve.inventory import version_tuple
 from gpuenv.resolve.memo import LastAsked
 
 TYPE_CHECKING = False  # typing's flag without importing typing or collections.abc (start-up time)
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
+    from typing import TypeVar
 
     from gpuenv.matrices import AmdGpu, Matrices
+
+    _T = TypeVar("_T")
+
+
+# What a facts document's GPUs are, read once per facts document and matrices bundle (#43): a
+# doctor run or a plan asks it of the same GPUs from a dozen checks, the target choice and the
+# planner. Per (facts, matrices): {"split": (discrete, integrated), "compute": ..., id(gpu): gpu,
+# (rule, id(gpu)): what ``rule`` says of that GPU}. A GPU that is not one of the facts
+# document's last read (a test's own Gpu) is judged afresh: one rule either way.
+_read = LastAsked()
+
+
+def _once(rule: Callable[[Gpu, Matrices | None], _T], gpu: Gpu, matrices: Matrices | None) -> _T:
+    memo = _read.kept(matrices)
+    if memo is None or memo.get(id(gpu)) is not gpu:
+        return rule(gpu, matrices)
+    key = (rule, id(gpu))
+    if key not in memo:
+        memo[key] = rule(gpu, matrices)
+    found: _T = memo[key]
+    return found
+
+
+def _split(facts: Facts, matrices: Matrices | None) -> tuple[tuple[Gpu, ...], tuple[Gpu, ...]]:
+    """(discrete, integrated) AMD GPUs of the facts, read in one pass."""
+    memo = _read.answers(facts, matrices)
+    split: tuple[tuple[Gpu, ...], tuple[Gpu, ...]] | None = memo.get("split")
+    if split is None:
+        amd = facts.gpus_of("amd")
+        memo.update((id(g), g) for g in facts.gpus)  # the GPUs _once keeps answers for
+        flags = [is_integrated(g, matrices) for g in amd]
+        split = memo["split"] = (
+            tuple(g for g, apu in zip(amd, flags, strict=True) if not apu),
+            tuple(g for g, apu in zip(amd, flags, strict=True) if apu),
+        )
+    return split
 
 
 def gfx_target(gpu: Gpu, matrices: Matrices | None) -> str | None:
     if gpu.gfx_target:
         return gpu.gfx_target
+    return _once(_gfx_by_pci_id, gpu, matrices)
+
+
+def _gfx_by_pci_id(gpu: Gpu, matrices: Matrices | None) -> str | None:
     known = matrices.amd_gpu(gpu.pci_id) if matrices is not None else None
     return known.target(gpu.revision) if known else None
 
@@ -48,33 +88,42 @@ def unconfirmed_targets(gpus: list[Gpu], matrices: Matrices | None) -> str:
 def is_integrated(gpu: Gpu, matrices: Matrices | None) -> bool:
     if gpu.integrated is not None:
         return gpu.integrated
-    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None and gpu.vendor == "amd" else None
+    if matrices is None or gpu.vendor != "amd":
+        return False
+    return _once(_integrated_by_pci_id, gpu, matrices)
+
+
+def _integrated_by_pci_id(gpu: Gpu, matrices: Matrices | None) -> bool:
+    known = matrices.amd_gpu(gpu.pci_id) if matrices is not None else None
     return bool(known and known.integrated)
 
 
 def amd_discrete(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
-    return tuple(g for g in facts.gpus_of("amd") if not is_integrated(g, matrices))
+    return _split(facts, matrices)[0]
 
 
 def amd_integrated(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
-    return tuple(g for g in facts.gpus_of("amd") if is_integrated(g, matrices))
+    return _split(facts, matrices)[1]
 
 
 def amd_compute(facts: Facts, matrices: Matrices | None) -> tuple[Gpu, ...]:
     """AMD GPUs that GPU computing could use: the discrete ones, and integrated ones that the
     default ROCm release supports or a bundled ROCm PyTorch wheel is built for (Strix Halo). The
     Raphael iGPU of a Ryzen desktop is none of these: it makes no machine "two-vendor"."""
-    discrete = amd_discrete(facts, matrices)
-    integrated = amd_integrated(facts, matrices)
+    discrete, integrated = _split(facts, matrices)
     if not integrated or matrices is None:
         return discrete
-    memo = _served.answers(matrices)
-    if "gfx" not in memo:
-        known = set(matrices.default_rocm().gpus)
-        for version in matrices.torch_versions():
-            known.update(a for v in matrices.torch_variants(version) if v.stack == "rocm" for a in v.archs)
-        memo["gfx"] = frozenset(known)
-    return discrete + tuple(g for g in integrated if gfx_target(g, matrices) in memo["gfx"])
+    read = _read.answers(facts, matrices)
+    found: tuple[Gpu, ...] | None = read.get("compute")
+    if found is None:
+        served = _served.answers(matrices)
+        if "gfx" not in served:
+            known = set(matrices.default_rocm().gpus)
+            for version in matrices.torch_versions():
+                known.update(a for v in matrices.torch_variants(version) if v.stack == "rocm" for a in v.archs)
+            served["gfx"] = frozenset(known)
+        found = read["compute"] = discrete + tuple(g for g in integrated if gfx_target(g, matrices) in served["gfx"])
+    return found
 
 
 _served = LastAsked()  # per matrices: {"gfx": the gfx targets ROCm or a ROCm wheel serves}
@@ -86,6 +135,12 @@ def gpu_class(gpu: Gpu, matrices: Matrices | None) -> str | None:
     target when every GPU they list with that target is of one class (gfx942: Instinct), and is a
     Ryzen APU where the facts call it integrated and its gfx target does not make it an Instinct."""
     if matrices is None or gpu.vendor != "amd":
+        return None
+    return _once(_class_by_tables, gpu, matrices)
+
+
+def _class_by_tables(gpu: Gpu, matrices: Matrices | None) -> str | None:
+    if matrices is None:
         return None
     known = matrices.amd_gpu(gpu.pci_id)
     if known is not None:
@@ -144,6 +199,10 @@ def module_flavour(gpu: Gpu, matrices: Matrices | None) -> str:
     arch = matrices.nvidia_arch(arch_name) if arch_name and matrices is not None else None
     if arch is not None:
         return arch.module
+    # Imported here: the wheel choice (gpuenv torch) reads GPUs through this module and needs
+    # none of inventory's package tables (start-up, bench/bench_all.py).
+    from gpuenv.resolve.inventory import version_tuple
+
     cc = version_tuple(compute_capability(gpu, matrices))
     if not cc:
         return "either"

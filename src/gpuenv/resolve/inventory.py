@@ -291,11 +291,20 @@ _PRETTY_VERSION = r"\b(\d+(?:\.\d+){0,2})\b"
 _UNNAMED = ("", "unknown", "linux")
 
 
+# What the OS is, read once per facts document's os record (#43): the checks, the target choice
+# and the planner ask its base and point release dozens of times a run.
+_os_read = LastAsked()
+
+
 def os_base(facts: Facts) -> tuple[str, str | None] | None:
     """(id, version) of the Ubuntu or Debian release a derivative is built on: the facts' os.base,
     else what os-release's codename and ID_LIKE say (a facts file written without os.base);
     None for Ubuntu and Debian themselves and anything not known to be a derivative."""
-    return base_release(facts.os)
+    memo = _os_read.answers(facts.os)
+    if "base" not in memo:
+        memo["base"] = base_release(facts.os)
+    found: tuple[str, str | None] | None = memo["base"]
+    return found
 
 
 def os_id(facts: Facts) -> str | None:
@@ -345,11 +354,12 @@ def os_point(facts: Facts, major: str) -> str | None:
     """The point release of OS release ``major`` ("9", "24.04") this machine runs: VERSION_ID where
     it names one ("9.4" on RHEL), else the one PRETTY_NAME carries ("Red Hat Enterprise Linux 9.4
     (Plow)", "Ubuntu 24.04.3 LTS"); None when neither does (VERSION_ID "9", or no os-release)."""
-    dotted: list[str] = re.findall(_DOTTED, facts.os.pretty_name or "")
-    for text in (facts.os.version_id or "", *dotted):
-        if text.startswith(major + "."):
-            return text
-    return None
+    memo = _os_read.answers(facts.os)
+    if ("point", major) not in memo:
+        dotted: list[str] = re.findall(_DOTTED, facts.os.pretty_name or "")
+        memo["point", major] = next((t for t in (facts.os.version_id or "", *dotted) if t.startswith(major + ".")), None)
+    found: str | None = memo["point", major]
+    return found
 
 
 _ARCH_ALIASES = {"amd64": "x86_64", "x64": "x86_64", "arm64": "aarch64", "ppc64el": "ppc64le"}

@@ -43,12 +43,6 @@ class GpuArch:
 # -- compiled code ----------------------------------------------------------------------------
 
 
-def sm_of(compute_capability: str) -> str:
-    """ "12.0" -> "sm_120"."""
-    major, _, minor = compute_capability.partition(".")
-    return f"sm_{major}{minor or '0'}"
-
-
 _CODE = r"(sm|compute)_(\d+)(\d)([a-z]?)"
 
 
@@ -121,27 +115,29 @@ def driver_fit(matrices: Matrices, driver: str, cuda: str, via_ptx: list[str]) -
 
 
 def gpu_archs(facts: Facts, matrices: Matrices, vendor: str) -> list[GpuArch]:
+    """Each GPU of ``vendor`` with its architecture: its compute capability or gfx target, and
+    whether it is integrated, as gpuinfo reads them (the one reading the checks use, #43)."""
+    gpus = facts.gpus_of(vendor)
+    if not gpus:
+        return []
+    # Imported past the return: `gpuenv torch` on a box without this vendor's GPU loads no more
+    # than it did (two modules, about 1M instructions; bench/bench_all.py).
+    from gpuenv.resolve import gpuinfo
+
     out = []
-    for g in facts.gpus_of(vendor):
+    for g in gpus:
         if vendor == "nvidia":
             known = matrices.nvidia_gpu(g.pci_id)
             name = g.name or (known.name if known else g.pci_id)
-            if g.compute_capability:
-                out.append(GpuArch(vendor, g.pci_id, name, sm_of(g.compute_capability), "facts"))
-            elif known:
-                out.append(GpuArch(vendor, g.pci_id, name, sm_of(known.compute_capability), "matrices"))
-            else:
-                out.append(GpuArch(vendor, g.pci_id, name, None, "unknown"))
+            cc = gpuinfo.compute_capability(g, matrices)
+            via = "facts" if g.compute_capability else "matrices" if cc else "unknown"
+            out.append(GpuArch(vendor, g.pci_id, name, gpuinfo.sm(cc) if cc else None, via))
         else:
             amd = matrices.amd_gpu(g.pci_id)
             name = g.name or (amd.name if amd else g.pci_id)
-            integrated = g.integrated if g.integrated is not None else bool(amd and amd.integrated)
-            if g.gfx_target:
-                out.append(GpuArch(vendor, g.pci_id, name, g.gfx_target, "facts", integrated))
-            elif amd and (gfx := amd.target(g.revision)):
-                out.append(GpuArch(vendor, g.pci_id, name, gfx, "matrices", integrated))
-            else:
-                out.append(GpuArch(vendor, g.pci_id, name, None, "unknown", integrated))
+            gfx = gpuinfo.gfx_target(g, matrices)
+            via = "facts" if g.gfx_target else "matrices" if gfx else "unknown"
+            out.append(GpuArch(vendor, g.pci_id, name, gfx, via, gpuinfo.is_integrated(g, matrices)))
     return out
 
 
