@@ -201,3 +201,16 @@ def test_the_flag_is_named_exactly_where_the_planner_would_refuse_without_it():
         route = rel.repository
         if route is not None:
             assert (route.trust_flag() is None) == (route.key_may_pin() or not route.fingerprint), rel.version
+
+
+def test_where_a_key_was_read_names_the_files_only():
+    """The refusal names the files the fingerprint was read in ('owner/repo path @ commit'), once each
+    and without the source's prose, nor what follows 'the key URL' (that cites the URL's page); a
+    source naming no file is given whole."""
+    from gpuenv.plan.builders import _where_read
+
+    source = ("read in ROCm/TheRock build_tools/x.py @ acbc9ecc (the build code); ROCm/TheRock build_tools/x.py "
+              "@ acbc9ecc; Azure/AgentBaker a/b.json @ 59638272 (a pin); the key URL: ROCm/docs page.rst @ 1234567")  # fmt: skip
+    assert _where_read({"source": source}) == "ROCm/TheRock build_tools/x.py @ acbc9ecc; Azure/AgentBaker a/b.json @ 59638272"
+    assert _where_read({"source": "a forum post; "}) == "a forum post"
+    assert _where_read({"source": "the key URL only"}) == "the key URL only"
