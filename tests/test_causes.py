@@ -142,6 +142,24 @@ def test_secure_boot_refusing_the_module_is_the_cause_of_the_unloaded_driver(mat
     assert report.summary()["error"] == 1
 
 
+
+def test_a_container_without_kfd_mapped_is_one_cause(matrices):
+    """A ROCm container run without --device /dev/kfd: platform.container's error is the cause (its fix
+    maps the node in), amd.kfd-missing its consequence; one error. Outside a container an absent
+    /dev/kfd stands alone (the kernel's compute interface failed)."""
+    from gpuenv.probe import collect
+
+    root = Path(__file__).resolve().parent / "roots" / "docker-rocm-no-kfd"
+    report = diagnose(collect(root=str(root)), matrices, Target.parse(None))
+    by_code = {f.code: f for f in report.findings}
+    assert by_code["platform.container"].severity is Severity.ERROR and not by_code["platform.container"].cause
+    assert by_code["amd.kfd-missing"].cause == "platform.container"
+    assert report.summary()["error"] == 1
+    doc = base("doctor-healthy-rocm")
+    doc["amd"]["kfd"] = False
+    alone = {f.code: f for f in _report(doc, matrices).findings}
+    assert "platform.container" not in alone and not alone["amd.kfd-missing"].cause
+
 def test_findings_md_documents_the_nesting_as_declared():
     text = (Path(__file__).resolve().parent.parent / "FINDINGS.md").read_text()
     rows = re.findall(r"^\| `([a-z0-9]+\.[a-z0-9-]+)` \| (.+) \|$", text, flags=re.M)

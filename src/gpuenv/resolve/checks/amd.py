@@ -75,7 +75,8 @@ def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> I
     )
 
 
-@check(code="amd.kfd-missing", area="amd")
+# In a container, the unmapped /dev/kfd is the container check's error (its fix maps it): one cause.
+@check(code="amd.kfd-missing", area="amd", follows=("platform.in_container",))
 def kfd_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     # In a container the host's driver is out of sight: an AMD GPU there is reason enough.
     driver = _amdgpu_loaded(facts) or (bool(facts.platform.container) and bool(facts.gpus_of("amd")))

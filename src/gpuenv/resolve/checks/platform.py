@@ -110,7 +110,7 @@ def _unmapped(missing: list[tuple[str, list[str]]]) -> str:
 
 
 @check(code="platform.container", area="platform", blocking=True)
-def container(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
+def in_container(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     kind = facts.platform.container
     if not kind:
         return
