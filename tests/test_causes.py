@@ -160,6 +160,24 @@ def test_a_container_without_kfd_mapped_is_one_cause(matrices):
     alone = {f.code: f for f in _report(doc, matrices).findings}
     assert "platform.container" not in alone and not alone["amd.kfd-missing"].cause
 
+
+def test_nouveau_on_a_gpu_with_no_nvidia_driver_follows_the_missing_driver(matrices):
+    """No NVIDIA driver at all: nouveau binds the GPU by default, so the missing driver is the one
+    error and nouveau its consequence (the driver's plan blacklists it). With the driver installed
+    (NVML answers), nouveau holding the GPU stands alone."""
+    from gpuenv.probe import collect
+
+    root = Path(__file__).resolve().parent / "roots" / "ubuntu2204-a100-nouveau"
+    report = diagnose(collect(root=str(root)), matrices, Target.parse(None))
+    by_code = {f.code: f for f in report.findings}
+    assert not by_code["nvidia.driver-missing"].cause
+    assert by_code["nvidia.nouveau-loaded"].cause == "nvidia.driver-missing"
+    assert report.summary()["error"] == 1
+    doc = base("doctor-healthy-cuda")
+    doc["gpus"][0]["kernel_driver"] = "nouveau"
+    alone = {f.code: f for f in _report(doc, matrices).findings}
+    assert "nvidia.driver-missing" not in alone and not alone["nvidia.nouveau-loaded"].cause
+
 def test_findings_md_documents_the_nesting_as_declared():
     text = (Path(__file__).resolve().parent.parent / "FINDINGS.md").read_text()
     rows = re.findall(r"^\| `([a-z0-9]+\.[a-z0-9-]+)` \| (.+) \|$", text, flags=re.M)

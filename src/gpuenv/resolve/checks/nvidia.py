@@ -46,9 +46,13 @@ def branch_number(version: str | None) -> int | None:
     return nums[0] if nums else None
 
 
-# nouveau takes the GPU when the nvidia module is refused (Secure Boot) or has dropped it.
+# nouveau takes the GPU when the nvidia module is refused (Secure Boot), has dropped it, was never
+# built for this kernel, or is not installed at all (the kernel's own driver binds it by default:
+# installing the NVIDIA driver, whose plan blacklists nouveau, is the one fix).
 @check(
-    code="nvidia.nouveau-loaded", area="nvidia", follows=("kernel.secure_boot", "nvidia.gpu_dropped", "kernel.dkms_not_built")
+    code="nvidia.nouveau-loaded",
+    area="nvidia",
+    follows=("kernel.secure_boot", "nvidia.gpu_dropped", "kernel.dkms_not_built", "nvidia.driver_missing"),
 )
 def nouveau_loaded(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
