@@ -203,6 +203,25 @@ def test_an_unloaded_nvidia_driver_known_only_from_nvml_is_the_installed_driver_
     [unloaded] = judged(doc, matrices, "nvidia.driver-not-loaded")
     assert unloaded.cause == "kernel.headers-missing" and "unknown" not in unloaded.detail
 
+
+def test_an_unread_kernel_release_is_never_a_package_name_in_the_finding_or_the_plan(matrices):
+    """The probe's "unknown" release on a box whose driver the install would build: the plan can name
+    no headers package (no linux-headers-unknown step; a note says what to install), so the finding
+    stays an error and does not promise the plan installs them."""
+    from gpuenv.facts import from_dict
+    from gpuenv.plan import planner, repos
+    from gpuenv.plan.plan import Action, Request
+
+    doc = box("rocm", no_rocm, ("kernel.headers_installed", False), ("kernel.release", "unknown"))
+    f = judged_one(doc, matrices, "kernel.headers-missing", "rocm@7.2.4")
+    assert f.severity.value == "error" and "install plan installs them" not in f.detail
+    assert f.fix == "sudo apt-get install linux-headers-$(uname -r) linux-modules-extra-$(uname -r)"
+    plan = planner.make_plan(from_dict(doc), matrices, repos.load(),
+                             Request(action=Action.INSTALL, stack="rocm", version="7.2.4", user="alice"))  # fmt: skip
+    assert "headers" not in [s.id for s in plan.steps]
+    assert not any("linux-headers-unknown" in " ".join(s.argv or ()) for s in plan.steps)
+    assert any("the running kernel's release is not known" in n for n in plan.notes)
+
 @pytest.mark.parametrize("target", ["rocm@7.14.0", "rocm@10.0.0"])
 def test_a_new_stream_install_builds_no_dkms_driver_so_headers_and_secure_boot_say_nothing(matrices, target):
     """The new stream's plans leave the kernel driver as it is (plan/therock.py): no DKMS build

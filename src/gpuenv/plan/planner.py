@@ -151,6 +151,13 @@ def _headers(facts: Facts, kernel_ok: bool, notes: list[str]) -> list[Step]:
     if not kernel_ok:
         return []
     rel = facts.kernel.release
+    if inv.kernel_release(facts) is None:
+        # The probe could not read uname -r: no package name can be formed (never
+        # linux-headers-unknown); the doctor's kernel.headers-missing stays an error and says so.
+        if facts.kernel.headers_installed is not True:
+            notes.append(cite(kernel_checks.headers_missing, "the running kernel's release is not known: install "
+                              "its headers (linux-headers-$(uname -r)) before the driver is built"))  # fmt: skip
+        return []
     if not _DEB_NAME.fullmatch(f"linux-headers-{rel}") or inv.distribution_kernel(facts) is False:
         # A self-built or vendor kernel: no distribution package carries its headers, and apt
         # would only say it cannot find linux-headers-RELEASE.

@@ -120,15 +120,16 @@ def headers_missing(facts: Facts, matrices: Matrices | None, target: Target) -> 
         )
     else:
         detail = f"/lib/modules/{release}/build is missing; {why}."
-        if planned:
+        if planned and release != _UNAME:
             detail += f" gpuenv's install plan installs them first (linux-headers-{release})."
         fix = _headers_fix(facts, release)
         commands = (fix, *dkms)
     # An error where something fails for it: an installed driver cannot be built (for this kernel
     # or the next), or no package carries this kernel's headers, so a planned DKMS build cannot
     # succeed. A driver only planned on a distribution kernel gets its headers from the plan itself
-    # (planner._headers): nothing fails, and a fresh box is not told so in red (#43).
-    severe = not planned or inv.distribution_kernel(facts) is False
+    # (planner._headers): nothing fails, and a fresh box is not told so in red (#43). Where the
+    # release is not known the plan can name no package, so that stays an error too.
+    severe = not planned or inv.distribution_kernel(facts) is False or release == _UNAME
     yield Finding(
         severity=Severity.ERROR if severe else Severity.WARNING,
         title="No kernel headers for the running kernel" + (f" {release}" if release != _UNAME else ""),
