@@ -130,6 +130,20 @@ def test_installed_but_not_loaded_is_never_also_missing(matrices):
     assert "nvidia.driver-not-loaded" in codes and "nvidia.driver-missing" not in codes
 
 
+
+def test_nvml_saying_not_loaded_is_an_installed_driver_for_every_check(matrices):
+    """NVML's 'driver not loaded' on a box whose package list is not known and whose GPU no driver
+    took: one reading (facts_view.nvml_unloaded) for driver-missing, driver-not-loaded and
+    gpu.no-driver, so the report says driver-not-loaded alone."""
+    doc = base("doctor-healthy-cuda")
+    doc.pop("packages")
+    doc["nvidia"] = {"nvml": "driver_not_loaded"}
+    doc["gpus"][0]["driver_bound"] = False
+    doc["gpus"][0].pop("kernel_driver", None)
+    doc["kernel"]["modules_loaded"] = [m for m in doc["kernel"]["modules_loaded"] if not m.startswith("nvidia")]
+    codes = [f.code for f in _report(doc, matrices).findings if f.severity is Severity.ERROR]
+    assert codes == ["nvidia.driver-not-loaded"]
+
 def test_secure_boot_refusing_the_module_is_the_cause_of_the_unloaded_driver(matrices):
     """fedora-nvautoinstall-75: Secure Boot on, NVML says the driver is not loaded, nouveau holds the GPU."""
     report = _report(CASES / "fedora-nvautoinstall-75-secure-boot-blocks-akmod-nvidia.facts.json", matrices)

@@ -27,9 +27,16 @@ def _nvidia_driver_installed(facts: Facts) -> bool:
     return any(not n.startswith("libnvidia-compute") for n in inv.nvidia_driver_packages(facts))
 
 
+def nvml_unloaded(facts: Facts) -> bool:
+    """NVML's own "driver not loaded": its user-space library is installed and the nvidia module is
+    not in the kernel, whatever installed it (a package, akmods, a runfile): an installed driver,
+    even where the facts list no packages."""
+    return facts.nvidia is not None and facts.nvidia.nvml == "driver_not_loaded"
+
+
 def nvidia_driver_absent(facts: Facts) -> bool:
     """No NVIDIA driver at all (nvidia.driver-missing's condition)."""
-    if facts.nvidia and facts.nvidia.driver_version:
+    if facts.nvidia and facts.nvidia.driver_version or nvml_unloaded(facts):
         return False
     if facts.module_loaded("nvidia"):
         return False
@@ -37,8 +44,9 @@ def nvidia_driver_absent(facts: Facts) -> bool:
 
 
 def nvidia_driver_unloaded(facts: Facts) -> bool:
-    """Driver packages installed, module not loaded (nvidia.driver-not-loaded's condition)."""
-    return _nvidia_driver_installed(facts) and facts.module_loaded("nvidia") is False
+    """A driver installed and its module not loaded (nvidia.driver-not-loaded's condition): NVML
+    says so, or driver packages are installed and nvidia is not in /proc/modules."""
+    return nvml_unloaded(facts) or (_nvidia_driver_installed(facts) and facts.module_loaded("nvidia") is False)
 
 
 # -- AMD GPUs under ROCm and the amdgpu driver -----------------------------------------------

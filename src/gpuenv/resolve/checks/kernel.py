@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gpuenv.facts import Facts
-from gpuenv.resolve import gpuinfo
+from gpuenv.resolve import facts_view, gpuinfo
 from gpuenv.resolve import inventory as inv
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
@@ -95,9 +95,9 @@ def headers_missing(facts: Facts, matrices: Matrices | None, target: Target) -> 
     if facts.kernel.headers_installed or inv.hosted(facts):
         return
     installed = inv.gpu_dkms_modules(facts)
-    # An NVIDIA driver whose user space is there and whose module is not (NVML's own
-    # driver_not_loaded) is an installed driver even where the facts list no packages.
-    unloaded = not installed and facts.nvidia is not None and facts.nvidia.nvml == "driver_not_loaded"
+    # An NVIDIA driver NVML says is installed and not loaded is one DKMS builds, even where the
+    # facts list no packages.
+    unloaded = not installed and facts_view.nvml_unloaded(facts)
     planned = None if unloaded else _driver_planned(facts, matrices, target)
     if not installed and not unloaded and not planned:
         return
@@ -270,8 +270,7 @@ def secure_boot(facts: Facts, matrices: Matrices | None, target: Target) -> Iter
     ]
     # NVML's own "driver not loaded": its user-space driver is installed and the nvidia module is
     # not in the kernel, whatever built it (akmods, a runfile): refused, under Secure Boot.
-    nvml = facts.nvidia.nvml if facts.nvidia else None
-    if nvml == "driver_not_loaded" and facts.gpus_of("nvidia") and "nvidia" not in not_loaded:
+    if facts_view.nvml_unloaded(facts) and facts.gpus_of("nvidia") and "nvidia" not in not_loaded:
         not_loaded.append("nvidia")
         modules = {**modules, "nvidia": modules.get("nvidia", "the NVIDIA driver (NVML: driver not loaded)")}
     planned = _driver_planned(facts, matrices, target)

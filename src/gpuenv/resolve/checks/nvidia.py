@@ -7,7 +7,7 @@ from gpuenv.facts import Facts
 from gpuenv.osreleases import initramfs_then_reboot
 from gpuenv.resolve import gpuinfo, toolkitpaths
 from gpuenv.resolve import inventory as inv
-from gpuenv.resolve.facts_view import nvidia_driver_absent, nvidia_driver_unloaded
+from gpuenv.resolve.facts_view import nvidia_driver_absent, nvidia_driver_unloaded, nvml_unloaded
 from gpuenv.resolve.finding import Finding, Severity, Target
 from gpuenv.resolve.registry import check
 from gpuenv.resolve.target import basis, cuda_toolkit
@@ -24,20 +24,16 @@ TABLE3_REF = "https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/index.html
 ARCH_REF = "https://docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html"
 
 
-_INSTALLED = "installed CUDA"
-
-
-def judged_toolkits(facts: Facts, matrices: Matrices, target: Target) -> list[tuple[str, CudaToolkit]]:
-    """(why, toolkit) for every installed toolkit and an explicitly targeted one; ``why`` starts with
-    _INSTALLED for an installed one."""
-    out: list[tuple[str, CudaToolkit]] = []
+def judged_toolkits(facts: Facts, matrices: Matrices, target: Target) -> list[tuple[str, CudaToolkit, bool]]:
+    """(why, toolkit, installed) for every installed toolkit and an explicitly targeted one."""
+    out: list[tuple[str, CudaToolkit, bool]] = []
     for version in inv.installed_cuda(facts):
         tk = toolkitpaths.toolkit_for(matrices, version)
         if tk is not None:
-            out.append((f"{_INSTALLED} {version}", tk))
+            out.append((f"installed CUDA {version}", tk, True))
     tk = cuda_toolkit(matrices, target)
-    if tk is not None and basis(target) == "explicit" and all(t.version != tk.version for _, t in out):
-        out.append((f"target CUDA {target.version}", tk))
+    if tk is not None and basis(target) == "explicit" and all(t.version != tk.version for _, t, _ in out):
+        out.append((f"target CUDA {target.version}", tk, False))
     return out
 
 
@@ -104,9 +100,7 @@ def nova_core_bound(facts: Facts, matrices: Matrices | None, target: Target) -> 
 def driver_missing(facts: Facts, matrices: Matrices | None, target: Target) -> Iterator[Finding]:
     gpus = facts.gpus_of("nvidia")
     if not gpus or facts.platform.wsl or not nvidia_driver_absent(facts):
-        return
-    if facts.nvidia is not None and facts.nvidia.nvml == "driver_not_loaded":
-        return  # NVML's library is here: installed, not loaded (nvidia.driver-not-loaded says so)
+        return  # (NVML's library answering "not loaded" is an installed driver: nvidia.driver-not-loaded)
     hosted = bool(facts.platform.container)
     yield Finding(
         severity=Severity.ERROR,
@@ -138,8 +132,7 @@ def driver_not_loaded(facts: Facts, matrices: Matrices | None, target: Target) -
     says so on any distribution (akmods, Arch, a custom kernel), and so do installed driver
     packages with nvidia absent from /proc/modules."""
     gpus = facts.gpus_of("nvidia")
-    nvml = facts.nvidia.nvml if facts.nvidia else None
-    if not gpus or inv.hosted(facts) or not (nvml == "driver_not_loaded" or nvidia_driver_unloaded(facts)):
+    if not gpus or inv.hosted(facts) or not nvidia_driver_unloaded(facts):
         return
     causes = []
     if "nvidia" in (facts.kernel.modules_blacklisted or ()):
@@ -156,7 +149,7 @@ def driver_not_loaded(facts: Facts, matrices: Matrices | None, target: Target) -
         causes.append("nouveau is loaded")
     packages = ", ".join(f"{n} {v}" for n, v in inv.nvidia_driver_packages(facts).items())
     seen = [f"installed: {packages}"] if packages else []
-    if nvml == "driver_not_loaded":
+    if nvml_unloaded(facts):
         seen.append("NVML: driver not loaded")
     if facts.module_loaded("nvidia") is False:
         seen.append("nvidia not in /proc/modules")
@@ -203,14 +196,14 @@ def driver_too_old(facts: Facts, matrices: Matrices, target: Target) -> Iterator
         return
     if not facts.gpus_of("nvidia"):
         return
-    for why, tk in judged_toolkits(facts, matrices, target):
+    for why, tk, installed in judged_toolkits(facts, matrices, target):
         if not tk.min_driver or not inv.older(driver, tk.min_driver):
             continue
         compat = tk.minor_compat_driver
         # An installed toolkit whose major release this driver serves under minor-version compatibility
         # runs its programs (without PTX JIT or the newer APIs): GPU work does not fail, so a warning.
         # A targeted release stays an error: installing it is what needs the newer driver.
-        runs = compat is not None and not inv.older(driver, compat) and why.startswith(_INSTALLED)
+        runs = installed and compat is not None and not inv.older(driver, compat)
         yield Finding(
             severity=Severity.WARNING if runs else Severity.ERROR,
             title=f"NVIDIA driver {driver} is older than CUDA {tk.series} requires ({tk.min_driver})",
@@ -235,7 +228,7 @@ def _cuda_version_only(facts: Facts, matrices: Matrices, target: Target) -> Iter
     have = inv.version_tuple(supports)[:2]
     if len(have) < 2:
         return
-    for why, tk in judged_toolkits(facts, matrices, target):
+    for why, tk, _ in judged_toolkits(facts, matrices, target):
         need = inv.version_tuple(tk.series)[:2]
         if len(need) < 2 or have >= need:
             continue
@@ -328,7 +321,7 @@ def gpu_dropped(facts: Facts, matrices: Matrices, target: Target) -> Iterator[Fi
             reasons.append(
                 f"driver {driver} (branch R{branch}); {arch.architecture} ends with {arch.last_driver}"
             )
-        for why, tk in toolkits:
+        for why, tk, _ in toolkits:
             caps = [inv.version_tuple(c) for c in tk.compute_capabilities]
             if cc and caps and inv.version_tuple(cc) < min(caps):
                 reasons.append(
