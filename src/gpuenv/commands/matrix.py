@@ -72,14 +72,13 @@ def _keys() -> tuple[str, ...]:
         r = repos.load()
     except (PlanError, OSError):
         return ()
-    out = [f"{LABELS[vendor]} {r.section(vendor)['key']['fingerprint']}: {_trust(r.section(vendor)['key'])}"
-           for vendor in ("amd", "nvidia")]
+    keys = {vendor: r.section(vendor)["key"] for vendor in ("amd", "nvidia")}
+    out = [f"{LABELS[vendor]} {key['fingerprint']}: {_trust(key)}" for vendor, key in keys.items()]
     therock: dict[str, list[str]] = {}
     for rel in r.section("amd_therock").get("releases", ()):
         therock.setdefault(f"{rel['key']['fingerprint']}: {_trust(rel['key'])}", []).append(rel["rocm"])
     out += [f"ROCm {', '.join(v)} {line}" for line, v in therock.items()]
     return tuple(out)
-
 
 
 def _trust(key: dict[str, Any]) -> str:
@@ -88,6 +87,7 @@ def _trust(key: dict[str, Any]) -> str:
     if not key.get("confirmed"):
         return "NOT confirmed by the vendor, for review (pinned only with --trust-unconfirmed-key)"
     return "confirmed, for review (no vendor page prints it: repos.json's review)" if key.get("review") else "confirmed"
+
 
 def _check(args: argparse.Namespace) -> int:
     from pathlib import Path
