@@ -264,17 +264,10 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
 
 def _reader(root: str) -> Callable[[str], str | None]:
     """The text of a file of the tree (its path relative to ``root``), read again as the walk read
-    it (a regular file, no link followed, within its size cap); None when that fails now."""
-    from gpuenv.advise.tree import MAX_BYTES
-    from gpuenv.rootpath import NotRegular, TooLarge, read_regular
+    it; None when that fails now."""
+    from gpuenv.advise.tree import read_text
 
-    def read(relative: str) -> str | None:
-        try:
-            return read_regular(os.path.join(root, relative), MAX_BYTES, nofollow=True).decode("utf-8", "replace")
-        except (OSError, NotRegular, TooLarge):
-            return None
-
-    return read
+    return lambda relative: read_text(os.path.join(root, relative))
 
 
 def _port(walked: Walked, table: Table) -> str:
