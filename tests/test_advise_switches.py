@@ -135,6 +135,22 @@ def test_values_under_rocm_of_platform_tests():
     assert value("torch.cuda.is_available() and torch.version.cuda") is False
 
 
+
+def test_a_file_judged_is_read_once_for_its_text_and_its_tree():
+    """The uses of a loader are found from an importer's text and its parse: one read of the file."""
+    from gpuenv.advise.switches import Reader
+
+    reads: list[str] = []
+
+    def read(path: str) -> str:
+        reads.append(path)
+        return GUARDED
+
+    reader = Reader(read, lambda written, importer: [])
+    assert reader.text("a.py") == GUARDED and reader.tree("a.py") is not None and reader.text("a.py") == GUARDED
+    assert reads == ["a.py"]
+
+
 JIT_INCLUDING = ('from srv.jit.build import load_jit\n\n\ndef _module():\n'
                  '    return load_jit("ar", cuda_files=["ar/reduce.cuh"])\n')  # fmt: skip
 

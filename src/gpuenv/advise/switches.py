@@ -53,16 +53,21 @@ class Reader:
         self._modules: dict[str, _Module | None] = {}  # the definitions of every file read
         self._values: dict[tuple[str, str], Value] = {}
         self._trees: dict[str, ast.Module | None] = {}  # the last _TREES_KEPT parsed, oldest first
+        self._texts: dict[str, str | None] = {}  # the last _TREES_KEPT read: a file is read once for both
 
     def text(self, path: str) -> str | None:
-        return self._read(path)
+        if path not in self._texts:
+            if len(self._texts) >= _TREES_KEPT:
+                del self._texts[next(iter(self._texts))]
+            self._texts[path] = self._read(path)
+        return self._texts[path]
 
     def tree(self, path: str) -> ast.Module | None:
         """The file parsed (its definitions indexed on the way), None when it cannot be. The last
         few trees are kept: an importer of several loaders is read for each."""
         if path in self._trees:
             return self._trees[path]
-        text = self._read(path)
+        text = self.text(path)
         try:
             tree = ast.parse(text) if text is not None else None
         except (SyntaxError, ValueError, RecursionError):
