@@ -132,6 +132,7 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
                     loaders.setdefault(c, set()).add(module)
     out: dict[str, str] = {}
     cuda: dict[str, str] = {}
+    judged: dict[str, tuple[str, str]] = {}  # loader -> run_time_callers: one judgement for all it names
     for c, modules in loaders.items():
         ordered = sorted(modules)
         whys = [why_of(m) for m in ordered]
@@ -143,9 +144,11 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
         elif reader is not None:
             from gpuenv.advise.switches import run_time_callers
 
-            found = [(m, run_time_callers(reader, m, [n.rsplit("/", 1)[-1] for n in parts.loads[m]], importers(parts),
-                                          why_of))
-                     for m, why in zip(ordered, whys, strict=True) if not why]  # fmt: skip
+            for m, why in zip(ordered, whys, strict=True):
+                if not why and m not in judged:
+                    named = [n.rsplit("/", 1)[-1] for n in parts.loads[m]]
+                    judged[m] = run_time_callers(reader, m, named, importers(parts), why_of)
+            found = [(m, judged[m]) for m, why in zip(ordered, whys, strict=True) if not why]
             if all(kind for _, (kind, _) in found):
                 optional = [(m, where) for m, (kind, where) in found if kind == "optional"]
                 if optional:
