@@ -103,22 +103,19 @@ _BUILD_SWITCH = re.compile(r"[\"']((?:[A-Z][A-Z0-9]*_)?BUILD_[A-Z0-9_]+)[\"']")
 
 
 def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[str, bool]]],
-              why_of: Callable[[str], str], requested: bool = False,
-              reader: Reader | None = None) -> tuple[dict[str, str], dict[str, str]]:  # fmt: skip
+              why_of: Callable[[str], str], reader: Reader) -> tuple[dict[str, str], dict[str, str]]:  # fmt: skip
     """C/CUDA sources compiled at run time by Python code (sglang's jit_kernel/hicache.py naming
     "hicache.cuh"): a source every module that names it is optional (``why_of`` says why, "" for
     core) is an optional part; so is one every naming module builds only on request, behind an
     environment switch of its own (DeepSpeed's op builders, ``BUILD_VAR = "DS_BUILD_..."``); and so
     is a header included only by such sources. A source no module names, or one a core module
-    names without such a switch, is left as it is. ``requested``: read the switches (only beside a
-    ROCm build of the tree's own, where the project's core is known to run without them).
-    ``reader`` (beside such a build too): a source whose core loaders the core uses only on the
-    CUDA side of a platform switch (``switches``) is the CUDA build's, returned apart (the second
-    dict: already handled by the ROCm build), with the headers only such sources include; one
+    names without such a switch, is left as it is. Called only beside a ROCm build of the tree's
+    own, where the project's core is known to run without them. ``reader``: a source whose core
+    loaders the core uses only on the CUDA side of a platform switch (``switches``) is the CUDA
+    build's, returned apart (the second dict: already handled by the ROCm build), with the
+    headers only such sources include; one
     whose loaders are called only by modules the core imports for type annotations alone
     (``switches.dormant``: their one real import is inside ``if``/``try``/a function) is optional."""
-    if not parts.loads:
-        return {}, {}
     from gpuenv.advise.buildmodel import included_by
 
     by_name: dict[str, list[str]] = {}
@@ -138,10 +135,10 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
         whys = [why_of(m) for m in ordered]
         if all(whys):
             out[c] = f"compiled at run time only by optional code ({ordered[0]}: {whys[0]})"
-        elif requested and all(m in parts.on_request for m in ordered):
+        elif all(m in parts.on_request for m in ordered):
             switch = parts.on_request[ordered[0]]
             out[c] = f"an extension built on request ({switch}, {ordered[0]})"
-        elif reader is not None:
+        else:
             from gpuenv.advise.switches import run_time_callers
 
             for m, why in zip(ordered, whys, strict=True):
