@@ -79,17 +79,14 @@ class Parts:
         if "import (" in text:
             found += [(m.group(2), bool(m.group(1))) for m in _FROM_PAREN.finditer(text)]
         if "from ." in text:
-            package = path.rsplit("/", 1)[0].split("/") if "/" in path else []
             for m in _RELATIVE.finditer(text):
-                up = len(m.group(1)) - 1
-                base = package[: len(package) - up] if up else package
-                if up > len(package):
+                stem = _relative(path, len(m.group(1)), m.group(2))
+                if stem is None:
                     continue
-                stem = [p for p in m.group(2).split(".") if p]
                 lazy = m.group()[:1] in (" ", "\t")
                 names = [n.strip().split()[0] for n in m.group(3).split(",") if n.strip()]
-                found.append(("/".join(base + stem), lazy))  # a path: resolved as one
-                found += [("/".join(base + stem + [n]), lazy) for n in names]
+                found.append(("/".join(stem), lazy))  # a path: resolved as one
+                found += [("/".join(stem + [n]), lazy) for n in names]
         if found:
             self.imports[path] = found
 
@@ -238,13 +235,21 @@ def resolver(parts: Parts) -> Callable[[str, str], list[str]]:
         dots = len(written) - len(written.lstrip("."))
         if not dots:
             return index.get(tuple(written.split(".")), [])
-        package = importer.split("/")[:-1]
-        if dots - 1 > len(package):
+        segments = _relative(importer, dots, written[dots:])
+        if segments is None:
             return []
-        stem = "/".join(package[: len(package) - dots + 1] + [p for p in written[dots:].split(".") if p])
+        stem = "/".join(segments)
         return [c for c in (stem + ".py", stem + "/__init__.py") if c in files]
 
     return resolve
+
+
+def _relative(importer: str, dots: int, dotted: str) -> list[str] | None:
+    """The path segments ``from <dots><dotted> import`` names in ``importer``; None above the root."""
+    package = importer.split("/")[:-1]
+    if dots - 1 > len(package):
+        return None
+    return package[: len(package) - dots + 1] + [p for p in dotted.split(".") if p]
 
 
 def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:
