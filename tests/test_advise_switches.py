@@ -135,6 +135,36 @@ def test_values_under_rocm_of_platform_tests():
     assert value("torch.cuda.is_available() and torch.version.cuda") is False
 
 
+
+def test_a_name_bound_again_any_other_way_is_unknown():
+    """Every binding of a name must agree: a loop variable, an augmented assignment, a ``with``
+    target, a tuple target or an argument of the same name leaves a platform value unknown; a
+    second assignment of the same value does not."""
+    from gpuenv.advise.switches import Reader
+
+    defs = "import torch\n" + "".join(f"{n} = torch.version.hip\n" for n in "ABCDEHK") + (
+        "for A in x:\n    pass\nB += 1\nwith f() as C:\n    pass\nD, y = 1, 2\ndef g(E):\n    return E\n"
+        "H: bool = bool(torch.version.hip)\n")  # fmt: skip
+    reader = Reader(lambda path: defs, lambda written, importer: [])
+    got = [reader.value("m.py", ast.parse(n, mode="eval").body)[0] for n in "ABCDEHK"]
+    assert got == [None, None, None, None, None, True, True]
+
+
+def test_a_file_judged_is_read_once_for_its_text_and_its_tree():
+    """The uses of a loader are found from an importer's text and its parse: one read of the file."""
+    from gpuenv.advise.switches import Reader
+
+    reads: list[str] = []
+
+    def read(path: str) -> str:
+        reads.append(path)
+        return GUARDED
+
+    reader = Reader(read, lambda written, importer: [])
+    assert reader.text("a.py") == GUARDED and reader.tree("a.py") is not None and reader.text("a.py") == GUARDED
+    assert reads == ["a.py"]
+
+
 JIT_INCLUDING = ('from srv.jit.build import load_jit\n\n\ndef _module():\n'
                  '    return load_jit("ar", cuda_files=["ar/reduce.cuh"])\n')  # fmt: skip
 

@@ -196,7 +196,7 @@ def read_setup_py(path: str, text: str, model: BuildModel) -> None:
     def visit(node: ast.AST, side: str | None) -> None:
         nonlocal found
         if isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
-            values.assign(node, side, model)
+            values.assign(node, side)
         elif isinstance(node, ast.Name) and side is not None:
             for pattern in values.patterns.get(node.id, ()):
                 model.add(side, pattern)  # sources += source_cuda, on the CUDA side of the switch
@@ -247,7 +247,7 @@ class _Values:
         self.strings: dict[str, str] = {}
         self.patterns: dict[str, set[str]] = {}
 
-    def assign(self, node: ast.Assign | ast.AugAssign | ast.AnnAssign, side: str | None, model: BuildModel) -> None:
+    def assign(self, node: ast.Assign | ast.AugAssign | ast.AnnAssign, side: str | None) -> None:
         import ast
 
         value = node.value
@@ -260,9 +260,9 @@ class _Values:
             for n in names:
                 self.strings[n] = text
             return
-        found = self.sources(value)
         if isinstance(node, ast.AugAssign) and side is not None:
             return  # what it adds is read as names on that side by the visit
+        found = self.sources(value)
         for n in names:
             if isinstance(node, ast.AugAssign):
                 self.patterns.setdefault(n, set()).update(found)

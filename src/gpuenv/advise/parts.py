@@ -79,17 +79,14 @@ class Parts:
         if "import (" in text:
             found += [(m.group(2), bool(m.group(1))) for m in _FROM_PAREN.finditer(text)]
         if "from ." in text:
-            package = path.rsplit("/", 1)[0].split("/") if "/" in path else []
             for m in _RELATIVE.finditer(text):
-                up = len(m.group(1)) - 1
-                base = package[: len(package) - up] if up else package
-                if up > len(package):
+                stem = _relative(path, len(m.group(1)), m.group(2))
+                if stem is None:
                     continue
-                stem = [p for p in m.group(2).split(".") if p]
                 lazy = m.group()[:1] in (" ", "\t")
                 names = [n.strip().split()[0] for n in m.group(3).split(",") if n.strip()]
-                found.append(("/".join(base + stem), lazy))  # a path: resolved as one
-                found += [("/".join(base + stem + [n]), lazy) for n in names]
+                found.append(("/".join(stem), lazy))  # a path: resolved as one
+                found += [("/".join(stem + [n]), lazy) for n in names]
         if found:
             self.imports[path] = found
 
@@ -103,22 +100,19 @@ _BUILD_SWITCH = re.compile(r"[\"']((?:[A-Z][A-Z0-9]*_)?BUILD_[A-Z0-9_]+)[\"']")
 
 
 def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[str, bool]]],
-              why_of: Callable[[str], str], requested: bool = False,
-              reader: Reader | None = None) -> tuple[dict[str, str], dict[str, str]]:  # fmt: skip
+              why_of: Callable[[str], str], reader: Reader) -> tuple[dict[str, str], dict[str, str]]:  # fmt: skip
     """C/CUDA sources compiled at run time by Python code (sglang's jit_kernel/hicache.py naming
     "hicache.cuh"): a source every module that names it is optional (``why_of`` says why, "" for
     core) is an optional part; so is one every naming module builds only on request, behind an
     environment switch of its own (DeepSpeed's op builders, ``BUILD_VAR = "DS_BUILD_..."``); and so
     is a header included only by such sources. A source no module names, or one a core module
-    names without such a switch, is left as it is. ``requested``: read the switches (only beside a
-    ROCm build of the tree's own, where the project's core is known to run without them).
-    ``reader`` (beside such a build too): a source whose core loaders the core uses only on the
-    CUDA side of a platform switch (``switches``) is the CUDA build's, returned apart (the second
-    dict: already handled by the ROCm build), with the headers only such sources include; one
+    names without such a switch, is left as it is. Called only beside a ROCm build of the tree's
+    own, where the project's core is known to run without them. ``reader``: a source whose core
+    loaders the core uses only on the CUDA side of a platform switch (``switches``) is the CUDA
+    build's, returned apart (the second dict: already handled by the ROCm build), with the
+    headers only such sources include; one
     whose loaders are called only by modules the core imports for type annotations alone
     (``switches.dormant``: their one real import is inside ``if``/``try``/a function) is optional."""
-    if not parts.loads:
-        return {}, {}
     from gpuenv.advise.buildmodel import included_by
 
     by_name: dict[str, list[str]] = {}
@@ -132,20 +126,23 @@ def jit_parts(parts: Parts, c_paths: list[str], includes: dict[str, list[tuple[s
                     loaders.setdefault(c, set()).add(module)
     out: dict[str, str] = {}
     cuda: dict[str, str] = {}
+    judged: dict[str, tuple[str, str]] = {}  # loader -> run_time_callers: one judgement for all it names
     for c, modules in loaders.items():
         ordered = sorted(modules)
         whys = [why_of(m) for m in ordered]
         if all(whys):
             out[c] = f"compiled at run time only by optional code ({ordered[0]}: {whys[0]})"
-        elif requested and all(m in parts.on_request for m in ordered):
+        elif all(m in parts.on_request for m in ordered):
             switch = parts.on_request[ordered[0]]
             out[c] = f"an extension built on request ({switch}, {ordered[0]})"
-        elif reader is not None:
+        else:
             from gpuenv.advise.switches import run_time_callers
 
-            found = [(m, run_time_callers(reader, m, [n.rsplit("/", 1)[-1] for n in parts.loads[m]], importers(parts),
-                                          why_of))
-                     for m, why in zip(ordered, whys, strict=True) if not why]  # fmt: skip
+            for m, why in zip(ordered, whys, strict=True):
+                if not why and m not in judged:
+                    named = [n.rsplit("/", 1)[-1] for n in parts.loads[m]]
+                    judged[m] = run_time_callers(reader, m, named, importers(parts), why_of)
+            found = [(m, judged[m]) for m, why in zip(ordered, whys, strict=True) if not why]
             if all(kind for _, (kind, _) in found):
                 optional = [(m, where) for m, (kind, where) in found if kind == "optional"]
                 if optional:
@@ -238,13 +235,21 @@ def resolver(parts: Parts) -> Callable[[str, str], list[str]]:
         dots = len(written) - len(written.lstrip("."))
         if not dots:
             return index.get(tuple(written.split(".")), [])
-        package = importer.split("/")[:-1]
-        if dots - 1 > len(package):
+        segments = _relative(importer, dots, written[dots:])
+        if segments is None:
             return []
-        stem = "/".join(package[: len(package) - dots + 1] + [p for p in written[dots:].split(".") if p])
+        stem = "/".join(segments)
         return [c for c in (stem + ".py", stem + "/__init__.py") if c in files]
 
     return resolve
+
+
+def _relative(importer: str, dots: int, dotted: str) -> list[str] | None:
+    """The path segments ``from <dots><dotted> import`` names in ``importer``; None above the root."""
+    package = importer.split("/")[:-1]
+    if dots - 1 > len(package):
+        return None
+    return package[: len(package) - dots + 1] + [p for p in dotted.split(".") if p]
 
 
 def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozenset()) -> dict[str, str]:

@@ -53,16 +53,21 @@ class Reader:
         self._modules: dict[str, _Module | None] = {}  # the definitions of every file read
         self._values: dict[tuple[str, str], Value] = {}
         self._trees: dict[str, ast.Module | None] = {}  # the last _TREES_KEPT parsed, oldest first
+        self._texts: dict[str, str | None] = {}  # the last _TREES_KEPT read: a file is read once for both
 
     def text(self, path: str) -> str | None:
-        return self._read(path)
+        if path not in self._texts:
+            if len(self._texts) >= _TREES_KEPT:
+                del self._texts[next(iter(self._texts))]
+            self._texts[path] = self._read(path)
+        return self._texts[path]
 
     def tree(self, path: str) -> ast.Module | None:
         """The file parsed (its definitions indexed on the way), None when it cannot be. The last
         few trees are kept: an importer of several loaders is read for each."""
         if path in self._trees:
             return self._trees[path]
-        text = self._read(path)
+        text = self.text(path)
         try:
             tree = ast.parse(text) if text is not None else None
         except (SyntaxError, ValueError, RecursionError):
@@ -374,15 +379,18 @@ def dormant(reader: Reader, module: str, users: Users, why_of: Callable[[str], s
         return ""
     if any(_spelled_call(reader.text(i) or "", module) for i in eager):
         return ""  # a call or attribute of a name taken from it, spelled out: no parse needed to know
-    for importer in eager:
-        got = _read_uses(reader, importer, module)
-        if got is None or not all(_annotation(u, got[1]) for u in got[0]):
-            return ""
+    if not all(_annotations_only(reader, importer, module) for importer in eager):
+        return ""
     for importer in sorted({i for i, lazy in found if lazy and not why_of(i)} - set(eager)):
-        got = _read_uses(reader, importer, module)
-        if got is None or not all(_annotation(u, got[1]) for u in got[0]):
+        if not _annotations_only(reader, importer, module):
             return f"called only where imported inside try:/if:/a function ({importer}); {eager[0]} imports it for annotations only"
     return f"called by no core module: {eager[0]} imports it for annotations only"
+
+
+def _annotations_only(reader: Reader, importer: str, module: str) -> bool:
+    """Whether ``importer`` uses what it takes from ``module`` in type annotations alone."""
+    got = _read_uses(reader, importer, module)
+    return got is not None and all(_annotation(u, got[1]) for u in got[0])
 
 
 def _compiles_when_called(tree: ast.Module, module: _Module, named: tuple[str, ...]) -> bool:

@@ -332,6 +332,13 @@ def _class_end(seg: str, start: int) -> int:
     return end
 
 
+def read_text(path: str) -> str | None:
+    """A file's text, read as the walk reads it (a regular file, no link followed, within
+    MAX_BYTES, not binary); None when that fails now."""
+    data = _read(path, Counts())
+    return data.decode("utf-8", "replace") if data is not None else None
+
+
 def _read(path: str, counts: Counts) -> bytes | None:
     try:
         data = read_regular(path, MAX_BYTES, nofollow=True)

@@ -242,8 +242,6 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
     # Kernels compiled at run time follow the Python that names them, beside a ROCm build of the
     # tree's own only: without one, a lazily imported loader is no evidence the core runs without it.
     if walked.rocm and p.loads and any(w in where_of and w not in out for w in walked.c_paths):
-        from gpuenv.advise.parts import jit_parts
-
         cache: dict[str, str] = {}
 
         def why_of(module: str) -> str:
@@ -251,10 +249,10 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
                 cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm))
             return cache[module]
 
-        from gpuenv.advise.parts import resolver
+        from gpuenv.advise.parts import jit_parts, resolver
         from gpuenv.advise.switches import Reader
 
-        optional, cuda = jit_parts(p, walked.c_paths, walked.includes, why_of, True, Reader(_reader(root), resolver(p)))
+        optional, cuda = jit_parts(p, walked.c_paths, walked.includes, why_of, Reader(_reader(root), resolver(p)))
         for w, why in optional.items():
             if w in where_of and w not in out:
                 out[w] = f"{w.rpartition('/')[0]}/ ({why})"
@@ -264,17 +262,10 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
 
 def _reader(root: str) -> Callable[[str], str | None]:
     """The text of a file of the tree (its path relative to ``root``), read again as the walk read
-    it (a regular file, no link followed, within its size cap); None when that fails now."""
-    from gpuenv.advise.tree import MAX_BYTES
-    from gpuenv.rootpath import NotRegular, TooLarge, read_regular
+    it; None when that fails now."""
+    from gpuenv.advise.tree import read_text
 
-    def read(relative: str) -> str | None:
-        try:
-            return read_regular(os.path.join(root, relative), MAX_BYTES, nofollow=True).decode("utf-8", "replace")
-        except (OSError, NotRegular, TooLarge):
-            return None
-
-    return read
+    return lambda relative: read_text(os.path.join(root, relative))
 
 
 def _port(walked: Walked, table: Table) -> str:
