@@ -1,0 +1,31 @@
+"""Values the second audit of 2026-12 (matrices/sources/audit-2026-12-second.md, by someone who did not
+write the bundle) found wrong, each as the vendor source it names gives it: a rebuild that loses one
+fails here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+MATRICES = Path(__file__).resolve().parents[1] / "matrices"
+
+
+@pytest.fixture(scope="module")
+def cuda():
+    return json.loads((MATRICES / "cuda.json").read_text())
+
+
+def test_every_branch_nvidias_data_center_table_lists_carries_its_cuda_major(cuda):
+    # NVIDIA's 'Supported Drivers and CUDA Toolkit Versions', 615 and 620 editions: 'Maximum CUDA Major
+    # Version Supported Without Forward Compatibility Package' is CUDA 12 for R535 and CUDA 13 for R580,
+    # R595, R610 (615 edition, a New Feature Branch) and R620. A minor there (R610 had the secondary
+    # '13.3') understates what minor-version compatibility lets the branch run.
+    branches = {b["branch"]: b for b in cuda["driver_branches"]}
+    table = {"R535": "12", "R580": "13", "R595": "13", "R610": "13", "R620": "13"}
+    assert {b: branches[b]["max_cuda"] for b in table} == table
+    r610 = branches["R610"]
+    assert (r610["designation"], r610["end_of_life"]) == ("New Feature Branch", "August 2026")
+    # the secondary Table 3 reading is kept as a note, not as the value
+    assert any("13.3" in n for n in r610["notes"])
