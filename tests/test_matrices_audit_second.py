@@ -29,3 +29,17 @@ def test_every_branch_nvidias_data_center_table_lists_carries_its_cuda_major(cud
     assert (r610["designation"], r610["end_of_life"]) == ("New Feature Branch", "August 2026")
     # the secondary Table 3 reading is kept as a note, not as the value
     assert any("13.3" in n for n in r610["notes"])
+
+
+@pytest.fixture(scope="module")
+def amd():
+    return {g["pci_id"]: g for g in json.loads((MATRICES / "amd_gpus.json").read_text())["gpus"]}
+
+
+def test_both_radeon_pro_wx_2100_ids_are_polaris_12_gfx803(amd):
+    # amdgpu's pciidlist: 0x6995 and 0x6997 CHIP_POLARIS12; the KFD reports Polaris 12 as 80003 (gfx803);
+    # AMD's device table gives both GDT_GFX8_0_4. 6997 was left null because pci.ids has no line for it.
+    for pci in ("1002:6995", "1002:6997"):
+        g = amd[pci]
+        assert (g["gfx_target"], g["chip"], g["kfd"], g["confirmed"]) == ("gfx803", "POLARIS12", "supported", True)
+    assert "0x6997 CHIP_POLARIS12" in amd["1002:6997"]["gfx_source"]

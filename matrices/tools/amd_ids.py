@@ -131,6 +131,31 @@ FIXES = {
             "says the target depends on the revision.",
         ],
     },
+    # The second audit of 2026-12 (audit-2026-12-second.md): 1002:6997 (Radeon Pro WX 2100, named by amdgpu.ids
+    # only) is CHIP_POLARIS12 in the amdgpu pciidlist the GCN entries cite (additions.GCN_IDS["POLARIS12"]), and
+    # AMD's device table gives it GDT_GFX8_0_4 as it gives 0x6995: the KFD reports Polaris 12 as 80003 (gfx803),
+    # the target 1002:6995 (the same product) carries. It was left null only because pci.ids has no line for it.
+    "1002:6997": {
+        "gfx_target": "gfx803",
+        "architecture": "GCN GFX8 (Volcanic Islands)",
+        "chip": "POLARIS12",
+        "kernel_drivers": ["amdgpu"],
+        "kernel_drivers_source": "torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c @ 005440066f92 (Polaris 12 is "
+        "neither SI nor CIK: amdgpu only, as for 1002:6995)",
+        "kfd": "supported",
+        "kfd_source": "torvalds/linux drivers/gpu/drm/amd/amdkfd/kfd_device.c @ 002c6ca75289 kgd2kfd_probe "
+        "(FIJI/POLARIS10/11/12/VEGAM 80003)",
+        "gfx_source": "torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c @ 005440066f92 (pciidlist: 0x6997 "
+        "CHIP_POLARIS12); drivers/gpu/drm/amd/amdkfd/kfd_device.c @ 002c6ca75289 kgd2kfd_probe (POLARIS12 80003, "
+        f"gfx803); {DEVICE_INFO} (0x6997 rev 00 'Radeon Pro WX 2100': GDT_GFX8_0_4, as 0x6995)",
+        "confirmed": True,
+        "notes": [
+            "gfx803, as 1002:6995 (the same product, Polaris 12): the amdgpu pciidlist makes 0x6997 CHIP_POLARIS12 and "
+            "the KFD reports Polaris 12 as 80003; AMD's device table lists it beside 0x6995 (GDT_GFX8_0_4). The second "
+            "audit of 2026-12: the entry had no target, so the doctor could not judge it. pci.ids has no line for the "
+            "id, so no codename is carried."
+        ],
+    },
     "1002:163f": {
         "name": "AMD Custom GPU 0405",
         "codename": "VanGogh",
