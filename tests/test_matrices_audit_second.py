@@ -43,3 +43,16 @@ def test_both_radeon_pro_wx_2100_ids_are_polaris_12_gfx803(amd):
         g = amd[pci]
         assert (g["gfx_target"], g["chip"], g["kfd"], g["confirmed"]) == ("gfx803", "POLARIS12", "supported", True)
     assert "0x6997 CHIP_POLARIS12" in amd["1002:6997"]["gfx_source"]
+
+
+def test_picasso_carries_the_revisions_the_pinned_amdgpu_ids_names(amd):
+    # matrices/sources/amdgpu.ids (pinned @ 15cdcfe9e1c4): 41 lines for 15D8, 38 distinct revisions
+    pinned = {}
+    for line in (MATRICES / "sources" / "amdgpu.ids").read_text(encoding="utf-8").splitlines():
+        parts = [p.strip() for p in line.split(",", 2)]
+        if len(parts) == 3 and parts[0].upper() == "15D8":
+            pinned[parts[1]] = parts[2]
+    assert len(pinned) == 38
+    g = amd["1002:15d8"]
+    assert g["gfx_target"] == "gfx902" and set(g["revisions"]) == set(pinned)
+    assert any("38 revisions on 41 lines" in n for n in g["notes"])

@@ -74,12 +74,20 @@ FIXES = {
         "gfx_target": "gfx902",
         "gfx_source": f"{DEVICE_INFO} (0x15D8, every revision: gfx902); {RAVEN_KFD}",
         "confirmed": True,
-        "notes": [PICASSO_NOTE, "amdgpu.ids names 40 revisions (Radeon Vega 1-11 Graphics, Ryzen Embedded R1000)."],
+        # The second audit of 2026-12: the pinned amdgpu.ids names 38 revisions of 15D8 (41 lines: 91, 92 and DB
+        # twice); the entry carried none though its note counted them. A non-empty table here is replaced by the
+        # file's whole table for the id (build_amd.follow_amdgpu_ids), as for 1002:1902.
+        "revisions": {"00": "AMD Radeon RX Vega 8 Graphics WS"},
+        "notes": [
+            PICASSO_NOTE,
+            "amdgpu.ids names 38 revisions on 41 lines (Radeon Vega 1-11 Graphics, Ryzen Embedded R1000); the entry "
+            "carries them (the second audit of 2026-12: it carried none).",
+        ],
     },
     "1002:1902": {
         "name": "Krackan2 iGPU: Radeon 840M / 820M",
         "gfx_target": "gfx1153",
-        "gfx_source": f"{DEVICE_INFO} (0x1902, revisions C0-C9: gfx1153, 'AMD Radeon(TM) 840M Graphics' / "
+        "gfx_source": f"{DEVICE_INFO} (0x1902, 25 revisions C0-E8: gfx1153, 'AMD Radeon(TM) 840M Graphics' / "
         "'AMD Radeon(TM) 820M Graphics' / 'AMD Radeon(TM) Graphics')",
         "confirmed": True,
         # The third audit (2026-12-07): the pinned amdgpu.ids (matrices/sources/amdgpu.ids @ 15cdcfe9e1c4) names 13
@@ -87,7 +95,7 @@ FIXES = {
         # replaced by the file's whole table for the id (build_amd.follow_amdgpu_ids), as for every other entry.
         "revisions": {"C0": "AMD Radeon 840M Graphics"},
         "notes": [
-            "gfx1153's PCI id (#42): AMD's device table lists 0x1902 revisions C0-C9 as gfx1153 (GFX11_5_3), named "
+            "gfx1153's PCI id (#42): AMD's device table lists 25 revisions of 0x1902, C0-E8, as gfx1153 (GFX11_5_3), named "
             "Radeon 840M, 820M or Radeon Graphics by revision; pci.ids names the id 'Krackan2'. The revision names "
             "are the pinned amdgpu.ids' (13 revisions, Radeon 840M or 820M Graphics; the third audit: the entry "
             "carried none, though the file names them)."
