@@ -10,8 +10,9 @@ import ast
 import json
 
 from gpuenv.advise.asm import instructions
-from gpuenv.advise.buildmodel import BuildModel, _test_side, cuda_only_files, read_cmake, read_setup_py
+from gpuenv.advise.buildmodel import BuildModel, cuda_only_files, read_cmake
 from gpuenv.advise.regions import CUDA, HIP, c_regions, cmake_sides
+from gpuenv.advise.setuppy import _test_side, read_setup_py
 from gpuenv.advise.table import load
 from gpuenv.exitcodes import Exit
 from tests.cli_runner import invoke
@@ -438,3 +439,53 @@ def test_feature_macros_defined_only_for_cuda_guard_other_files(tmp_path):
     (root / "ggml-cuda/common.cuh").write_text("#if __CUDA_ARCH__ >= 750\n#define TURING_MMA_AVAILABLE\n#endif\n")
     code, doc = run_json(root)
     assert (code, doc["verdict"]) == (Exit.CUDA_ONLY, "cuda-only")
+
+
+AO_SETUP = ("import glob, os\nimport torch\nfrom setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, CUDAExtension\n"
+            "this_dir = os.path.dirname(os.path.abspath(__file__))\n"
+            "ext_dir = os.path.join(this_dir, 'pkg', 'csrc')\n"
+            "use_cuda = torch.version.cuda and CUDA_HOME is not None\n"
+            "use_rocm = torch.version.hip and ROCM_HOME is not None\n"
+            "sources = list(glob.glob(os.path.join(ext_dir, '**/*.cpp'), recursive=True))\n"
+            "cuda_sources = list(glob.glob(os.path.join(ext_dir, 'cuda', '**/*.cu'), recursive=True))\n"
+            "{add}"
+            "use_cutlass = False\n"
+            "if use_cuda and os.name != 'nt':\n    use_cutlass = True\n"
+            "if use_cutlass:\n    extra = ['-DUSE_CUTLASS']\n"
+            "else:\n"
+            "    cutlass_sources = glob.glob(os.path.join(ext_dir, '**/*cutlass*.cu'), recursive=True)\n"
+            "    sources = [s for s in sources if s not in cutlass_sources]\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', sources)])\n")  # fmt: skip
+
+
+def test_setup_py_flags_the_scripts_own_directory_and_exclusion_lists(tmp_path):
+    """torchao's shape: paths joined onto the script's own directory, `use_cuda` assigned from
+    `torch.version.cuda`, CUDA sources added only `if use_cuda:`, and a list of CUTLASS sources
+    that is only ever removed (`not in`): the PTX and CUTLASS kernels are the CUDA build's."""
+    files = {
+        "pkg/csrc/ops.cpp": "int f() { return 0; }\n",
+        "pkg/csrc/cuda/k.cu": PTX,
+        "pkg/csrc/cuda/gemm_cutlass.cu": "#include <cutlass/cutlass.h>\n" + PLAIN,
+    }
+    root = tree(tmp_path / "ao", {"setup.py": AO_SETUP.format(add="if use_cuda:\n    sources += cuda_sources\n"), **files})
+    code, doc = run_json(root)
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    assert not uncounted(doc)
+    # Control: the same kernels added outside any switch are compiled by both builds and count.
+    root = tree(tmp_path / "both", {"setup.py": AO_SETUP.format(add="sources += cuda_sources\n"), **files})
+    code, doc = run_json(root)
+    assert doc["verdict"] == "portable-with-work"
+    assert uncounted(doc) == {"pkg/csrc/cuda/k.cu", "pkg/csrc/cuda/gemm_cutlass.cu"}
+
+
+def test_setup_py_flags_hold_their_tests_side_but_environment_switches_do_not():
+    model = BuildModel()
+    read_setup_py("setup.py", "import os, torch\nIS_ROCM = torch.version.hip is not None\n"
+                              "SKIP = os.getenv('SKIP_CUDA_BUILD', 'FALSE') == 'TRUE'\n"
+                              "use_cuda = torch.version.cuda is not None\n"
+                              "if not SKIP and not IS_ROCM:\n    a = ['a/fa.cu']\n"
+                              "if use_cuda:\n    b = ['b/k.cu']\nelse:\n    c = ['c/r.cpp']\n"
+                              "use_cuda = False\nif use_cuda:\n    d = ['d/x.cu']\n", model)  # fmt: skip
+    assert model.cuda == {"a/fa.cu", "b/k.cu"} and model.hip == {"c/r.cpp"}
+    assert model.both == {"d/x.cu"}  # reassigned a constant outside any switch: no side any more

@@ -45,12 +45,13 @@ def advise(path: str) -> Advice:
 
 def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     """Every hit of the tree, file by file, as the walk reads it; ``walked`` counts the rest."""
-    from gpuenv.advise.buildmodel import BuildModel, read_cmake, read_setup_py
+    from gpuenv.advise.buildmodel import BuildModel, read_cmake
     from gpuenv.advise.builds import is_cmake, scan_build_script, scan_cmake
     from gpuenv.advise.deps import PARSERS, Unparsable
     from gpuenv.advise.images import parse_dockerfile
     from gpuenv.advise.parts import Parts
     from gpuenv.advise.regions import is_auxiliary_file, is_rocm_file, is_test_file, twin_key
+    from gpuenv.advise.setuppy import read_setup_py
     from gpuenv.advise.sources import (
         C_SUFFIXES,
         DEVICE_MACROS,
