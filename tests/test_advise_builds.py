@@ -489,3 +489,39 @@ def test_setup_py_flags_hold_their_tests_side_but_environment_switches_do_not():
                               "use_cuda = False\nif use_cuda:\n    d = ['d/x.cu']\n", model)  # fmt: skip
     assert model.cuda == {"a/fa.cu", "b/k.cu"} and model.hip == {"c/r.cpp"}
     assert model.both == {"d/x.cu"}  # reassigned a constant outside any switch: no side any more
+
+
+def test_an_else_after_a_disjunction_with_a_rocm_term_is_the_cuda_side():
+    """exllamav2's tanh: `#if defined(USE_ROCM) || (__CUDA_ARCH__ < 750)` holds whenever ROCm
+    compiles it, so its #else (the PTX) is never ROCm's; the #if itself is not the port either."""
+    text = ("#if defined(USE_ROCM) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750)\nplain;\n#else\nasm1;\n#endif\n"
+            "#if (defined(USE_ROCM) && FAST) || OLD\nplain;\n#else\nasm2;\n#endif\n"
+            "#if X\na;\n#elif defined(__HIP_PLATFORM_AMD__) || Y\nb;\n#else\nasm3;\n#endif\n")  # fmt: skip
+    r = c_regions(text)
+    assert [r.side(n) for n in (2, 4)] == [None, CUDA]
+    assert [r.side(n) for n in (7, 9)] == [None, None]  # the ROCm test is inside parentheses with &&: decides nothing
+    assert [r.side(n) for n in (12, 14, 16)] == [None, None, CUDA]
+
+
+def test_setup_py_reading_the_torch_version_module_under_another_name_is_a_rocm_build(tmp_path):
+    """`from torch import version as torch_version` ... `if torch_version.hip:`: a ROCm branch of
+    the build; the kernels its extension lists are compiled by both builds, their headers too."""
+    setup = ("from setuptools import setup\nfrom torch.utils import cpp_extension\nfrom torch import version as torch_version\n"
+             "flags = ['-O3']\nif torch_version.hip:\n    flags += ['-DHIPBLAS_USE_HIP_HALF']\n"
+             "setup(name='x', ext_modules=[cpp_extension.CUDAExtension('x', ['x/ext/cache.cu'], "
+             "extra_compile_args={'nvcc': flags})])\n")  # fmt: skip
+    files = {
+        "x/ext/cache.cu": '#include "cache_q.cuh"\n#include "compat.cuh"\n' + PLAIN,
+        "x/ext/cache_q.cuh": "__device__ float f(float w) { return __shfl_xor_sync(0xffffffff, w, 1); }\n",
+        "x/ext/compat.cuh": ("#if defined(USE_ROCM)\n#include <hip/hip_runtime.h>\n#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)\n"
+                             "#endif\n__device__ float t(float x) {\n"
+                             "#if defined(USE_ROCM) || __CUDA_ARCH__ < 750\n  return tanhf(x);\n#else\n  float r;\n"
+                             '  asm("tanh.approx.f32 %0,%1;" : "=f"(r) : "f"(x));\n  return r;\n#endif\n}\n'),
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "rocm", {"setup.py": setup, **files}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    assert doc["rocm_path"][0] == "setup.py:5 torch_version.hip"
+    # Control: no ROCm branch anywhere: the shuffle is work and the PTX a blocker.
+    files["x/ext/compat.cuh"] = '__device__ float t(float x) { float r; asm("tanh.approx.f32 %0,%1;" : "=f"(r) : "f"(x)); return r; }\n'
+    code, doc = run_json(tree(tmp_path / "cuda", {"setup.py": setup.replace("torch_version.hip", "False"), **files}))
+    assert doc["verdict"] == "cuda-only" and uncounted(doc) == {"x/ext/cache_q.cuh", "x/ext/compat.cuh"}
