@@ -525,3 +525,26 @@ def test_setup_py_reading_the_torch_version_module_under_another_name_is_a_rocm_
     files["x/ext/compat.cuh"] = '__device__ float t(float x) { float r; asm("tanh.approx.f32 %0,%1;" : "=f"(r) : "f"(x)); return r; }\n'
     code, doc = run_json(tree(tmp_path / "cuda", {"setup.py": setup.replace("torch_version.hip", "False"), **files}))
     assert doc["verdict"] == "cuda-only" and uncounted(doc) == {"x/ext/cache_q.cuh", "x/ext/compat.cuh"}
+
+
+def test_hip_branches_of_a_library_the_project_licenses_are_no_rocm_build(tmp_path):
+    """NVIDIA Warp's shape: a vendored BVH library (named by licenses/cubql-LICENSE.txt) has
+    `#ifdef __HIPCC__` branches of its own; they are that library's, not a ROCm build of the
+    project's: the project's PTX decides (cuda-only). Control: without the license file naming it,
+    the same branch is the project's own evidence."""
+    files = {
+        "licenses/cubql-LICENSE.txt": "Apache-2.0\n",
+        "licenses/cuda-LICENSE.txt": "EULA\n",
+        "pkg/native/cuBQL/builder.h": "#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime_api.h>\n#endif\n",
+        "pkg/native/builtin.h": '__device__ float rcp(float a) { float r; asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(a)); return r; }\n',
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "vendored", files))
+    assert (code, doc["verdict"], doc["rocm_path"]) == (6, "cuda-only", [])
+    del files["licenses/cubql-LICENSE.txt"]
+    code, doc = run_json(tree(tmp_path / "own", files))
+    assert doc["verdict"] == "portable-with-work" and doc["rocm_path"][0].startswith("pkg/native/cuBQL/builder.h")
+    # A license named for a toolkit (cuda-LICENSE.txt) never makes a cuda/ directory vendored.
+    files["licenses/cubql-LICENSE.txt"] = "Apache-2.0\n"
+    files["pkg/native/cuda/port.cu"] = "#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\nint x = 1;\n#endif\n"
+    code, doc = run_json(tree(tmp_path / "generic", files))
+    assert doc["rocm_path"] == ["pkg/native/cuda/port.cu:1 (a HIP/ROCm branch of #if)"]

@@ -70,10 +70,13 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     cuda_flags: set[str] = set()  # feature macros #defined only on CUDA sides (regions.c_regions)
     person_modules: dict[str, bool] = {}  # module -> whether the table calls it more than portable
     unparsable = 0
+    licensed = _licensed_names(path)
     for f in walk(path, counts):
         text = f.data.decode("utf-8", "replace")  # a latin-1 comment must not hide the code around it
         name = f.path.rsplit("/", 1)[-1]
-        test = is_test_file(f.path)
+        # A vendored library's HIP branches are that library's portability, not the project's
+        # ROCm build: read like a test's for evidence (NVIDIA Warp's cuBQL under warp/native/).
+        test = is_test_file(f.path) or bool(licensed and _in_licensed(f.path, licensed))
         if f.manifest == "pkg-info":
             if "/" not in f.path and (m := _PKG_NAME.search(text)):
                 walked.name = m.group(1)  # an sdist's own name: evidence when its setup.py is a stub
@@ -164,6 +167,39 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
         yield from found
     walked.skipped = Skipped(counts.binary, counts.unreadable, counts.too_large, counts.outside_tree, unparsable,
                              counts.ignored, counts.ignore_lines)  # fmt: skip
+
+
+_LICENSE_DIRS = frozenset({"licenses", "third_party_licenses", "third-party-licenses", "thirdpartylicenses"})
+_LICENSE_NAME = re.compile(r"^(?:licen[sc]e[-_.])?(.+?)(?:[-_.]licen[sc]e)?(?:\.(?:txt|md|rst))?$", re.IGNORECASE)
+
+
+# License files named for a toolkit or a generic word (Warp's cuda-LICENSE.txt): never read as
+# a directory of vendored code, or a project's own csrc/cuda/ would be taken for one.
+_NOT_A_LIBRARY = frozenset({"license", "licence", "readme", "notice", "cuda", "nvidia", "nv", "rocm", "hip", "amd",
+                            "gpu", "src", "include", "native", "python", "csrc", "lib", "core"})  # fmt: skip
+
+
+def _licensed_names(root: str) -> frozenset[str]:
+    """The libraries a top-level ``licenses/`` directory names, one license file each
+    (``cubql-LICENSE.txt``, ``LICENSE.nanovdb``): third-party code the project ships."""
+    names = set()
+    try:
+        with os.scandir(root) as it:
+            dirs = [e.path for e in it if e.name.lower() in _LICENSE_DIRS and e.is_dir(follow_symlinks=False)]
+        for d in dirs:
+            with os.scandir(d) as it:
+                for e in it:
+                    m = _LICENSE_NAME.match(e.name)
+                    if m and m.group(1).lower() not in _NOT_A_LIBRARY:
+                        names.add(m.group(1).lower())
+    except OSError:
+        return frozenset()
+    return frozenset(names)
+
+
+def _in_licensed(path: str, names: frozenset[str]) -> bool:
+    """Whether a file lies in a directory named for one of those libraries."""
+    return any(seg.lower() in names for seg in path.split("/")[:-1])
 
 
 _PKG_NAME = re.compile(r"^Name:[ \t]*(\S+)", re.MULTILINE)
