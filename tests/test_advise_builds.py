@@ -548,3 +548,23 @@ def test_hip_branches_of_a_library_the_project_licenses_are_no_rocm_build(tmp_pa
     files["pkg/native/cuda/port.cu"] = "#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\nint x = 1;\n#endif\n"
     code, doc = run_json(tree(tmp_path / "generic", files))
     assert doc["rocm_path"] == ["pkg/native/cuda/port.cu:1 (a HIP/ROCm branch of #if)"]
+
+
+def test_a_core_dependency_on_nvidia_warp_is_cuda_only_and_a_guarded_one_optional(tmp_path):
+    """kaolin's shape: plain CUDA kernels (work) and a core that imports NVIDIA Warp (warp-lang:
+    GPU kernels on CUDA devices only, per its README) at module level: cuda-only. Control: the
+    same import inside try:/except ImportError is an optional part and the kernels decide."""
+    files = {
+        "requirements.txt": "numpy\nwarp-lang\n",
+        "pkg/__init__.py": "",
+        "pkg/sim.py": "import warp as wp\n\n\ndef step(x):\n    return wp.launch(x)\n",
+        "pkg/csrc/k.cu": "__global__ void k(float* x) { x[threadIdx.x & 31] += 1.0f; }\n",
+    }
+    code, doc = run_json(tree(tmp_path / "core", files))
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+    assert {f["what"] for f in doc["findings"] if f["verdict"] == "blocker"} >= {"warp", "warp-lang"}
+    files["requirements.txt"] = "numpy\n"
+    files["pkg/sim.py"] = "try:\n    import warp as wp\nexcept ImportError:\n    wp = None\n"
+    code, doc = run_json(tree(tmp_path / "guarded", files))
+    assert (code, doc["verdict"]) == (1, "portable-with-work")
+    assert [(f["what"], f["optional"]) for f in doc["findings"] if f["verdict"] == "blocker"] == [("warp", "inside try:")]
