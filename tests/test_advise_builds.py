@@ -568,3 +568,18 @@ def test_a_core_dependency_on_nvidia_warp_is_cuda_only_and_a_guarded_one_optiona
     code, doc = run_json(tree(tmp_path / "guarded", files))
     assert (code, doc["verdict"]) == (1, "portable-with-work")
     assert [(f["what"], f["optional"]) for f in doc["findings"] if f["verdict"] == "blocker"] == [("warp", "inside try:")]
+
+
+def test_a_python_parser_of_kernel_source_is_no_kernel_but_its_kernel_strings_are(tmp_path):
+    """tilelang's adapter shape: a module that matches `__global__` with a regex and compares a
+    declaration with "CUtensorMap" holds no kernel; the C scan reads only string literals that
+    read as C source. Control: a kernel in a triple-quoted string beside it is still read."""
+    parser = ('import re\n\n\ndef match_kernel(source):\n    return re.search(r"__global__\\s+void\\s+(\\w+)", source)\n\n\n'
+              'def is_tma(decls):\n    return any(d == "CUtensorMap" for d in decls)  # a TMA descriptor\n')  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "parser", {"pkg/__init__.py": "", "pkg/adapter.py": parser}))
+    assert (code, doc["verdict"]) == (0, "portable") and not uncounted(doc)
+    kernel = parser + ('\nSRC = """\n__global__ void k(CUtensorMap* m) {\n'
+                       '  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global [%0], [%1];" :: "r"(0), "l"(m));\n}\n"""\n')  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "kernel", {"pkg/__init__.py": "", "pkg/adapter.py": kernel}))
+    assert doc["verdict"] == "cuda-only"
+    assert {f["where"] for f in doc["findings"] if f["verdict"] == "blocker"} == {"pkg/adapter.py:12", "pkg/adapter.py:13"}
