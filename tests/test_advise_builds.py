@@ -583,3 +583,51 @@ def test_a_python_parser_of_kernel_source_is_no_kernel_but_its_kernel_strings_ar
     code, doc = run_json(tree(tmp_path / "kernel", {"pkg/__init__.py": "", "pkg/adapter.py": kernel}))
     assert doc["verdict"] == "cuda-only"
     assert {f["where"] for f in doc["findings"] if f["verdict"] == "blocker"} == {"pkg/adapter.py:12", "pkg/adapter.py:13"}
+
+
+def test_a_cute_namespace_the_tree_nests_in_its_own_is_no_cutlass(tmp_path):
+    """TileLang's compiler shape: `namespace tvm { namespace tl { namespace cute {` holds a layout
+    IR of its own; files naming `cute::` that include no CuTe header use it. Control: the same
+    namespace at the top (CuTe's own shape) leaves them CUTLASS uses; and a file that includes
+    <cute/tensor.hpp> is one whatever the tree defines."""
+    files = {
+        "src/layout/cute_layout.h": "#pragma once\nnamespace tvm {\nnamespace tl {\nnamespace cute {\nstruct Layout {};\n}  // namespace cute\n}\n}\n",
+        "src/layout/tcgen05.cc": '#include "cute_layout.h"\nnamespace tvm {\nnamespace tl {\nconst cute::Layout kDp{};\n}\n}\n',
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "own", files))
+    assert (code, doc["verdict"]) == (0, "portable") and not doc["findings"]
+    files["src/tl_templates/gemm.h"] = "#include <cute/tensor.hpp>\nauto t = cute::make_tensor(p, l);\n"
+    code, doc = run_json(tree(tmp_path / "with-cute", files))
+    assert uncounted(doc) == {"src/tl_templates/gemm.h"}
+    files["src/layout/cute_layout.h"] = "#pragma once\nnamespace cute {\nstruct Layout {};\n}\n"
+    code, doc = run_json(tree(tmp_path / "top", files))
+    assert uncounted(doc) == {"src/tl_templates/gemm.h", "src/layout/tcgen05.cc"}
+
+
+def test_an_optional_cuda_probe_beside_a_rocm_build_needs_no_one(tmp_path):
+    """`find_package(CUDAToolkit QUIET)` in a CMake module every build includes: the build goes
+    on without CUDA, and the tree builds for ROCm. Control: REQUIRED is the CUDA build's need."""
+    files = {
+        "CMakeLists.txt": "include(cmake/FindPipCUDA.cmake)\nproject(p LANGUAGES CXX)\nif(USE_ROCM)\n"
+                          "  enable_language(HIP)\n  add_library(k src/k.hip)\nendif()\n",
+        "cmake/FindPipCUDA.cmake": "find_package(CUDAToolkit QUIET)\nif(CUDAToolkit_FOUND)\n  return()\nendif()\n",
+        "src/k.hip": "#include <hip/hip_runtime.h>\n",
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "quiet", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    files["cmake/FindPipCUDA.cmake"] = "find_package(CUDAToolkit QUIET REQUIRED)\n"
+    code, doc = run_json(tree(tmp_path / "required", files))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"cmake/FindPipCUDA.cmake"}
+
+
+def test_an_own_cute_namespace_reaches_only_its_top_directory(tmp_path):
+    """CUTLASS's shape: an MLIR compiler nests `cutlass_compiler::cute` under compiler/; the
+    library's own headers elsewhere that name `cute::` (reaching CuTe through other headers)
+    stay CUTLASS uses."""
+    files = {
+        "compiler/include/conv.h": "namespace mlir {\nnamespace cutlass_compiler::cute {\nstruct T {};\n}\n}\n",
+        "compiler/lib/conv.cpp": '#include "conv.h"\nusing X = mlir::cutlass_compiler::cute::T;\nauto y = cute::T{};\n',
+        "include/cute/algorithm/copy.hpp": "#pragma once\nauto z = cute::copy(a, b);\n",
+    }
+    code, doc = run_json(tree(tmp_path, files))
+    assert uncounted(doc) == {"include/cute/algorithm/copy.hpp"}

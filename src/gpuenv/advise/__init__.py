@@ -147,6 +147,8 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             keyword = names_device_keyword(text)
             macros |= device_macros(text, keyword)
             walked.c_paths.append(f.path)
+            if "cute" in text or "cutlass" in text:
+                _own_namespaces(f.path, text, walked)
             if rocm and "include" in text:
                 # Only read once the tree shows a ROCm build (root build files come first): the
                 # include graph serves the build model, which applies only then (CUTLASS's speed).
@@ -264,6 +266,40 @@ def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> 
         if side != HIP:
             written.append((m.group(1) or m.group(2), side == CUDA))
     into[path] = written
+
+
+# `namespace cute {` inside another namespace (TileLang's tvm::tl::cute, CuTe-style layout IR of
+# its compiler), or `namespace tvm::tl::cute {`: the project's own namespace, not NVIDIA's ::cute.
+_LIB_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"](?:cute|cutlass)/")
+_LIB_NAMESPACES = ("cute", "cutlass")
+
+
+def _own_namespaces(path: str, text: str, walked: Walked) -> None:
+    """Note the tree's own nested ``cute``/``cutlass`` namespaces, and the files that use such a
+    namespace without including CUTLASS or CuTe themselves (whose uses may be the tree's own).
+    Plain ``str.find``: CUTLASS's 3,000 files all name both (a regex over each was a second)."""
+    if ("cute/" not in text and "cutlass/" not in text) or _LIB_INCLUDE.search(text) is None:
+        used = {ns for ns in _LIB_NAMESPACES if ns + "::" in text}
+        if used:
+            walked.ns_only[path] = used
+    top = path.split("/", 1)[0] if "/" in path else ""
+    for ns in _LIB_NAMESPACES:
+        if top in walked.own_ns.get(ns, ()):
+            continue
+        for opener in (f"namespace {ns}", f"::{ns}"):
+            at = text.find(opener)
+            while at != -1:
+                end = at + len(opener)
+                rest = text[end : end + 8].lstrip(" \t\n")
+                if rest.startswith("{"):
+                    start = text.rfind("\n", 0, at) + 1
+                    line = text[start:at].strip()
+                    nested = opener.startswith("::") and line.startswith("namespace ")
+                    if nested or (not opener.startswith("::") and not line
+                                  and text.count("{", 0, at) > text.count("}", 0, at)):  # fmt: skip
+                        walked.own_ns.setdefault(ns, set()).add(top)
+                        break
+                at = text.find(opener, end)
 
 
 def _note(rocm: list[str], sign: str) -> None:

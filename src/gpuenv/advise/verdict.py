@@ -21,6 +21,7 @@ cuda-only, its reasons naming the blockers that build covers and those it leaves
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 
 from gpuenv.advise import LAZY
@@ -90,6 +91,8 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
                 path_lines.add(line)
             else:
                 path_lines.update(range(line, line + span))
+    if walked.own_ns:
+        _drop_own_namespaces(groups, person, walked)
     rocm_twins, rocm_path = walked.twins, tuple(walked.rocm)
     source_files, manifests, source_lines, skipped = (walked.source_files, walked.manifests, walked.source_lines,
                                                       walked.skipped)  # fmt: skip
@@ -122,6 +125,9 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
             how = "the CUDA build's own configuration, beside the ROCm branch of this build file"
         elif not how and rule == BUILD_RULE and rocm_path and _build_twin(where, walked):
             how = "the CUDA build's own build file: the ROCm build has its own beside it"
+        elif not how and rule == BUILD_RULE and rocm_path and all(_QUIET_FIND.search(n) for n in g.names):
+            # TileLang's find_package(CUDAToolkit QUIET): the build goes on without CUDA
+            how = "an optional probe for CUDA (find_package ... QUIET): the ROCm build goes on without it"
         elif not how and level is Level.WORK and rocm_path and where in walked.ported:
             # bitsandbytes' gemm_4bit_simt.cu: a file with HIP branches of its own is one the
             # project's ROCm build compiles and adapts; what it left alone it left on purpose.
@@ -170,6 +176,19 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
     )
 
 
+def _drop_own_namespaces(groups: dict[tuple[str, str, Level, bool, bool], _Group], person: dict[str, set[int]],
+                         walked: Walked) -> None:  # fmt: skip
+    """A file that names ``cute::`` but includes no CuTe header, below a top directory that nests
+    a ``cute`` namespace of its own (TileLang's compiler), uses that namespace: no CUTLASS use."""
+    for key in [k for k in groups if k[0] == "library:cutlass" and k[1] in walked.ns_only]:
+        top = key[1].split("/", 1)[0] if "/" in key[1] else ""
+        if all(top in walked.own_ns.get(ns, ()) for ns in walked.ns_only[key[1]]):
+            group = groups.pop(key)
+            if key[1] in person:
+                person[key[1]] -= group.lines
+
+
+_QUIET_FIND = re.compile(r"^\s*find_package\s*\(\s*CUDA\w*\b(?![^)]*\bREQUIRED\b)[^)]*\bQUIET\b", re.IGNORECASE)
 _CUDA_DIRS = frozenset({"cuda", "nvidia", "nv"})
 _ROCM_DIRS = frozenset({"rocm", "amd", "hip"})
 
