@@ -631,3 +631,15 @@ def test_an_own_cute_namespace_reaches_only_its_top_directory(tmp_path):
     }
     code, doc = run_json(tree(tmp_path, files))
     assert uncounted(doc) == {"include/cute/algorithm/copy.hpp"}
+
+
+def test_ptx_address_space_queries_have_a_counterpart_and_the_asm_keyword_is_no_instruction():
+    """Warp's `isspacep.global` (is this flat pointer global?) maps to the AMDGPU address-space
+    builtins; a code generator writing `"asm volatile (\\n"` into its output names no instruction,
+    while the instructions of a real statement beside it are still named."""
+    got = instructions('asm volatile("{ .reg .pred p; isspacep.global p, %1; selp.u32 %0, 1, 0, p; }" : "=r"(r) : "l"(a))')
+    assert got == ("isspacep.global", "selp")
+    counterpart, source = load().ptx("isspacep.global")
+    assert "__builtin_amdgcn_is_shared" in counterpart and "BuiltinsAMDGPU" in source
+    assert instructions('this->stream << "asm volatile (\\n";') == () and instructions('__asm__ __volatile__("cp.async.commit_group;")') == (
+        "cp.async",)
