@@ -643,3 +643,19 @@ def test_ptx_address_space_queries_have_a_counterpart_and_the_asm_keyword_is_no_
     assert "__builtin_amdgcn_is_shared" in counterpart and "BuiltinsAMDGPU" in source
     assert instructions('this->stream << "asm volatile (\\n";') == () and instructions('__asm__ __volatile__("cp.async.commit_group;")') == (
         "cp.async",)
+
+
+def test_a_project_is_never_its_own_cuda_only_dependency(tmp_path):
+    """NVIDIA Warp's own tree imports `warp` everywhere and its lock file lists warp-lang: that is
+    the project itself, not a dependency on it. Control: another project importing it depends on it."""
+    files = {
+        "pyproject.toml": '[project]\nname = "warp-lang"\nversion = "1.0"\ndependencies = ["numpy"]\n',
+        "build_docs.py": "import warp\n",
+        "warp/__init__.py": "",
+        "warp/sim.py": "import warp\nimport warp._src.context\n",
+    }
+    code, doc = run_json(tree(tmp_path / "self", files))
+    assert (code, doc["verdict"]) == (0, "portable") and not any("warp" in f["what"] for f in doc["findings"])
+    files["pyproject.toml"] = files["pyproject.toml"].replace("warp-lang", "sim-tools")
+    code, doc = run_json(tree(tmp_path / "user", files))
+    assert (code, doc["verdict"]) == (6, "cuda-only")

@@ -93,6 +93,9 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
                 path_lines.update(range(line, line + span))
     if walked.own_ns:
         _drop_own_namespaces(groups, person, walked)
+    itself = table.package(walked.name) if walked.name else None
+    if itself is not None:
+        _drop_itself(groups, person, itself.rule.split(":", 1)[1])
     rocm_twins, rocm_path = walked.twins, tuple(walked.rocm)
     source_files, manifests, source_lines, skipped = (walked.source_files, walked.manifests, walked.source_lines,
                                                       walked.skipped)  # fmt: skip
@@ -186,6 +189,16 @@ def _drop_own_namespaces(groups: dict[tuple[str, str, Level, bool, bool], _Group
             group = groups.pop(key)
             if key[1] in person:
                 person[key[1]] -= group.lines
+
+
+def _drop_itself(groups: dict[tuple[str, str, Level, bool, bool], _Group], person: dict[str, set[int]],
+                 ident: str) -> None:  # fmt: skip
+    """The project is never its own dependency: NVIDIA Warp's `import warp` and its uv.lock entry
+    for warp-lang are the tree itself (known only once its pyproject is read, after some hits)."""
+    for key in [k for k in groups if k[0] in (f"package:{ident}", f"module:{ident}")]:
+        group = groups.pop(key)
+        if key[1] in person:
+            person[key[1]] -= group.lines
 
 
 _QUIET_FIND = re.compile(r"^\s*find_package\s*\(\s*CUDA\w*\b(?![^)]*\bREQUIRED\b)[^)]*\bQUIET\b", re.IGNORECASE)
