@@ -659,3 +659,14 @@ def test_a_project_is_never_its_own_cuda_only_dependency(tmp_path):
     files["pyproject.toml"] = files["pyproject.toml"].replace("warp-lang", "sim-tools")
     code, doc = run_json(tree(tmp_path / "user", files))
     assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
+def test_setup_name_given_by_a_module_constant_names_the_project(tmp_path):
+    """MegaBlocks' setup(name=_PACKAGE_NAME) with _PACKAGE_NAME = 'megablocks' at the top: the
+    project is known, and so is AMD's port of it. Control: a name computed by a call is unknown."""
+    setup = "from setuptools import setup\n_PACKAGE_NAME = 'megablocks'\nsetup(name=_PACKAGE_NAME)\n"
+    code, doc = run_json(tree(tmp_path / "const", {"setup.py": setup, "csrc/ops.cu": PLAIN}))
+    assert (doc["port"] or "").startswith("https://github.com/ROCm/megablocks")
+    code, doc = run_json(tree(tmp_path / "call", {"setup.py": setup.replace("'megablocks'", "read_name()"),
+                                                  "csrc/ops.cu": PLAIN}))  # fmt: skip
+    assert not doc["port"]

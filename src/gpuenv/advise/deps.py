@@ -224,12 +224,17 @@ def setup_py_facts(text: str) -> tuple[str, str]:
         return "", ""
     name = ""
     calls_setup = False
+    # Module-level string constants: setup(name=_PACKAGE_NAME) with _PACKAGE_NAME = "megablocks"
+    strings = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+               and isinstance(n.value.value, str) for t in n.targets if isinstance(t, ast.Name)}  # fmt: skip
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
             calls_setup = True
             for kw in node.keywords:
                 if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
                     name = kw.value.value
+                elif kw.arg == "name" and isinstance(kw.value, ast.Name) and kw.value.id in strings:
+                    name = strings[kw.value.id]
     raises = [n for n in tree.body if isinstance(n, ast.Raise)]
     if not raises and not calls_setup:
         raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise)]
