@@ -670,3 +670,54 @@ def test_setup_name_given_by_a_module_constant_names_the_project(tmp_path):
     code, doc = run_json(tree(tmp_path / "call", {"setup.py": setup.replace("'megablocks'", "read_name()"),
                                                   "csrc/ops.cu": PLAIN}))  # fmt: skip
     assert not doc["port"]
+
+
+UV_LOCK = ('version = 1\n\n[[package]]\nname = "mlm"\nversion = "0.1"\nsource = {{ editable = "." }}\n'
+           'dependencies = [{{ name = "numpy" }}{core}]\n\n[package.optional-dependencies]\ndev = [{{ name = "quack-kernels" }}]\n\n'
+           '[[package]]\nname = "numpy"\nversion = "2.0"\nsource = {{ registry = "https://pypi.org/simple" }}\n\n'
+           '[[package]]\nname = "quack-kernels"\nversion = "0.1"\nsource = {{ registry = "https://pypi.org/simple" }}\n')  # fmt: skip
+
+
+def test_lock_entries_only_extras_reach_and_container_requirements_are_optional(tmp_path):
+    """Megatron-LM's shape: uv.lock resolves quack-kernels for the [dev] group only, and
+    docker/lts/requirements.txt lists what an image installs: neither is the core's. Control: the
+    same package reached from the project's own dependencies, or a top requirements.txt, is."""
+    files = {
+        "pyproject.toml": '[project]\nname = "mlm"\nversion = "0.1"\ndependencies = ["numpy"]\n',
+        "uv.lock": UV_LOCK.format(core=""),
+        "docker/lts/requirements.txt": "flashinfer-python\n",
+        "mlm/__init__.py": "",
+    }
+    code, doc = run_json(tree(tmp_path / "extras", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    parts = {p["part"] for p in doc["optional_parts"]}
+    assert parts == {"docker/lts/ (a container recipe below the top of the tree)", "locked for an extra or a dev group only"}
+    files["uv.lock"] = UV_LOCK.format(core=', { name = "quack-kernels" }')
+    files["requirements.txt"] = "flashinfer-python\n"
+    code, doc = run_json(tree(tmp_path / "core", files))
+    assert doc["verdict"] == "cuda-only" and uncounted(doc) == {"uv.lock", "requirements.txt"}
+
+
+def test_packages_pyproject_does_not_install_and_lazy_integrations_are_optional(tmp_path):
+    """Megatron-LM's shape: pyproject.toml installs `mlm.core*` only, so mlm/post_training/
+    importing modelopt at module level is not the package; and mlm/core/export/trtllm/ imports
+    tensorrt_llm inside a function of a module named for it. Control: installing every package
+    makes post_training core, and the same lazy import in a module named for nothing stays core."""
+    find = '\n[tool.setuptools.packages.find]\ninclude = ["mlm.core", "mlm.core.*"]\n'
+    files = {
+        "pyproject.toml": '[project]\nname = "mlm"\nversion = "0.1"\ndependencies = ["numpy"]\n' + find,
+        "mlm/core/__init__.py": "",
+        "mlm/core/export/trtllm/convert.py": "def f(x):\n    from tensorrt_llm._utils import to_torch\n    return to_torch(x)\n",
+        "mlm/post_training/__init__.py": "",
+        "mlm/post_training/generate.py": "from modelopt.torch.utils.plugins import megatron_generate\n",
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "installed", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    why = {f["where"]: f["optional"] for f in doc["findings"] if f["verdict"] == "blocker"}
+    assert why["mlm/post_training/generate.py:1"] == "mlm/post_training/ (not among the packages pyproject.toml installs)"
+    assert why["mlm/core/export/trtllm/convert.py:2"].startswith("mlm/core/export/trtllm/ (imported inside a function of a module named for it")
+    files["pyproject.toml"] = files["pyproject.toml"].replace(find, "")
+    files["mlm/core/export/helpers.py"] = files.pop("mlm/core/export/trtllm/convert.py")
+    code, doc = run_json(tree(tmp_path / "all", files))
+    assert doc["verdict"] == "cuda-only"
+    assert uncounted(doc) == {"mlm/post_training/generate.py", "mlm/core/export/helpers.py"}

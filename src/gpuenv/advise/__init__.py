@@ -106,7 +106,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             if f.manifest == "pyproject" and name.lower() != "pyproject.toml":
                 _platform_variant(walked, f.path, text, deps, test)
             for d in deps:
-                extra = f"the extra [{d.extra}]" if d.extra else ""
+                extra = "" if not d.extra else d.extra[1:-1] if d.extra.startswith("(") else f"the extra [{d.extra}]"
                 if d.kind == "index":
                     yield Hit("construct:torch-cuda-index", d.written, f.path, d.line, "dependency", optional=extra)
                 else:
@@ -221,11 +221,30 @@ def _top_manifest(walked: Walked, kind: str, text: str) -> None:
         m = _PROJECT_NAME.search(text, section) if section >= 0 else None
         if m and not walked.name:
             walked.name = m.group(1)
+        if "[tool.setuptools.packages.find]" in text and walked.parts is not None:
+            walked.parts.installed = _installed_packages(text)
         return
     stub, name = setup_py_facts(text)
     walked.stub = f"setup.py{stub}" if stub else ""
     if name and not walked.name:
         walked.name = name
+
+
+def _installed_packages(text: str) -> tuple[str, ...]:
+    """[tool.setuptools.packages.find] include: the packages the project installs ("megatron.core",
+    "megatron.core.*"); () when the table does not parse or lists none (then all are)."""
+    from gpuenv.advise.deps import Unparsable, _toml
+
+    try:
+        find = _toml(text).get("tool", {}).get("setuptools", {}).get("packages", {}).get("find", {})
+    except (Unparsable, AttributeError):
+        return ()
+    include = find.get("include") if isinstance(find, dict) else None
+    if not isinstance(include, list) or not all(isinstance(i, str) for i in include):
+        return ()
+    if isinstance(find.get("where"), list) and find["where"] not in (["."], [""]):
+        return ()  # packages below src/ or another root: their paths are not the dotted names
+    return tuple(include)
 
 
 def _platform_variant(walked: Walked, path: str, text: str, deps: list[Dep], test: bool) -> None:

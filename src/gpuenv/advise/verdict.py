@@ -141,7 +141,7 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
             how = "compiled by the project's own ROCm build (its build files name it for ROCm)"
         part = parts.get(where, "")
         if not part and g.first.optional == LAZY:
-            part = LAZY if rocm_path else "-"  # "-": not optional after all (no ROCm build of the tree's own)
+            part = LAZY if rocm_path else _integration(where, g.first.what) or "-"  # "-": not optional after all
         findings.append(g.finding(entries[rule], level, covered or bool(how), how, part))
     counted = {_place(f.where)[0] for f in findings if f.level is not Level.PORTABLE and not f.covered
                and not f.optional}  # fmt: skip
@@ -189,6 +189,24 @@ def _drop_own_namespaces(groups: dict[tuple[str, str, Level, bool, bool], _Group
             group = groups.pop(key)
             if key[1] in person:
                 person[key[1]] -= group.lines
+
+
+def _integration(where: str, module: str) -> str:
+    """A CUDA-only package imported inside a function of a module named for it (Megatron's
+    core/post_training/modelopt/ importing modelopt, export/trtllm/ importing tensorrt_llm): that
+    integration runs only when its feature is asked for, even where the tree has no ROCm build."""
+    from gpuenv.advise.parts import is_backend
+
+    top = module.split(".", 1)[0].lower()
+    words = {w for seg in where.lower().split("/")[:-1] for w in (seg, *re.split(r"[_.-]", seg))}
+    named = top in words or top in where.lower().rsplit("/", 1)[-1].split(".")[0].split("_")
+    if not named and not (is_backend(where) and not _GENERIC.search(where)):
+        return ""
+    return f"{where.rpartition('/')[0]}/ (imported inside a function of a module named for it: used when that feature is)"
+
+
+# is_backend's generic words: a cuda/ or nvidia/ directory names a platform, not one package.
+_GENERIC = re.compile(r"(?:^|[/_.-])(?:cuda|nvidia)(?=[/_.-]|$)", re.IGNORECASE)
 
 
 def _drop_itself(groups: dict[tuple[str, str, Level, bool, bool], _Group], person: dict[str, set[int]],
@@ -260,15 +278,19 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
     top = "setup.py" in p.roots or "pyproject.toml" in p.roots
     packages = p.packages if top else set()
     modules: dict[str, str] = {}
+    packaged = package_dirs(p) if top else None
     if any(w.endswith(".py") for w in where_of) or p.loads:
         outside = set(_twin_directories(walked))
         if walked.rocm:
             outside |= {m for m in p.modules if is_backend(m)}
+        if p.installed:
+            # Modules of packages pyproject.toml does not install (Megatron's tools/): what they
+            # import at module level is not made core by them.
+            outside |= {m for m in p.modules if p.not_installed(m)}
         modules = optional_modules(p, outside)
-    packaged = package_dirs(p) if top else None
     out = {}
     for w in where_of:
-        why = optional_part(w, packages, modules, packaged, bool(walked.rocm))
+        why = optional_part(w, packages, modules, packaged, bool(walked.rocm), p)
         if why:
             out[w] = why
     # Kernels compiled at run time follow the Python that names them, beside a ROCm build of the
@@ -278,7 +300,7 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
 
         def why_of(module: str) -> str:
             if module not in cache:
-                cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm))
+                cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm), p)
             return cache[module]
 
         from gpuenv.advise.parts import jit_parts, resolver
