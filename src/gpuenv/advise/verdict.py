@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from gpuenv.advise import LAZY
 from gpuenv.advise.builds import BUILD_RULE
 from gpuenv.advise.model import Advice, Finding, Hit, Level, Skipped, Verdict, Walked
+from gpuenv.advise.ownership import drop_itself, drop_own_namespaces, integration
 from gpuenv.advise.regions import twin_key
 from gpuenv.advise.table import Entry, Table
 
@@ -92,10 +93,10 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
             else:
                 path_lines.update(range(line, line + span))
     if walked.own_ns:
-        _drop_own_namespaces(groups, person, walked)
+        drop_own_namespaces(groups, person, walked)
     itself = table.package(walked.name) if walked.name else None
     if itself is not None:
-        _drop_itself(groups, person, itself.rule.split(":", 1)[1])
+        drop_itself(groups, person, itself.rule.split(":", 1)[1])
     rocm_twins, rocm_path = walked.twins, tuple(walked.rocm)
     source_files, manifests, source_lines, skipped = (walked.source_files, walked.manifests, walked.source_lines,
                                                       walked.skipped)  # fmt: skip
@@ -141,7 +142,7 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
             how = "compiled by the project's own ROCm build (its build files name it for ROCm)"
         part = parts.get(where, "")
         if not part and g.first.optional == LAZY:
-            part = LAZY if rocm_path else _integration(where, g.first.what) or "-"  # "-": not optional after all
+            part = LAZY if rocm_path else integration(where, g.first.what) or "-"  # "-": not optional after all
         findings.append(g.finding(entries[rule], level, covered or bool(how), how, part))
     counted = {_place(f.where)[0] for f in findings if f.level is not Level.PORTABLE and not f.covered
                and not f.optional}  # fmt: skip
@@ -177,46 +178,6 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
         ptx=inventory(walked.ptx, findings, table),
         port=port,
     )
-
-
-def _drop_own_namespaces(groups: dict[tuple[str, str, Level, bool, bool], _Group], person: dict[str, set[int]],
-                         walked: Walked) -> None:  # fmt: skip
-    """A file that names ``cute::`` but includes no CuTe header, below a top directory that nests
-    a ``cute`` namespace of its own (TileLang's compiler), uses that namespace: no CUTLASS use."""
-    for key in [k for k in groups if k[0] == "library:cutlass" and k[1] in walked.ns_only]:
-        top = key[1].split("/", 1)[0] if "/" in key[1] else ""
-        if all(top in walked.own_ns.get(ns, ()) for ns in walked.ns_only[key[1]]):
-            group = groups.pop(key)
-            if key[1] in person:
-                person[key[1]] -= group.lines
-
-
-def _integration(where: str, module: str) -> str:
-    """A CUDA-only package imported inside a function of a module named for it (Megatron's
-    core/post_training/modelopt/ importing modelopt, export/trtllm/ importing tensorrt_llm): that
-    integration runs only when its feature is asked for, even where the tree has no ROCm build."""
-    from gpuenv.advise.parts import is_backend
-
-    top = module.split(".", 1)[0].lower()
-    words = {w for seg in where.lower().split("/")[:-1] for w in (seg, *re.split(r"[_.-]", seg))}
-    named = top in words or top in where.lower().rsplit("/", 1)[-1].split(".")[0].split("_")
-    if not named and not (is_backend(where) and not _GENERIC.search(where)):
-        return ""
-    return f"{where.rpartition('/')[0]}/ (imported inside a function of a module named for it: used when that feature is)"
-
-
-# is_backend's generic words: a cuda/ or nvidia/ directory names a platform, not one package.
-_GENERIC = re.compile(r"(?:^|[/_.-])(?:cuda|nvidia)(?=[/_.-]|$)", re.IGNORECASE)
-
-
-def _drop_itself(groups: dict[tuple[str, str, Level, bool, bool], _Group], person: dict[str, set[int]],
-                 ident: str) -> None:  # fmt: skip
-    """The project is never its own dependency: NVIDIA Warp's `import warp` and its uv.lock entry
-    for warp-lang are the tree itself (known only once its pyproject is read, after some hits)."""
-    for key in [k for k in groups if k[0] in (f"package:{ident}", f"module:{ident}")]:
-        group = groups.pop(key)
-        if key[1] in person:
-            person[key[1]] -= group.lines
 
 
 _QUIET_FIND = re.compile(r"^\s*find_package\s*\(\s*CUDA\w*\b(?![^)]*\bREQUIRED\b)[^)]*\bQUIET\b", re.IGNORECASE)
