@@ -290,14 +290,16 @@ def test_ptx_instructions_are_named_with_their_amd_counterpart(tmp_path):
     extra = ('__device__ void b(unsigned x) {\n    asm volatile("bar.sync 1, 64;");\n'
              '    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(0), "l"(0));\n'
              '    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile [%0], [%1];" :: "r"(0), "l"(0));\n'
-             '    asm volatile("vabsdiff4.u32.u32.u32.add %0, %0, %0, %0;" : "+r"(x));\n}\n')  # fmt: skip
+             '    asm volatile("vabsdiff4.u32.u32.u32.add %0, %0, %0, %0;" : "+r"(x));\n'
+             '    asm volatile("bmsk.clamp.b32 %0, %0, %0;" : "+r"(x));\n}\n')  # fmt: skip
     code, doc = run_json(tree(tmp_path, {"csrc/a.cu": PTX, "csrc/b.cu": PTX + extra}))
     rows = {r["instruction"]: r for r in doc["ptx"]}
-    assert set(rows) == {"ldmatrix", "mma.sync", "bar.sync", "cp.async", "cp.async.bulk", "vabsdiff4"}
+    assert set(rows) == {"ldmatrix", "mma.sync", "bar.sync", "cp.async", "cp.async.bulk", "vabsdiff4", "bmsk"}
     assert (rows["ldmatrix"]["count"], rows["ldmatrix"]["files"]) == (2, ["csrc/a.cu", "csrc/b.cu"])
     assert rows["mma.sync"]["rocm"].startswith("MFMA on CDNA") and "instruction-set-architecture" in rows["mma.sync"]["source"]
     assert rows["cp.async.bulk"]["rocm"].startswith("none: redesign")
-    assert rows["vabsdiff4"]["rocm"] == "none known: a person must redesign it" and rows["vabsdiff4"]["source"] is None
+    assert rows["vabsdiff4"]["rocm"].startswith("__builtin_amdgcn_sad_u8") and "BuiltinsAMDGPU" in rows["vabsdiff4"]["source"]
+    assert rows["bmsk"]["rocm"] == "none known: a person must redesign it" and rows["bmsk"]["source"] is None
     human = invoke(["advise", str(tmp_path)]).stdout
     assert "Inline PTX, by instruction" in human and "  ldmatrix: 2; 2; csrc/a.cu, csrc/b.cu" in human
 
