@@ -142,6 +142,22 @@ def test_imports_in_tests_and_benchmarks_are_optional(tmp_path):
     assert (code, doc["verdict"]) == (0, "portable")
 
 
+@pytest.mark.parametrize("folder", ["demo", "demos/dask", "tutorials"])
+def test_imports_in_demos_and_tutorials_are_optional(tmp_path, folder):
+    code, doc = run_json(tree(tmp_path, {f"{folder}/gpu.py": "import dask_cudf\n", "app.py": "import torch\n"}))
+    (f,) = [f for f in doc["findings"] if f["rule"] == "module:rapids"]
+    assert (f["verdict"], f["optional"]) == ("blocker", "in a test, benchmark or example")
+    assert (code, doc["verdict"]) == (0, "portable")
+
+
+def test_a_module_named_demo_in_the_package_is_core(tmp_path):
+    # Control: only a directory of that name marks examples; pkg/demo.py and pkg/demography/ are the library.
+    code, doc = run_json(tree(tmp_path, {"pkg/demo.py": "import dask_cudf\n", "pkg/demography/io.py": "import cudf\n"}))
+    assert {(f["where"], f["optional"]) for f in doc["findings"] if f["rule"] == "module:rapids"} == {
+        ("pkg/demo.py:1", None), ("pkg/demography/io.py:1", None)}
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
 # -- 2. false alarms ---------------------------------------------------------------------------------
 
 

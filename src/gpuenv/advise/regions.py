@@ -396,8 +396,10 @@ def _cmake_term(term: str) -> str | None:
 _ROCM_PART = re.compile(r"(?:^|[/_.-])(?:rocm|hip|hipify|amd|amdgpu|cdna\d*|rdna\d*|gfx\d+\w*|mi[23]\d\dx?)(?=[/_.-]|$)",
                         re.IGNORECASE)  # fmt: skip
 _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "test_utils"})
-# Code that is not what the project ships: tests, benchmarks, examples, docs.
-_AUX_DIRS = _TEST_DIRS | frozenset({"benchmark", "benchmarks", "bench", "example", "examples", "docs", "doc"})
+# Code that is not what the project ships: tests, benchmarks, examples, docs. demo/ and tutorials/
+# hold examples under other names (a demo script that feeds RAPIDS data is not the library's core).
+_AUX_DIRS = _TEST_DIRS | frozenset({"benchmark", "benchmarks", "bench", "example", "examples", "docs", "doc", "demo",
+                                    "demos", "tutorial", "tutorials"})
 
 
 def is_rocm_file(path: str) -> bool:
