@@ -319,7 +319,8 @@ def guarded(lines: list[str], index: int, limit: int = 2000) -> str | None:
             i -= 1
             continue
         stripped = lines[i].strip()
-        if stripped and not stripped.startswith("#"):
+        # "):" closing a condition split over lines (``if a(\n    x,\n):``) continues its header.
+        if stripped and not stripped.startswith(("#", ")", "]", "}")):
             here = _indent(lines[i])
             if here < indent:
                 indent = here
