@@ -188,6 +188,27 @@ def test_a_lazy_import_in_a_function_named_for_its_package_is_optional(tmp_path)
     assert (code, doc["verdict"]) == (6, "cuda-only")
 
 
+def test_code_only_a_windows_compiler_takes_is_no_part_of_the_rocm_port(tmp_path):
+    span = ("#if defined(_MSC_VER)\n#define CHECK(c) do { if (!(c)) { asm(\"trap;\"); } } while (0)\n"
+            "#else\n#define CHECK(c) assert(c)\n#endif\n__global__ void k(int *p) { CHECK(p); }\n")
+    win = ("#ifndef _WIN32\n__device__ void f() {}\n#else\n__device__ void g() { asm(\"trap;\"); }\n#endif\n"
+           "#if defined(_WIN32) || defined(_WIN64)\n__device__ void h() { asm(\"trap;\"); }\n#endif\n")
+    code, doc = run_json(tree(tmp_path, {"include/span.h": span, "src/win.cu": win}))
+    assert [f for f in doc["findings"] if f["rule"] == "construct:inline-ptx"] == []
+    assert (code, doc["verdict"]) == (0, "portable")
+    # Controls: the #else of an MSVC test, a test mixing in another macro, and an #elif after
+    # the Windows one are what Linux may compile; their PTX stays the core's.
+    linux = ("#ifdef _MSC_VER\n#define T 1\n#else\n__device__ void a() { asm(\"trap;\"); }\n#endif\n"
+             "#if defined(_WIN32) && !defined(__MINGW32__)\n#define U 1\n#elif defined(FAST)\n"
+             "__device__ void b() { asm(\"trap;\"); }\n#endif\n"
+             "#if defined(_MSC_VER) || defined(FAST)\n__device__ void c() { asm(\"trap;\"); }\n#endif\n")
+    (tmp_path / "src/win.cu").write_text(linux)
+    code, doc = run_json(tmp_path)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "construct:inline-ptx"]
+    assert (f["where"], f["lines"], f["verdict"]) == ("src/win.cu:4", [4, 9, 12], "blocker")
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
 # -- 2. false alarms ---------------------------------------------------------------------------------
 
 
