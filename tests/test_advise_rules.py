@@ -142,6 +142,73 @@ def test_imports_in_tests_and_benchmarks_are_optional(tmp_path):
     assert (code, doc["verdict"]) == (0, "portable")
 
 
+@pytest.mark.parametrize("folder", ["demo", "demos/dask", "tutorials"])
+def test_imports_in_demos_and_tutorials_are_optional(tmp_path, folder):
+    code, doc = run_json(tree(tmp_path, {f"{folder}/gpu.py": "import dask_cudf\n", "app.py": "import torch\n"}))
+    (f,) = [f for f in doc["findings"] if f["rule"] == "module:rapids"]
+    assert (f["verdict"], f["optional"]) == ("blocker", "in a test, benchmark or example")
+    assert (code, doc["verdict"]) == (0, "portable")
+
+
+def test_a_module_named_demo_in_the_package_is_core(tmp_path):
+    # Control: only a directory of that name marks examples; pkg/demo.py and pkg/demography/ are the library.
+    code, doc = run_json(tree(tmp_path, {"pkg/demo.py": "import dask_cudf\n", "pkg/demography/io.py": "import cudf\n"}))
+    assert {(f["where"], f["optional"]) for f in doc["findings"] if f["rule"] == "module:rapids"} == {
+        ("pkg/demo.py:1", None), ("pkg/demography/io.py:1", None)}
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
+def test_an_import_under_a_condition_split_over_lines_is_optional(tmp_path):
+    cond = ("def concat(v):\n    if isinstance(v, list) or is_frame(\n        v[0], \"cudf\"\n    ):\n"
+            "        from cudf import concat\n        return concat(v)\n    return v\n")
+    # Control: a call closed on its own line before the import guards nothing.
+    call = "def load(v):\n    v = list(\n        v,\n    )\n    from cudf import concat\n    return concat(v)\n"
+    code, doc = run_json(tree(tmp_path, {"pkg/compat.py": cond, "pkg/io.py": call}))
+    by = {f["where"]: f for f in doc["findings"] if f["rule"] == "module:rapids"}
+    assert by["pkg/compat.py:5"]["optional"] == "inside if isinstance(v, list) or is_frame("
+    assert by["pkg/io.py:5"]["optional"] is None
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
+def test_a_lazy_import_in_a_function_named_for_its_package_is_optional(tmp_path):
+    named = ("import functools\n\n@functools.cache\ndef _lazy_load_cudf_is_bool():\n"
+             "    from cudf.api.types import is_bool_dtype\n    return is_bool_dtype\n")
+    method = "class Cats:\n    def _cudf_str_cat(self, c):\n        import pylibcudf as plc\n        return plc\n"
+    code, doc = run_json(tree(tmp_path, {"pkg/data.py": named, "pkg/cats.py": method, "app.py": "import torch\n"}))
+    opt = {f["where"]: f["optional"] for f in doc["findings"] if f["rule"] == "module:rapids"}
+    assert opt == {"pkg/data.py:5": "inside def _lazy_load_cudf_is_bool(): a function named for cudf, run when that feature is",
+                   "pkg/cats.py:3": "inside def _cudf_str_cat(): a function named for pylibcudf, run when that feature is"}
+    assert (code, doc["verdict"]) == (0, "portable")
+    # Controls: a function named for the platform, or for something else, runs as the core does.
+    (tmp_path / "pkg/data.py").write_text("def _cuda_frames(v):\n    import cudf\n    return cudf\n")
+    (tmp_path / "pkg/cats.py").write_text("class Cats:\n    def load(self, v):\n        import pylibcudf\n        return v\n")
+    code, doc = run_json(tmp_path)
+    assert {(f["where"], f["optional"]) for f in doc["findings"] if f["rule"] == "module:rapids"} == {
+        ("pkg/data.py:2", None), ("pkg/cats.py:3", None)}
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
+def test_code_only_a_windows_compiler_takes_is_no_part_of_the_rocm_port(tmp_path):
+    span = ("#if defined(_MSC_VER)\n#define CHECK(c) do { if (!(c)) { asm(\"trap;\"); } } while (0)\n"
+            "#else\n#define CHECK(c) assert(c)\n#endif\n__global__ void k(int *p) { CHECK(p); }\n")
+    win = ("#ifndef _WIN32\n__device__ void f() {}\n#else\n__device__ void g() { asm(\"trap;\"); }\n#endif\n"
+           "#if defined(_WIN32) || defined(_WIN64)\n__device__ void h() { asm(\"trap;\"); }\n#endif\n")
+    code, doc = run_json(tree(tmp_path, {"include/span.h": span, "src/win.cu": win}))
+    assert [f for f in doc["findings"] if f["rule"] == "construct:inline-ptx"] == []
+    assert (code, doc["verdict"]) == (0, "portable")
+    # Controls: the #else of an MSVC test, a test mixing in another macro, and an #elif after
+    # the Windows one are what Linux may compile; their PTX stays the core's.
+    linux = ("#ifdef _MSC_VER\n#define T 1\n#else\n__device__ void a() { asm(\"trap;\"); }\n#endif\n"
+             "#if defined(_WIN32) && !defined(__MINGW32__)\n#define U 1\n#elif defined(FAST)\n"
+             "__device__ void b() { asm(\"trap;\"); }\n#endif\n"
+             "#if defined(_MSC_VER) || defined(FAST)\n__device__ void c() { asm(\"trap;\"); }\n#endif\n")
+    (tmp_path / "src/win.cu").write_text(linux)
+    code, doc = run_json(tmp_path)
+    (f,) = [f for f in doc["findings"] if f["rule"] == "construct:inline-ptx"]
+    assert (f["where"], f["lines"], f["verdict"]) == ("src/win.cu:4", [4, 9, 12], "blocker")
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
 # -- 2. false alarms ---------------------------------------------------------------------------------
 
 

@@ -331,6 +331,7 @@ def _optional_imports(found: list[Hit], text: str, table: Table, auxiliary: bool
     optional (inside ``try:``/``if ...:``, or in a test, benchmark or example); the others as they
     are. Read only for such imports, so a tree of plain imports pays nothing; ``person`` caches
     the table's answer per module across files."""
+    from gpuenv.advise.ownership import function_named_for
     from gpuenv.advise.regions import guarded
 
     lines: list[str] | None = None
@@ -347,7 +348,7 @@ def _optional_imports(found: list[Hit], text: str, table: Table, auxiliary: bool
                 if lines is None:
                     lines = text.splitlines()
                 if 0 < hit.line <= len(lines) and lines[hit.line - 1][:1] in (" ", "\t"):
-                    why = guarded(lines, hit.line - 1)
+                    why = guarded(lines, hit.line - 1) or function_named_for(lines, hit.line - 1, hit.what)
                     hit = hit._replace(optional=why or LAZY)
         out.append(hit)
     return out

@@ -40,6 +40,39 @@ def integration(where: str, module: str) -> str:
     return f"{where.rpartition('/')[0]}/ (imported inside a function of a module named for it: used when that feature is)"
 
 
+_DEF = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
+# Words of a function's name that name a platform, not one package (pycuda in _cuda_setup is core).
+_PLATFORM_WORDS = frozenset({"cuda", "cu", "nv", "nvidia", "gpu", "gpus", "device", "kernel", "kernels"})
+
+
+def function_named_for(lines: list[str], index: int, module: str) -> str:
+    """What makes a lazy import optional when the function around it is named for the package
+    it imports (``def _lazy_load_cudf_is_bool(): from cudf.api.types import ...``): that function
+    runs when the package's own data or feature is used, as a module named for it does
+    (``integration``). "" when the function is not so named, or the import is not in one."""
+    indent = len(lines[index]) - len(lines[index].lstrip(" \t"))
+    top = module.split(".", 1)[0].lower()
+    names = {top, *re.split(r"[_-]", top)}
+    for i in range(index - 1, max(-1, index - 2000), -1):
+        stripped = lines[i].strip()
+        if not stripped or stripped.startswith(("#", ")", "]", "}")):
+            continue
+        here = len(lines[i]) - len(lines[i].lstrip(" \t"))
+        if here >= indent:
+            continue
+        indent = here
+        found = _DEF.match(lines[i])
+        if found:
+            words = [w for w in found.group(1).lower().split("_") if w and w not in _PLATFORM_WORDS]
+            # cudf in _cudf_str_cat_inf names pylibcudf too: a word at the end of the package's name.
+            if any(w in names or (len(w) >= 4 and top.endswith(w)) for w in words):
+                return f"inside def {found.group(1)}(): a function named for {top}, run when that feature is"
+            return ""
+        if indent == 0:
+            return ""
+    return ""
+
+
 # is_backend's generic words: a cuda/ or nvidia/ directory names a platform, not one package.
 _GENERIC = re.compile(r"(?:^|[/_.-])(?:cuda|nvidia)(?=[/_.-]|$)", re.IGNORECASE)
 

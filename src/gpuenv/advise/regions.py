@@ -217,6 +217,43 @@ def _c_regions(text: str, cuda_names: frozenset[str], rocm_tree: bool = False) -
     return Regions(tuple(s[0] for s in spans), tuple(spans))
 
 
+# Macros only Windows compilers define (MSVC and clang-cl; _WIN32/_WIN64 on any Windows target).
+_WINDOWS_TERM = re.compile(r"!?\s*(?:defined\s*\(?\s*)?(_MSC_VER|_WIN32|_WIN64)\s*\)?")
+
+
+def windows_spans(text: str) -> list[tuple[int, int]]:
+    """The line spans of ``#if defined(_MSC_VER)`` / ``#ifdef _WIN32`` branches (and the ``#else``
+    of ``#ifndef _WIN32``): a Windows build's code, which no Linux ROCm build compiles (xgboost's
+    span.h asm("trap;") for MSVC, beside an ``#else`` with __assert_fail). A condition mixing in
+    anything else decides nothing."""
+    spans: list[tuple[int, int]] = []
+    stack: list[list[Any]] = []  # per open conditional: [this branch is Windows', its first line, its #else is Windows']
+    line, last = 1, 0
+    for m in _DIRECTIVE.finditer(text):
+        line += text.count("\n", last, m.start())
+        last = m.start()
+        op, expr = m.group(1), m.group(2).split("//", 1)[0].split("/*", 1)[0].strip()
+        if op in ("if", "ifdef", "ifndef"):
+            terms = [t.strip() for t in (expr.split("||") if op == "if" else [expr])]
+            windows = all(_WINDOWS_TERM.fullmatch(t) for t in terms) if expr else False
+            negated = op == "ifndef" or any(t.startswith("!") for t in terms)
+            stack.append([windows and not negated, line + 1, windows and (op == "ifndef" or negated)])
+            continue
+        if not stack:
+            continue
+        top = stack[-1]
+        if top[0]:
+            spans.append((top[1], line - 1))
+        if op == "endif":
+            stack.pop()
+        elif op == "else":
+            top[0], top[2] = top[2], False  # the #else of #ifndef _WIN32 is Windows'
+        else:  # elif: whatever follows a Windows test is not known to be Windows-only
+            top[0] = top[2] = False
+        top[1] = line + 1
+    return spans
+
+
 # A branch taken on ROCm and maybe elsewhere too: ``#if defined(USE_ROCM) || __CUDA_ARCH__ <
 # 750`` (exllamav2's tanh). Not the port itself (CUDA may take it), but what follows it, the
 # ``#else`` with its PTX, is never compiled for ROCm.
@@ -319,7 +356,8 @@ def guarded(lines: list[str], index: int, limit: int = 2000) -> str | None:
             i -= 1
             continue
         stripped = lines[i].strip()
-        if stripped and not stripped.startswith("#"):
+        # "):" closing a condition split over lines (``if a(\n    x,\n):``) continues its header.
+        if stripped and not stripped.startswith(("#", ")", "]", "}")):
             here = _indent(lines[i])
             if here < indent:
                 indent = here
@@ -396,8 +434,10 @@ def _cmake_term(term: str) -> str | None:
 _ROCM_PART = re.compile(r"(?:^|[/_.-])(?:rocm|hip|hipify|amd|amdgpu|cdna\d*|rdna\d*|gfx\d+\w*|mi[23]\d\dx?)(?=[/_.-]|$)",
                         re.IGNORECASE)  # fmt: skip
 _TEST_DIRS = frozenset({"test", "tests", "testing", "unittest", "unittests", "test_utils"})
-# Code that is not what the project ships: tests, benchmarks, examples, docs.
-_AUX_DIRS = _TEST_DIRS | frozenset({"benchmark", "benchmarks", "bench", "example", "examples", "docs", "doc"})
+# Code that is not what the project ships: tests, benchmarks, examples, docs. demo/ and tutorials/
+# hold examples under other names (a demo script that feeds RAPIDS data is not the library's core).
+_AUX_DIRS = _TEST_DIRS | frozenset({"benchmark", "benchmarks", "bench", "example", "examples", "docs", "doc", "demo",
+                                    "demos", "tutorial", "tutorials"})
 
 
 def is_rocm_file(path: str) -> bool:

@@ -158,8 +158,15 @@ def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[st
             evidence.append(f"{path}:{first - 1} (a HIP/ROCm branch of #if)")
         elif "hip/" in text and (m := _HIP_INCLUDE.search(text)):
             evidence.append(f"{path}:{text.count(chr(10), 0, m.start()) + 1} {m.group().strip()}")
+        mark = len(hits)
         _scan_c(path, text, hits, evidence, host=True, device=is_device_code(suffix, text, macros, keyword),
                 regions=regions, ptx=ptx)  # fmt: skip
+        if len(hits) > mark and ("_MSC_VER" in text or "_WIN32" in text or "_WIN64" in text):
+            from gpuenv.advise.regions import windows_spans
+
+            # gpuenv's ROCm is Linux's: code only a Windows compiler takes is no part of that port.
+            if spans := windows_spans(text):
+                hits[mark:] = [h for h in hits[mark:] if not any(a <= h.line <= b for a, b in spans)]
     return hits, (evidence[0] if evidence else None)
 
 
