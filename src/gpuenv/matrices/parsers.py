@@ -195,7 +195,7 @@ def _limit(r: Reader, limit: dict[str, Any], pl: str) -> GpuLimit:
     )
 
 
-def _route(r: Reader, rel: dict[str, Any], p: str) -> RocmRoute | None:
+def _route(r: Reader, rel: dict[str, Any], p: str, version: str) -> RocmRoute | None:
     """A release's ``repository`` (its route's key and OS directories, copied from repos.json), or None."""
     spec = r.get(rel, "repository", p, dict, optional=True)
     if spec is None:
@@ -203,7 +203,7 @@ def _route(r: Reader, rel: dict[str, Any], p: str) -> RocmRoute | None:
     pr = f"{p}.repository"
     distros = r.get(spec, "distros", pr, list, optional=True)
     return RocmRoute(
-        rocm=r.text(rel, "version", p, _VERSION),
+        rocm=version,
         fingerprint=r.text(spec, "fingerprint", pr, "[0-9A-F]{40}", optional=True),
         key_confirmed=r.get(spec, "key_confirmed", pr, bool),
         distros=None if distros is None else tuple(
@@ -212,54 +212,63 @@ def _route(r: Reader, rel: dict[str, Any], p: str) -> RocmRoute | None:
     )
 
 
-def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
+def _parse_rocm(doc: object, whole: bool = True) -> tuple[list[RocmRelease | _Unread], list[str], str]:
+    """rocm.json's releases oldest first, their versions (in the same order) and the default.
+    With ``whole`` false (the shipped data, which the tests validate whole), only the versions
+    are checked now and a release is checked and built when it is first asked for: a doctor run
+    on a box with ROCm installed reads its release, and of the others only their versions."""
     r = Reader("rocm.json")
-    releases = []
-    for p, rel in r.items(doc, "releases", "$"):
-        oses = []
-        for po, o in r.items(rel, "os", p):
-            points = r.strs(o, "point_releases", po)
-            oses.append(
-                OsSupport(
-                    id=r.get(o, "id", po, str),
-                    version=r.get(o, "version", po, str),
-                    point_releases=points,
-                    kernels=r.strs(o, "kernels", po),
-                    ga_kernels=r.strs(o, "ga_kernels", po, optional=True),
-                    hwe_kernels=r.strs(o, "hwe_kernels", po, optional=True),
-                    source=r.get(o, "source", po, str),
-                    confirmed=r.get(o, "confirmed", po, bool),
-                    notes=r.strs(o, "notes", po, optional=True),
-                    gpus_only=_gpu_limit(r, o, po),
-                    gpus_only_by_point=_point_limits(r, o, po, points),
-                )
-            )
-        gpus = r.str_map(rel, "gpus", p, keys=_GFX)
-        for gfx, level in gpus.items():
-            if level not in _LEVELS:
-                raise r.fail(f"{p}.gpus.{gfx}", f"level {_show(level)} is not one of {_LEVELS}")
-        releases.append(
-            RocmRelease(
-                version=r.text(rel, "version", p, _VERSION),
-                os=tuple(oses),
-                gpus=gpus,
-                amdgpu_driver=r.get(rel, "amdgpu_driver", p, str, optional=True),
-                torch=r.strs(rel, "torch", p, pattern=_VERSION),
-                source=r.get(rel, "source", p, str),
-                confirmed=r.get(rel, "confirmed", p, bool),
-                notes=r.strs(rel, "notes", p, optional=True),
-                amdgpu_driver_compat=r.strs(rel, "amdgpu_driver_compat", p, optional=True),
-                release_date=r.get(rel, "release_date", p, str, optional=True),
-                stream=r.get(rel, "stream", p, str, optional=True),
-                torch_instinct_only=r.strs(rel, "torch_instinct_only", p, pattern=_VERSION, optional=True),
-                repository=_route(r, rel, p),
+    found = [(r.text(rel, "version", p, _VERSION), p, rel) for p, rel in r.items(doc, "releases", "$")]
+    found.sort(key=lambda x: vkey(x[0]))
+    versions = [version for version, _, _ in found]
+    default = r.get(doc, "default", "$", str)
+    if default not in versions:
+        raise r.fail("$.default", f"{_show(default)} is not a bundled release")
+    releases: list[RocmRelease | _Unread] = [
+        _rocm_release(r, p, rel, version) if whole else _Unread((r, p, rel, version)) for version, p, rel in found
+    ]
+    return releases, versions, default
+
+
+def _rocm_release(r: Reader, p: str, rel: dict[str, Any], version: str) -> RocmRelease:
+    """One release of rocm.json at ``p``, checked whole (its version was checked already)."""
+    oses = []
+    for po, o in r.items(rel, "os", p):
+        points = r.strs(o, "point_releases", po)
+        oses.append(
+            OsSupport(
+                id=r.get(o, "id", po, str),
+                version=r.get(o, "version", po, str),
+                point_releases=points,
+                kernels=r.strs(o, "kernels", po),
+                ga_kernels=r.strs(o, "ga_kernels", po, optional=True),
+                hwe_kernels=r.strs(o, "hwe_kernels", po, optional=True),
+                source=r.get(o, "source", po, str),
+                confirmed=r.get(o, "confirmed", po, bool),
+                notes=r.strs(o, "notes", po, optional=True),
+                gpus_only=_gpu_limit(r, o, po),
+                gpus_only_by_point=_point_limits(r, o, po, points),
             )
         )
-    releases.sort(key=lambda x: vkey(x.version))
-    default = r.get(doc, "default", "$", str)
-    if default not in {x.version for x in releases}:
-        raise r.fail("$.default", f"{_show(default)} is not a bundled release")
-    return releases, default
+    gpus = r.str_map(rel, "gpus", p, keys=_GFX)
+    for gfx, level in gpus.items():
+        if level not in _LEVELS:
+            raise r.fail(f"{p}.gpus.{gfx}", f"level {_show(level)} is not one of {_LEVELS}")
+    return RocmRelease(
+        version=version,
+        os=tuple(oses),
+        gpus=gpus,
+        amdgpu_driver=r.get(rel, "amdgpu_driver", p, str, optional=True),
+        torch=r.strs(rel, "torch", p, pattern=_VERSION),
+        source=r.get(rel, "source", p, str),
+        confirmed=r.get(rel, "confirmed", p, bool),
+        notes=r.strs(rel, "notes", p, optional=True),
+        amdgpu_driver_compat=r.strs(rel, "amdgpu_driver_compat", p, optional=True),
+        release_date=r.get(rel, "release_date", p, str, optional=True),
+        stream=r.get(rel, "stream", p, str, optional=True),
+        torch_instinct_only=r.strs(rel, "torch_instinct_only", p, pattern=_VERSION, optional=True),
+        repository=_route(r, rel, p, version),
+    )
 
 
 def _parse_cuda(doc: object) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:
@@ -356,7 +365,8 @@ def _parse_variant(
 
 class _Unread(tuple):  # type: ignore[type-arg]  # its items differ by subject (see below)
     """Shipped data not parsed yet, with what parsing it needs: a torch release (reader, path,
-    release, versions; see _parse_torch) or an AMD GPU entry (reader, path, entry, PCI id)."""
+    release, versions; see _parse_torch), an AMD GPU entry (reader, path, entry, PCI id) or a
+    ROCm release (reader, path, release, version; see _parse_rocm)."""
 
 
 def _parse_torch(
@@ -446,7 +456,7 @@ def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None
     elif subject == "nvidia":
         m._nvidia = _parse_nvidia(_read(directory, "nvidia_gpus.json"))
     elif subject == "rocm":
-        m._rocm, m._default_rocm = _parse_rocm(_read(directory, "rocm.json"))
+        m._rocm, m._rocm_versions, m._default_rocm = _parse_rocm(_read(directory, "rocm.json"), whole)
     elif subject == "cuda":
         m._cuda, m._minor_compat, m._branches, m._archs = _parse_cuda(_read(directory, "cuda.json"))
     elif subject == "torch":
