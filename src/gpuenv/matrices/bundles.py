@@ -124,7 +124,10 @@ def _untrusted(directory: str) -> str | None:
 
 def clear_cache() -> None:
     """Forget parsed bundles (after ``matrix update``/``reset`` in the same process, and in tests)."""
+    from gpuenv.matrices import index
+
     _CACHE.clear()
+    index._INDEXES.clear()
 
 
 # -- host compilers (host_compilers.json) --------------------------------------------------------

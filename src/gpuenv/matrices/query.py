@@ -3,7 +3,7 @@ data), and the questions the resolver, ``gpuenv torch`` and the planner ask of i
 
 from __future__ import annotations
 
-from gpuenv.matrices.parsers import _amd_gpu, _fill, _read_release, _rocm_release, _Unread
+from gpuenv.matrices.parsers import _amd_gpu, _fill, _read_release, _Unread
 from gpuenv.matrices.reader import _VERSION, Reader, _read
 from gpuenv.matrices.records import (
     AmdGpu,
@@ -92,6 +92,8 @@ class Matrices:
     def _rocm_at(self, index: int) -> RocmRelease:
         entry = self._rocm[index]
         if type(entry) is _Unread:
+            from gpuenv.matrices.parsers_rocm import _rocm_release  # imported by the first release read
+
             entry = self._rocm[index] = _rocm_release(*entry)
         # As in amd_gpu: no _Unread is left.
         return entry  # type: ignore[return-value]

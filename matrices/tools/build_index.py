@@ -1,0 +1,95 @@
+"""index.json: where each release of rocm.json and each GPU of amd_gpus.json lies in its file
+(byte offset and length, with the key it is looked up by), and where rocm.json's default lies,
+so that gpuenv parses only the entries a run asks about (gpuenv.matrices.index). Written from
+the files as build.py wrote them; no value of its own."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from build_common import OUT
+
+# What is indexed: per file, the top-level lists (with the field each entry is looked up by)
+# and the top-level values.
+INDEXED = {
+    "rocm.json": ({"releases": "version"}, ("default",)),
+    "amd_gpus.json": ({"gpus": "pci_id"}, ()),
+}
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, i: int, expect: str = "") -> int:
+    i = _WS.match(text, i).end()
+    if expect:
+        assert text[i] == expect, (i, text[i : i + 20])
+        i = _WS.match(text, i + 1).end()
+    return i
+
+
+def _members(text: str) -> list[tuple[str, int, int]]:
+    """(key, start, end) of each value of the document's top-level object, as character indices."""
+    out = []
+    i = _skip(text, 0, "{")
+    while text[i] != "}":
+        key, i = _DECODER.raw_decode(text, i)
+        start = _skip(text, i, ":")
+        _, end = _DECODER.raw_decode(text, start)
+        out.append((key, start, end))
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return out
+
+
+def _elements(text: str, start: int) -> list[tuple[object, int, int]]:
+    """(value, start, end) of each element of the list at ``start``, as character indices."""
+    out = []
+    i = _skip(text, start, "[")
+    while text[i] != "]":
+        value, end = _DECODER.raw_decode(text, i)
+        out.append((value, i, end))
+        i = _skip(text, end)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return out
+
+
+def build_index() -> dict:
+    files = {}
+    for name, (lists, values) in INDEXED.items():
+        raw = (OUT / name).read_bytes()
+        text = raw.decode("utf-8")
+        at = _Bytes(text)
+        members = {key: (start, end) for key, start, end in _members(text)}
+        part: dict = {"bytes": len(raw)}
+        for key in values:
+            start, end = members[key]
+            part[key] = [at(start), at(end) - at(start)]
+        for key, field in lists.items():
+            part[key] = [
+                [value[field], at(start), at(end) - at(start)] for value, start, end in _elements(text, members[key][0])
+            ]
+        files[name] = part
+    return {
+        "schema": "gpuenv.matrices.index/1",
+        "about": "where each entry of rocm.json and amd_gpus.json lies in its file ([key, byte offset, length]), "
+        "written by matrices/tools/build.py (build_index.py) from the files it wrote: gpuenv parses only the "
+        "entries a run asks about; no value of its own",
+        "files": files,
+    }
+
+
+class _Bytes:
+    """Character index -> byte offset in the UTF-8 text, for indices asked in rising order."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.char, self.byte = text, 0, 0
+
+    def __call__(self, char: int) -> int:
+        if char < self.char:
+            self.char, self.byte = 0, 0
+        self.byte += len(self.text[self.char : char].encode("utf-8"))
+        self.char = char
+        return self.byte

@@ -1,0 +1,144 @@
+"""index.json: the shipped data's releases of rocm.json and GPUs of amd_gpus.json are read from
+the bytes it locates, one at a time, and answer as the whole parse does; an index that does not
+fit its file is passed over, and one that misplaces an entry is one MatrixError line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from gpuenv import matrices as M
+from gpuenv.matrices.index import INDEX, Located
+from gpuenv.matrices.parsers import _Unread
+from tests.test_matrices import DATA, copy_bundle, edit
+
+
+@pytest.fixture(scope="module")
+def whole() -> M.Matrices:
+    return M.parse_dir(DATA, "bundled")
+
+
+def _indexed(tmp_path: Path) -> Path:
+    bundle = copy_bundle(tmp_path)
+    shutil.copyfile(DATA / INDEX, bundle / INDEX)
+    return bundle
+
+
+def _located(entries) -> int:
+    return sum(type(e) is _Unread and type(e[2]) is Located for e in entries)
+
+
+def test_the_index_locates_every_entry_of_the_shipped_files():
+    index = json.loads((DATA / INDEX).read_text())["files"]
+    for name, lists in (("rocm.json", {"releases": "version"}), ("amd_gpus.json", {"gpus": "pci_id"})):
+        raw = (DATA / name).read_bytes()
+        doc = json.loads(raw)
+        assert index[name]["bytes"] == len(raw)
+        for key, field in lists.items():
+            rows = index[name][key]
+            for (found, start, length), entry in zip(rows, doc[key], strict=True):
+                assert json.loads(raw[start : start + length]) == entry and found == entry[field]
+    start, length = index["rocm.json"]["default"]
+    assert json.loads((DATA / "rocm.json").read_bytes()[start : start + length]) == json.loads(
+        (DATA / "rocm.json").read_text()
+    )["default"]
+
+
+def test_the_shipped_data_is_read_an_entry_at_a_time_and_answers_as_the_whole_parse(whole):
+    lazy = M.parse_dir(DATA, "bundled", lazy=True)
+    assert lazy.rocm_versions() == whole.rocm_versions()
+    assert _located(lazy._rocm) == len(lazy._rocm)  # not one release read yet
+    assert lazy.default_rocm() == whole.default_rocm()
+    assert _located(lazy._rocm) == len(lazy._rocm) - 1
+    assert lazy.amd_gpu("1002:7550") == whole.amd_gpu("1002:7550") is not None
+    assert _located(lazy._amd.values()) == len(lazy._amd) - 1
+    assert lazy.amd_gpu("1002:ffff") is None
+    assert lazy.rocm_releases() == whole.rocm_releases() and lazy.amd_gpus() == whole.amd_gpus()
+
+
+def test_an_index_that_does_not_fit_its_file_is_passed_over_for_the_whole_file(tmp_path):
+    bundle = _indexed(tmp_path)
+    edit(bundle / "rocm.json", lambda d: d["releases"][-1]["notes"].append("an edit without a rebuild"))
+    lazy, parsed = M.parse_dir(bundle, "test", lazy=True), M.parse_dir(bundle, "test")
+    assert lazy.rocm_versions() == parsed.rocm_versions()
+    assert _located(lazy._rocm) == 0 and type(lazy._rocm[0]) is _Unread  # from the file read whole
+    assert lazy.rocm_releases() == parsed.rocm_releases()
+    assert any("an edit without a rebuild" in r.notes for r in lazy.rocm_releases())
+    assert lazy.amd_gpu("1002:7550") == parsed.amd_gpu("1002:7550")  # amd_gpus.json still fits: located
+    assert _located(lazy._amd.values()) == len(lazy._amd) - 1
+
+
+def test_a_bad_value_in_a_located_entry_is_the_whole_parses_error(tmp_path):
+    bundle = _indexed(tmp_path)
+    raw = (bundle / "rocm.json").read_bytes()
+    at = raw.index(b'"confirmed": true')
+    (bundle / "rocm.json").write_bytes(raw[:at] + b'"confirmed": "ye"' + raw[at + len(b'"confirmed": true') :])
+    with pytest.raises(M.MatrixError) as parsed:
+        M.parse_dir(bundle, "test")
+    lazy = M.parse_dir(bundle, "test", lazy=True)
+    assert _located(lazy._rocm) == len(lazy._rocm)  # same size: the index is used
+    with pytest.raises(M.MatrixError) as located:
+        lazy.rocm_releases()
+    assert str(located.value) == str(parsed.value)
+    assert "rocm.json: $.releases[0]" in str(parsed.value) and "expected bool, got str" in str(parsed.value)
+
+
+def _misplace(bundle: Path, name: str, key: str) -> None:
+    """Give the first two rows of a list in the index each other's key (same sizes: still used)."""
+
+    def swap(d):
+        rows = d["files"][name][key]
+        rows[0][0], rows[1][0] = rows[1][0], rows[0][0]
+
+    edit(bundle / INDEX, swap)
+
+
+def test_an_index_that_misplaces_a_release_or_a_gpu_is_refused_when_it_is_read(tmp_path):
+    bundle = _indexed(tmp_path)
+    _misplace(bundle, "rocm.json", "releases")
+    _misplace(bundle, "amd_gpus.json", "gpus")
+    rows = json.loads((bundle / INDEX).read_text())["files"]
+    version, pci = rows["rocm.json"]["releases"][0][0], rows["amd_gpus.json"]["gpus"][0][0]
+    lazy = M.parse_dir(bundle, "test", lazy=True)
+    with pytest.raises(M.MatrixError, match=rf"rocm.json: \$.releases\[0\].version: .* where index.json has '{version}'"):
+        lazy.rocm_release(version)
+    with pytest.raises(M.MatrixError, match=rf"amd_gpus.json: \$.gpus\[0\].pci_id: .* where index.json has '{pci}'"):
+        lazy.amd_gpu(pci)
+    assert lazy.default_rocm().version == lazy._default_rocm  # the entries it places right still read
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (lambda d: d["files"]["rocm.json"]["releases"][3].pop(), r"index.json: \$.rocm.json.releases\[3\]: expected \[key, offset, length\]"),
+        (lambda d: d["files"]["rocm.json"]["releases"][3].__setitem__(1, "12"), r"releases\[3\]: expected \[offset, length\]"),
+        (lambda d: d["files"]["rocm.json"]["releases"][3].__setitem__(1, 10**9), r"releases\[3\]: \[1000000000, \d+\] is not within"),
+        (lambda d: d["files"]["rocm.json"].__setitem__("default", None), r"\$.rocm.json.default: expected \[offset, length\]"),
+        (lambda d: d["files"]["rocm.json"].__setitem__("releases", {}), r"\$.rocm.json.releases: expected a list"),
+        (lambda d: d["files"].pop("rocm.json"), r"index.json: \$.files.rocm.json: missing"),
+        (lambda d: d["files"]["rocm.json"].__setitem__("bytes", "many"), r"\$.files.rocm.json: expected an object"),
+    ],
+)
+def test_a_malformed_index_is_one_matrix_error_line(tmp_path, change, needle):
+    bundle = _indexed(tmp_path)
+    edit(bundle / INDEX, change)
+    with pytest.raises(M.MatrixError, match=needle) as err:
+        M.parse_dir(bundle, "test", lazy=True).rocm_versions()
+    assert "\n" not in str(err.value)
+
+
+def test_an_index_that_is_no_json_is_one_matrix_error_line(tmp_path):
+    bundle = _indexed(tmp_path)
+    (bundle / INDEX).write_text('{"files": ')
+    with pytest.raises(M.MatrixError, match=r"index.json: not valid JSON"):
+        M.parse_dir(bundle, "test", lazy=True).amd_gpu("1002:7550")
+
+
+def test_a_whole_parse_never_reads_the_index(tmp_path):
+    bundle = _indexed(tmp_path)
+    (bundle / INDEX).write_text("not json")  # an installed bundle is checked whole, index or not
+    parsed = M.parse_dir(bundle, "test")
+    assert parsed.rocm_release("7.2.4") is not None and parsed.amd_gpu("1002:7550") is not None
