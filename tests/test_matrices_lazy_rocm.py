@@ -1,5 +1,6 @@
 """rocm.json read lazily (the shipped data): the versions are checked when the file is read, a
-release is checked and built when it is first asked for, and every answer is the whole parse's."""
+release is checked and built when it is first asked for, and every answer is the whole parse's
+(and cuda.json's versions, read alone, checked as rocm.json's are)."""
 
 from __future__ import annotations
 
@@ -54,27 +55,49 @@ def test_the_order_is_by_version_whatever_the_files_order_lazy_or_whole(tmp_path
     assert lazy.rocm_releases() == parsed.rocm_releases()
 
 
-def test_a_bad_old_rocm_release_is_refused_whole_at_once_and_lazily_when_read(tmp_path):
+@pytest.mark.parametrize(
+    ("name", "change", "where", "oldest", "ask", "versions"),
+    [
+        ("rocm.json", lambda d: d["releases"][0]["os"][0].update(confirmed="yes"),
+         r"\$.releases\[0\].os\[0\].confirmed: expected bool", lambda d: d["releases"][0]["version"],
+         "rocm_release", "rocm_versions"),
+        ("torch.json", lambda d: d["releases"][0]["variants"][0].update(index_url="http://evil"),
+         r"\$.releases\[0\].variants\[0\].index_url", lambda d: d["releases"][0]["versions"][0],
+         "torch_variants", "torch_versions"),
+    ],
+)  # fmt: skip
+def test_a_bad_old_release_is_refused_whole_at_once_and_lazily_when_read(
+    tmp_path, name, change, where, oldest, ask, versions
+):
     bundle = copy_bundle(tmp_path)
-    edit(bundle / "rocm.json", lambda d: d["releases"][0]["os"][0].update(confirmed="yes"))
-    with pytest.raises(M.MatrixError, match=r"rocm.json: \$.releases\[0\].os\[0\].confirmed: expected bool"):
+    edit(bundle / name, change)
+    with pytest.raises(M.MatrixError, match=rf"{name}: {where}"):
         M.parse_dir(bundle, "test")  # an installed bundle: every release checked before use
     lazy = M.parse_dir(bundle, "test", lazy=True)
-    first = json.loads((bundle / "rocm.json").read_text())["releases"][0]["version"]
-    assert lazy.default_rocm().version != first  # the other releases still read
-    with pytest.raises(M.MatrixError, match=r"\$.releases\[0\].os\[0\].confirmed"):
-        lazy.rocm_release(first)
-    with pytest.raises(M.MatrixError, match=r"\$.releases\[0\].os\[0\].confirmed"):
-        lazy.rocm_releases()  # every question that reads all releases reads the bad one too
+    assert getattr(lazy, ask)(getattr(lazy, versions)()[-1])  # the other releases still read
+    with pytest.raises(M.MatrixError, match=where):
+        getattr(lazy, ask)(oldest(json.loads((bundle / name).read_text())))
+
+
+def test_every_question_that_reads_all_rocm_releases_reads_a_bad_one_too(tmp_path):
+    bundle = copy_bundle(tmp_path)
+    edit(bundle / "rocm.json", lambda d: d["releases"][0]["os"][0].update(confirmed="yes"))
+    lazy = M.parse_dir(bundle, "test", lazy=True)
+    for ask in (lazy.rocm_releases, lazy.rocm_routes, lambda: lazy.rocm_releases_for(("gfx1201",))):
+        with pytest.raises(M.MatrixError, match=r"rocm.json: \$.releases\[0\].os\[0\].confirmed"):
+            ask()
 
 
 @pytest.mark.parametrize("bad", ["7.x", 7.2, None])
-def test_a_bad_rocm_version_is_refused_when_the_file_is_read_even_lazily(tmp_path, bad):
+@pytest.mark.parametrize(
+    ("name", "key", "ask"), [("rocm.json", "releases", "rocm_versions"), ("cuda.json", "toolkits", "cuda_versions")]
+)
+def test_a_bad_version_is_refused_when_the_versions_alone_are_read(tmp_path, bad, name, key, ask):
     bundle = copy_bundle(tmp_path)
-    edit(bundle / "rocm.json", lambda d: d["releases"][3].update(version=bad))
+    edit(bundle / name, lambda d: d[key][3].update(version=bad))
     lazy = M.parse_dir(bundle, "test", lazy=True)
-    with pytest.raises(M.MatrixError, match=r"rocm.json: \$.releases\[3\].version"):
-        lazy.rocm_versions()
+    with pytest.raises(M.MatrixError, match=rf"{name}: \$.{key}\[3\].version"):
+        getattr(lazy, ask)()
 
 
 def test_a_default_that_is_no_bundled_release_is_refused_even_lazily(tmp_path):

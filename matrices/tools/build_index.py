@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from typing import Any
 
 from build_common import OUT
 
@@ -28,32 +30,40 @@ def _skip(text: str, i: int, expect: str = "") -> int:
     return i
 
 
+def _items(text: str, i: int, opening: str, read: Callable[[int], tuple[Any, int]]) -> list[Any]:
+    """What ``read`` makes of each item of the object or list that opens at ``i``: it takes the
+    item's first index and returns (what it made, the index after the item)."""
+    out = []
+    i = _skip(text, i, opening)
+    while text[i] != {"{": "}", "[": "]"}[opening]:
+        item, i = read(i)
+        out.append(item)
+        i = _skip(text, i)
+        if text[i] == ",":
+            i = _skip(text, i + 1)
+    return out
+
+
 def _members(text: str) -> list[tuple[str, int, int]]:
     """(key, start, end) of each value of the document's top-level object, as character indices."""
-    out = []
-    i = _skip(text, 0, "{")
-    while text[i] != "}":
+
+    def member(i: int) -> tuple[tuple[str, int, int], int]:
         key, i = _DECODER.raw_decode(text, i)
         start = _skip(text, i, ":")
-        _, end = _DECODER.raw_decode(text, start)
-        out.append((key, start, end))
-        i = _skip(text, end)
-        if text[i] == ",":
-            i = _skip(text, i + 1)
-    return out
+        end = _DECODER.raw_decode(text, start)[1]
+        return (key, start, end), end
+
+    return _items(text, 0, "{", member)
 
 
-def _elements(text: str, start: int) -> list[tuple[object, int, int]]:
+def _elements(text: str, start: int) -> list[tuple[Any, int, int]]:
     """(value, start, end) of each element of the list at ``start``, as character indices."""
-    out = []
-    i = _skip(text, start, "[")
-    while text[i] != "]":
+
+    def element(i: int) -> tuple[tuple[Any, int, int], int]:
         value, end = _DECODER.raw_decode(text, i)
-        out.append((value, i, end))
-        i = _skip(text, end)
-        if text[i] == ",":
-            i = _skip(text, i + 1)
-    return out
+        return (value, i, end), end
+
+    return _items(text, start, "[", element)
 
 
 def build_index() -> dict:
