@@ -166,7 +166,8 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     # nvidia_gpus.json's fast pass, held to the checked parser it stands in for; rocm.json's
     # versions checked at once and its releases when first asked for.
     "src/gpuenv/matrices/parsers.py": (["tests/test_matrices_nvidia_parse.py", "tests/test_matrices_index.py"],
-                                       ["_parse_nvidia", "_amd_located", "_amd_gpu"]),
+                                       ["_parse_nvidia", "_amd_located", "_amd_gpu", "_parse_torch_located", "_torch",
+                                        "_read_release"]),
     "src/gpuenv/matrices/parsers_rocm.py": (
         ["tests/test_matrices_lazy_rocm.py", "tests/test_matrices_index.py"],
         ["_parse_rocm", "_parse_rocm_located", "_releases", "_rocm_release"],

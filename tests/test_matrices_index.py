@@ -1,5 +1,5 @@
-"""index.json: the shipped data's releases of rocm.json and GPUs of amd_gpus.json are read from
-the bytes it locates, one at a time, and answer as the whole parse does; an index that does not
+"""index.json: the shipped data's releases of rocm.json and torch.json and GPUs of amd_gpus.json
+are read from the bytes it locates, one at a time, and answer as the whole parse does; an index that does not
 fit its file is passed over, and one that misplaces an entry is one MatrixError line."""
 
 from __future__ import annotations
@@ -31,20 +31,26 @@ def _located(entries) -> int:
     return sum(type(e) is _Unread and type(e[2]) is Located for e in entries)
 
 
+INDEXED = {
+    "rocm.json": ({"releases": "version"}, ("default",)),
+    "amd_gpus.json": ({"gpus": "pci_id"}, ()),
+    "torch.json": ({"releases": "versions"}, ("arch_notes", "gfx_overrides", "amd_wheels")),
+}
+
+
 def test_the_index_locates_every_entry_of_the_shipped_files():
     index = json.loads((DATA / INDEX).read_text())["files"]
-    for name, lists in (("rocm.json", {"releases": "version"}), ("amd_gpus.json", {"gpus": "pci_id"})):
+    assert set(index) == set(INDEXED)
+    for name, (lists, values) in INDEXED.items():
         raw = (DATA / name).read_bytes()
         doc = json.loads(raw)
         assert index[name]["bytes"] == len(raw)
         for key, field in lists.items():
-            rows = index[name][key]
-            for (found, start, length), entry in zip(rows, doc[key], strict=True):
+            for (found, start, length), entry in zip(index[name][key], doc[key], strict=True):
                 assert json.loads(raw[start : start + length]) == entry and found == entry[field]
-    start, length = index["rocm.json"]["default"]
-    assert json.loads((DATA / "rocm.json").read_bytes()[start : start + length]) == json.loads(
-        (DATA / "rocm.json").read_text()
-    )["default"]
+        for key in values:
+            start, length = index[name][key]
+            assert json.loads(raw[start : start + length]) == doc[key]
 
 
 def test_the_shipped_data_is_read_an_entry_at_a_time_and_answers_as_the_whole_parse(whole):
@@ -57,6 +63,19 @@ def test_the_shipped_data_is_read_an_entry_at_a_time_and_answers_as_the_whole_pa
     assert _located(lazy._amd.values()) == len(lazy._amd) - 1
     assert lazy.amd_gpu("1002:ffff") is None
     assert lazy.rocm_releases() == whole.rocm_releases() and lazy.amd_gpus() == whole.amd_gpus()
+
+
+def test_the_shipped_torch_releases_are_read_one_at_a_time_from_where_the_index_puts_them(whole):
+    lazy = M.parse_dir(DATA, "bundled", lazy=True)
+    versions = lazy.torch_versions()
+    assert versions == whole.torch_versions() and _located(lazy._torch.values()) == len(versions)
+    assert lazy.torch_variants(versions[-1]) == whole.torch_variants(versions[-1]) != []
+    assert _located(lazy._torch.values()) < len(versions)
+    for arch in ("gfx906", "gfx1031", "sm_35"):
+        assert lazy.torch_arch_note(arch) == whole.torch_arch_note(arch)
+        assert lazy.gfx_override(arch) == whole.gfx_override(arch)
+    assert lazy.amd_wheels("10.0") == whole.amd_wheels("10.0") is not None
+    assert all(lazy.torch_variants(v) == whole.torch_variants(v) for v in versions)
 
 
 def test_an_index_that_does_not_fit_its_file_is_passed_over_for_the_whole_file(tmp_path):
@@ -100,14 +119,19 @@ def test_an_index_that_misplaces_a_release_or_a_gpu_is_refused_when_it_is_read(t
     bundle = _indexed(tmp_path)
     _misplace(bundle, "rocm.json", "releases")
     _misplace(bundle, "amd_gpus.json", "gpus")
+    _misplace(bundle, "torch.json", "releases")
     rows = json.loads((bundle / INDEX).read_text())["files"]
     version, pci = rows["rocm.json"]["releases"][0][0], rows["amd_gpus.json"]["gpus"][0][0]
+    torch = rows["torch.json"]["releases"][0][0]
     lazy = M.parse_dir(bundle, "test", lazy=True)
     with pytest.raises(M.MatrixError, match=rf"rocm.json: \$.releases\[0\].version: .* where index.json has '{version}'"):
         lazy.rocm_release(version)
     with pytest.raises(M.MatrixError, match=rf"amd_gpus.json: \$.gpus\[0\].pci_id: .* where index.json has '{pci}'"):
         lazy.amd_gpu(pci)
+    with pytest.raises(M.MatrixError, match=r"torch.json: \$.releases\[0\].versions: .* where index.json has"):
+        lazy.torch_variants(torch[0])
     assert lazy.default_rocm().version == lazy._default_rocm  # the entries it places right still read
+    assert lazy.torch_variants(lazy.torch_versions()[-1])
 
 
 @pytest.mark.parametrize(
@@ -119,6 +143,7 @@ def test_an_index_that_misplaces_a_release_or_a_gpu_is_refused_when_it_is_read(t
         (lambda d: d["files"]["rocm.json"].__setitem__("default", None), r"\$.rocm.json.default: expected \[offset, length\]"),
         (lambda d: d["files"]["rocm.json"].__setitem__("releases", {}), r"\$.rocm.json.releases: expected a list"),
         (lambda d: d["files"].pop("rocm.json"), r"index.json: \$.files.rocm.json: missing"),
+        (lambda d: d["files"]["torch.json"]["releases"][0].__setitem__(0, "2.4.0"), r"\$.torch.json.releases\[0\]: expected \[key"),
         (lambda d: d["files"]["rocm.json"].__setitem__("bytes", "many"), r"\$.files.rocm.json: expected an object"),
     ],
 )
@@ -126,7 +151,9 @@ def test_a_malformed_index_is_one_matrix_error_line(tmp_path, change, needle):
     bundle = _indexed(tmp_path)
     edit(bundle / INDEX, change)
     with pytest.raises(M.MatrixError, match=needle) as err:
-        M.parse_dir(bundle, "test", lazy=True).rocm_versions()
+        lazy = M.parse_dir(bundle, "test", lazy=True)
+        lazy.rocm_versions()
+        lazy.torch_versions()
     assert "\n" not in str(err.value)
 
 

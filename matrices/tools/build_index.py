@@ -1,5 +1,6 @@
-"""index.json: where each release of rocm.json and each GPU of amd_gpus.json lies in its file
-(byte offset and length, with the key it is looked up by), and where rocm.json's default lies,
+"""index.json: where each release of rocm.json and torch.json and each GPU of amd_gpus.json lies in
+its file (byte offset and length, with the key it is looked up by), and where rocm.json's default
+and torch.json's notes, overrides and AMD wheels lie,
 so that gpuenv parses only the entries a run asks about (gpuenv.matrices.index). Written from
 the files as build.py wrote them; no value of its own."""
 
@@ -17,6 +18,7 @@ from build_common import OUT
 INDEXED = {
     "rocm.json": ({"releases": "version"}, ("default",)),
     "amd_gpus.json": ({"gpus": "pci_id"}, ()),
+    "torch.json": ({"releases": "versions"}, ("arch_notes", "gfx_overrides", "amd_wheels")),
 }
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -84,7 +86,7 @@ def build_index() -> dict:
         files[name] = part
     return {
         "schema": "gpuenv.matrices.index/1",
-        "about": "where each entry of rocm.json and amd_gpus.json lies in its file ([key, byte offset, length]), "
+        "about": "where each entry of rocm.json, amd_gpus.json and torch.json lies in its file ([key, byte offset, length]), "
         "written by matrices/tools/build.py (build_index.py) from the files it wrote: gpuenv parses only the "
         "entries a run asks about; no value of its own",
         "files": files,

@@ -1,10 +1,11 @@
 """Entries of the shipped data not even read yet (``Located``: their bytes, found by index.json).
 
 index.json, written by matrices/tools/build.py beside the files it indexes, says where each
-release of rocm.json and each GPU of amd_gpus.json lies in its file (byte offset and length,
-with the key it is looked up by: its version, its PCI id), and where rocm.json's ``default``
-lies. A doctor run on an AMD box then parses one release and one GPU of the two largest files
-it reads, not all of them: reading them whole was most of what it spent on the data. The index
+release of rocm.json and torch.json and each GPU of amd_gpus.json lies in its file (byte offset
+and length, with the key it is looked up by: its version or versions, its PCI id), and where
+rocm.json's ``default`` and torch.json's notes, overrides and AMD wheels lie. A doctor run on an
+AMD box then parses one release and one GPU of the largest files it reads, not all of them:
+reading them whole was most of what it spent on the data. The index
 holds no value of its own: the key is checked against the entry when the entry is parsed, and
 an index that does not fit its file (the file is another size, as after an edit without a
 rebuild) is not used: the file is then read whole. An installed bundle (``gpuenv matrix
@@ -20,7 +21,7 @@ from gpuenv.matrices.records import MatrixError
 
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, overload
 
 INDEX = "index.json"
 
@@ -42,13 +43,13 @@ class Located:
         except InputError as exc:
             raise MatrixError(f"{exc} ({INDEX} does not fit it: rebuild with matrices/tools/build.py)") from None
 
-    def entry(self, r: Reader, p: str, field: str, key: str, pattern: str) -> dict[str, Any]:
-        """The entry at ``p``, an object whose ``field`` (well formed by ``pattern``) is the key
-        index.json gives it."""
+    def entry(self, r: Reader, p: str, field: str, key: str | tuple[str, ...], pattern: str = "") -> dict[str, Any]:
+        """The entry at ``p``, an object whose ``field`` is the key index.json gives it: a string
+        well formed by ``pattern``, or a list of strings (a torch release's versions)."""
         doc = self.read()
         if not isinstance(doc, dict):
             raise r.fail(p, "expected an object")
-        given = r.text(doc, field, p, pattern)
+        given = r.text(doc, field, p, pattern) if isinstance(key, str) else r.strs(doc, field, p)
         if given != key:
             raise r.fail(f"{p}.{field}", f"{_show(given)} where {INDEX} has {_show(key)} (rebuild it: matrices/tools/build.py)")
         return doc
@@ -75,14 +76,23 @@ class Section:
         """A top-level value of the file (rocm.json's ``default``)."""
         return self._span(key, self.part.get(key))
 
-    def entries(self, key: str) -> list[tuple[str, Located]]:
-        """The entries of a top-level list of the file, in the file's order: (lookup key, entry)."""
+    if TYPE_CHECKING:
+
+        @overload
+        def entries(self, key: str) -> list[tuple[str, Located]]: ...
+
+        @overload
+        def entries(self, key: str, kind: type[list[Any]]) -> list[tuple[list[Any], Located]]: ...
+
+    def entries(self, key: str, kind: type = str) -> list[tuple[Any, Located]]:
+        """The entries of a top-level list of the file, in the file's order: (lookup key, entry);
+        the key a string, or of ``kind`` list (a torch release's versions, checked by its reader)."""
         rows = self.part.get(key)
         if type(rows) is not list:
             raise self._fail(key, "expected a list of [key, offset, length]")
         out = []
         for i, row in enumerate(rows):
-            if not (type(row) is list and len(row) == 3 and type(row[0]) is str):
+            if not (type(row) is list and len(row) == 3 and type(row[0]) is kind):
                 raise self._fail(f"{key}[{i}]", "expected [key, offset, length]")
             out.append((row[0], self._span(f"{key}[{i}]", row[1:])))
         return out

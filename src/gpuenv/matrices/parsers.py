@@ -257,9 +257,36 @@ def _parse_torch(
     the tests validate whole), a release's variants are parsed when it is first asked for:
     `gpuenv torch` reads the newest release and stops there, a doctor run the installed one."""
     r = Reader("torch.json")
+    found: list[tuple[str, dict[str, Any] | Located, tuple[str, ...]]] = [
+        (p, rel, r.strs(rel, "versions", p)) for p, rel in r.items(doc, "releases", "$")
+    ]
+    return _torch(r, found, doc, whole)
+
+
+def _parse_torch_located(
+    index: Section,
+) -> tuple[
+    dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride], dict[str, AmdWheels]
+]:
+    """As ``_parse_torch`` of the shipped data, where index.json locates each release (by its
+    versions, held to their pattern now and to the release's own when it is read) and the notes,
+    overrides and AMD's wheels, which are read now."""
+    r = Reader("torch.json")
+    found: list[tuple[str, dict[str, Any] | Located, tuple[str, ...]]] = []
+    for i, (versions, rel) in enumerate(index.entries("releases", list)):
+        p = f"$.releases[{i}]"
+        found.append((p, rel, r.strs({"versions": versions}, "versions", p)))
+    rest = {key: index.value(key).read() for key in ("arch_notes", "gfx_overrides", "amd_wheels") if key in index.part}
+    return _torch(r, found, rest, False)
+
+
+def _torch(
+    r: Reader, found: list[tuple[str, dict[str, Any] | Located, tuple[str, ...]]], doc: object, whole: bool
+) -> tuple[
+    dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride], dict[str, AmdWheels]
+]:
     out: dict[str, list[TorchVariant] | _Unread] = {}
-    for p, rel in r.items(doc, "releases", "$"):
-        versions = r.strs(rel, "versions", p)
+    for p, rel, versions in found:
         for i, version in enumerate(versions):
             if not _fullmatch(_TORCH_VERSION)(version):
                 raise r.fail(f"{p}.versions[{i}]", f"{_show(version)} is not a torch release version")
@@ -316,6 +343,8 @@ def _parse_torch(
 def _read_release(out: dict[str, list[TorchVariant] | _Unread], unread: _Unread) -> None:
     """Parse one torch release in place: each of its versions gets its own (frozen) variants."""
     r, p, rel, versions = unread
+    if not isinstance(rel, dict):  # Located by index.json
+        rel = rel.entry(r, p, "versions", versions)
     python = r.strs(rel, "python", p, pattern=_PY)
     source = r.get(rel, "source", p, str)
     confirmed = r.get(rel, "confirmed", p, bool)
@@ -349,7 +378,11 @@ def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None
     elif subject == "cuda":
         m._cuda, m._minor_compat, m._branches, m._archs = _parse_cuda(_read(directory, "cuda.json"))
     elif subject == "torch":
-        m._torch, m._torch_notes, m._gfx_overrides, m._amd_wheels = _parse_torch(_read(directory, "torch.json"), whole)
+        from gpuenv.matrices.index import section
+
+        index = None if whole else section(directory, "torch.json")
+        torch = _parse_torch(_read(directory, "torch.json"), whole) if index is None else _parse_torch_located(index)
+        m._torch, m._torch_notes, m._gfx_overrides, m._amd_wheels = torch
     else:  # pragma: no cover - a typo in this module
         raise ValueError(subject)
 
