@@ -6,8 +6,9 @@ main venv and a branch venv built from the same python compare directly.
 
     python3 bench/callgrind_ratio.py VENV [VENV ...]
 
-Rows: doctor --json on this machine (no GPU on the bench box), on an AMD facts file and on an
-AMD sysroot; torch --json on an AMD facts file.
+Rows: doctor --json on this machine (no GPU on the bench box; its live probe varies a little from
+run to run), on facts files of a box without a GPU, an NVIDIA box and an AMD box, and on an AMD
+sysroot; torch --json on the AMD facts file.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-AMD_FACTS = str(REPO / "tests" / "facts" / "doctor-healthy-rocm.json")
+FACTS = REPO / "tests" / "facts"
+AMD_FACTS = str(FACTS / "doctor-healthy-rocm.json")
 AMD_ROOT = str(REPO / "tests" / "roots" / "ubuntu2404-rx9070xt-igpu-rocm")
 
 ROWS = [
     ("doctor --json (this machine)", ["doctor", "--json"]),
+    ("doctor --json --facts no GPU", ["doctor", "--json", "--facts", str(FACTS / "doctor-cpu-laptop.json")]),
+    ("doctor --json --facts NVIDIA", ["doctor", "--json", "--facts", str(FACTS / "doctor-healthy-cuda.json")]),
     ("doctor --json --facts AMD", ["doctor", "--json", "--facts", AMD_FACTS]),
     ("doctor --json --root AMD", ["doctor", "--json", "--root", AMD_ROOT, "--user", "alice"]),
     ("torch --json --facts AMD", ["torch", "--json", "--facts", AMD_FACTS]),

@@ -35,6 +35,7 @@ INDEXED = {
     "rocm.json": ({"releases": "version"}, ("default",)),
     "amd_gpus.json": ({"gpus": "pci_id"}, ()),
     "torch.json": ({"releases": "versions"}, ("arch_notes", "gfx_overrides", "amd_wheels")),
+    "cuda.json": ({"toolkits": "version"}, ()),
 }
 
 
@@ -76,6 +77,15 @@ def test_the_shipped_torch_releases_are_read_one_at_a_time_from_where_the_index_
         assert lazy.gfx_override(arch) == whole.gfx_override(arch)
     assert lazy.amd_wheels("10.0") == whole.amd_wheels("10.0") is not None
     assert all(lazy.torch_variants(v) == whole.torch_variants(v) for v in versions)
+
+
+def test_the_shipped_cuda_versions_are_read_off_the_index(whole, tmp_path):
+    lazy = M.parse_dir(DATA, "bundled", lazy=True)
+    assert lazy.cuda_versions() == whole.cuda_versions() and "cuda" in lazy._pending
+    bundle = _indexed(tmp_path)
+    edit(bundle / INDEX, lambda d: d["files"]["cuda.json"]["toolkits"][2].__setitem__(0, "12.x"))
+    with pytest.raises(M.MatrixError, match=r"cuda.json: \$.toolkits\[2\].version: '12.x' is not well formed"):
+        M.parse_dir(bundle, "test", lazy=True).cuda_versions()
 
 
 def test_an_index_that_does_not_fit_its_file_is_passed_over_for_the_whole_file(tmp_path):

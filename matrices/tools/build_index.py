@@ -19,6 +19,7 @@ INDEXED = {
     "rocm.json": ({"releases": "version"}, ("default",)),
     "amd_gpus.json": ({"gpus": "pci_id"}, ()),
     "torch.json": ({"releases": "versions"}, ("arch_notes", "gfx_overrides", "amd_wheels")),
+    "cuda.json": ({"toolkits": "version"}, ()),  # the versions alone: the doctor's staleness check
 }
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
@@ -86,7 +87,8 @@ def build_index() -> dict:
         files[name] = part
     return {
         "schema": "gpuenv.matrices.index/1",
-        "about": "where each entry of rocm.json, amd_gpus.json and torch.json lies in its file ([key, byte offset, length]), "
+        "about": "where each entry of rocm.json, amd_gpus.json, torch.json and cuda.json's toolkits lies in its file "
+        "([key, byte offset, length]), "
         "written by matrices/tools/build.py (build_index.py) from the files it wrote: gpuenv parses only the "
         "entries a run asks about; no value of its own",
         "files": files,

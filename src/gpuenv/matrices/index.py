@@ -3,7 +3,8 @@
 index.json, written by matrices/tools/build.py beside the files it indexes, says where each
 release of rocm.json and torch.json and each GPU of amd_gpus.json lies in its file (byte offset
 and length, with the key it is looked up by: its version or versions, its PCI id), and where
-rocm.json's ``default`` and torch.json's notes, overrides and AMD wheels lie. A doctor run on an
+rocm.json's ``default`` and torch.json's notes, overrides and AMD wheels lie (and cuda.json's
+toolkits, for their versions alone: ``Matrices.cuda_versions``). A doctor run on an
 AMD box then parses one release and one GPU of the largest files it reads, not all of them:
 reading them whole was most of what it spent on the data. The index
 holds no value of its own: the key is checked against the entry when the entry is parsed, and

@@ -161,15 +161,21 @@ class Matrices:
         """The bundled CUDA toolkit versions, oldest first, as ``cuda_toolkits`` orders them.
 
         Until something else of cuda.json is asked for (shipped data, which the tests validate
-        whole), the versions are read off the file without building the toolkits and driver
-        tables: the doctor's staleness check asks only this, and on a box with a CUDA toolkit
+        whole), the versions are read off index.json (or the file, where none fits it) without
+        building the toolkits and driver tables: the doctor's staleness check asks only this, and on a box with a CUDA toolkit
         and no NVIDIA GPU (CUDA leftovers beside an AMD card, a build machine) nothing else
         reads cuda.json. (Its one caller keeps the answer: nothing here is kept.)"""
         if "cuda" not in self._pending:
             return [t.version for t in self._cuda]
         assert self._dir is not None
+        from gpuenv.matrices.index import section
+
         r = Reader("cuda.json")
-        toolkits = r.items(_read(self._dir, "cuda.json"), "toolkits", "$")
+        index = section(self._dir, "cuda.json")  # the versions as index.json keys the toolkits
+        if index is None:
+            toolkits = r.items(_read(self._dir, "cuda.json"), "toolkits", "$")
+        else:
+            toolkits = [(f"$.toolkits[{i}]", {"version": v}) for i, (v, _) in enumerate(index.entries("toolkits"))]
         return sorted((r.text(t, "version", p, _VERSION) for p, t in toolkits), key=vkey)
 
     def cuda_toolkit(self, version: str) -> CudaToolkit | None:
