@@ -9,7 +9,7 @@ AMD box then parses one release and one GPU of the largest files it reads, not a
 reading them whole was most of what it spent on the data. The index
 holds no value of its own: the key is checked against the entry when the entry is parsed, and
 an index that does not fit its file (the file is another size, as after an edit without a
-rebuild) is not used: the file is then read whole. An installed bundle (``gpuenv matrix
+rebuild, or a span's bytes are no whole object there) is not used: the file is then read whole. An installed bundle (``gpuenv matrix
 update``) carries no index, and is parsed whole before use anyway.
 """
 
@@ -56,26 +56,50 @@ class Located:
         return doc
 
 
+_CLOSING = {ord("{"): ord("}"), ord("["): ord("]"), ord('"'): ord('"')}
+
+
 class Section:
-    """index.json's part for one file, with that file's bytes: its located entries."""
+    """index.json's part for one file, with that file's bytes: where its entries lie. ``fits``
+    is False where a span is not within the file, or its first and last bytes do not open and
+    close one object, list or string there (an index older than its file)."""
 
     def __init__(self, name: str, part: dict[str, Any], data: bytes, label: str) -> None:
-        self.name, self.part, self.data, self.label = name, part, data, label
+        self.name, self.data, self.label = name, data, label
+        self.fits = True
+        self._values: dict[str, Located] = {}
+        self._rows: dict[str, list[tuple[Any, Located]]] = {}
+        for key, value in part.items():
+            if type(value) is not list:
+                continue  # the size, or something that is no span: refused when asked for
+            if len(value) == 2 and type(value[0]) is int:
+                self._values[key] = self._span(key, value)
+                continue
+            rows = []
+            for i, row in enumerate(value):
+                if not (type(row) is list and len(row) == 3 and type(row[0]) in (str, list)):
+                    raise self._fail(f"{key}[{i}]", "expected [key, offset, length]")
+                rows.append((row[0], self._span(f"{key}[{i}]", row[1:])))
+            self._rows[key] = rows
 
     def _fail(self, key: str, msg: str) -> MatrixError:
         return MatrixError(f"{INDEX}: $.{self.name}.{key}: {msg}")
 
-    def _span(self, key: str, span: object) -> Located:
-        if not (type(span) is list and len(span) == 2 and type(span[0]) is int and type(span[1]) is int):
+    def _span(self, key: str, span: list[Any]) -> Located:
+        start, length = span if len(span) == 2 else (None, None)
+        if type(start) is not int or type(length) is not int:
             raise self._fail(key, "expected [offset, length]")
-        start, length = span
-        if start < 0 or length <= 0 or start + length > len(self.data):
-            raise self._fail(key, f"[{start}, {length}] is not within the file's {len(self.data)} bytes")
-        return Located(self.data, start, start + length, f"{self.label} at byte {start}")
+        end = start + length
+        data = self.data
+        if not (0 <= start < end <= len(data) and _CLOSING.get(data[start]) == data[end - 1]):
+            self.fits = False
+        return Located(data, start, end, f"{self.label} at byte {start}")
 
     def value(self, key: str) -> Located:
         """A top-level value of the file (rocm.json's ``default``)."""
-        return self._span(key, self.part.get(key))
+        if key not in self._values:
+            raise self._fail(key, "expected [offset, length]")
+        return self._values[key]
 
     if TYPE_CHECKING:
 
@@ -88,15 +112,17 @@ class Section:
     def entries(self, key: str, kind: type = str) -> list[tuple[Any, Located]]:
         """The entries of a top-level list of the file, in the file's order: (lookup key, entry);
         the key a string, or of ``kind`` list (a torch release's versions, checked by its reader)."""
-        rows = self.part.get(key)
-        if type(rows) is not list:
+        if key not in self._rows:
             raise self._fail(key, "expected a list of [key, offset, length]")
-        out = []
-        for i, row in enumerate(rows):
-            if not (type(row) is list and len(row) == 3 and type(row[0]) is kind):
+        rows = self._rows[key]
+        for i, (found, _) in enumerate(rows):
+            if type(found) is not kind:
                 raise self._fail(f"{key}[{i}]", "expected [key, offset, length]")
-            out.append((row[0], self._span(f"{key}[{i}]", row[1:])))
-        return out
+        return rows
+
+    def has(self, key: str) -> bool:
+        """Whether the index locates a top-level value ``key`` (torch.json's notes: optional)."""
+        return key in self._values
 
 
 _INDEXES: dict[str, object] = {}  # directory -> its index.json (None where it has none)
@@ -104,8 +130,9 @@ _INDEXES: dict[str, object] = {}  # directory -> its index.json (None where it h
 
 def section(directory: str, name: str) -> Section | None:
     """index.json's part for the file ``name`` of ``directory``, with the file's bytes; None
-    where the directory has no index.json or the file is not the size it records (then the
-    file is read whole)."""
+    where the directory has no index.json, or it does not fit the file (the file is not the size
+    it records, or an entry is not where it says): then the file is read whole. A malformed
+    index.json is a MatrixError."""
     from gpuenv.matrices.reader import _parse, _read_bytes
 
     if directory not in _INDEXES:
@@ -123,4 +150,5 @@ def section(directory: str, name: str) -> Section | None:
     data = _read_bytes(directory, name)
     if len(data) != part["bytes"]:
         return None
-    return Section(name, part, data, f"matrices file {os.path.join(directory, name)}")
+    found = Section(name, part, data, f"matrices file {os.path.join(directory, name)}")
+    return found if found.fits else None

@@ -276,7 +276,7 @@ def _parse_torch_located(
     for i, (versions, rel) in enumerate(index.entries("releases", list)):
         p = f"$.releases[{i}]"
         found.append((p, rel, r.strs({"versions": versions}, "versions", p)))
-    rest = {key: index.value(key).read() for key in ("arch_notes", "gfx_overrides", "amd_wheels") if key in index.part}
+    rest = {key: index.value(key).read() for key in ("arch_notes", "gfx_overrides", "amd_wheels") if index.has(key)}
     return _torch(r, found, rest, False)
 
 
