@@ -1,6 +1,7 @@
-"""index.json: the shipped data's releases of rocm.json and torch.json and GPUs of amd_gpus.json
-are read from the bytes it locates, one at a time, and answer as the whole parse does; an index that does not
-fit its file is passed over, and one that misplaces an entry is one MatrixError line."""
+"""The indexes (rocm.index.json, ...): the shipped data's releases of rocm.json and torch.json and
+GPUs of amd_gpus.json are read from the bytes they locate, one at a time, and answer as the
+whole parse does; an index that does not fit its file is passed over, and one that misplaces an
+entry is one MatrixError line."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpuenv import matrices as M
-from gpuenv.matrices.index import INDEX, Located
+from gpuenv.matrices.index import Located, index_of
 from gpuenv.matrices.parsers import _Unread
 from tests.test_matrices import DATA, copy_bundle, edit
 
@@ -23,7 +24,8 @@ def whole() -> M.Matrices:
 
 def _indexed(tmp_path: Path) -> Path:
     bundle = copy_bundle(tmp_path)
-    shutil.copyfile(DATA / INDEX, bundle / INDEX)
+    for name in INDEXED:
+        shutil.copyfile(DATA / index_of(name), bundle / index_of(name))
     return bundle
 
 
@@ -40,17 +42,17 @@ INDEXED = {
 
 
 def test_the_index_locates_every_entry_of_the_shipped_files():
-    index = json.loads((DATA / INDEX).read_text())["files"]
-    assert set(index) == set(INDEXED)
+    assert sorted(p.name for p in DATA.glob("*.index.json")) == sorted(index_of(name) for name in INDEXED)
     for name, (lists, values) in INDEXED.items():
+        index = json.loads((DATA / index_of(name)).read_text())
         raw = (DATA / name).read_bytes()
         doc = json.loads(raw)
-        assert index[name]["bytes"] == len(raw)
+        assert index["bytes"] == len(raw)
         for key, field in lists.items():
-            for (found, start, length), entry in zip(index[name][key], doc[key], strict=True):
+            for (found, start, length), entry in zip(index[key], doc[key], strict=True):
                 assert json.loads(raw[start : start + length]) == entry and found == entry[field]
         for key in values:
-            start, length = index[name][key]
+            start, length = index[key]
             assert json.loads(raw[start : start + length]) == doc[key]
 
 
@@ -83,7 +85,7 @@ def test_the_shipped_cuda_versions_are_read_off_the_index(whole, tmp_path):
     lazy = M.parse_dir(DATA, "bundled", lazy=True)
     assert lazy.cuda_versions() == whole.cuda_versions() and "cuda" in lazy._pending
     bundle = _indexed(tmp_path)
-    edit(bundle / INDEX, lambda d: d["files"]["cuda.json"]["toolkits"][2].__setitem__(0, "12.x"))
+    edit(bundle / "cuda.index.json", lambda d: d["toolkits"][2].__setitem__(0, "12.x"))
     with pytest.raises(M.MatrixError, match=r"cuda.json: \$.toolkits\[2\].version: '12.x' is not well formed"):
         M.parse_dir(bundle, "test", lazy=True).cuda_versions()
 
@@ -106,9 +108,9 @@ def test_an_index_whose_span_is_no_whole_entry_of_the_file_is_passed_over(tmp_pa
     bundle = _indexed(tmp_path)
 
     def move(d):
-        d["files"]["rocm.json"]["releases"][3][1] += shift
+        d["releases"][3][1] += shift
 
-    edit(bundle / INDEX, move)
+    edit(bundle / "rocm.index.json", move)
     lazy = M.parse_dir(bundle, "test", lazy=True)
     assert lazy.rocm_versions() == whole.rocm_versions() and _located(lazy._rocm) == 0
     assert lazy.rocm_releases() == whole.rocm_releases()
@@ -135,10 +137,10 @@ def _misplace(bundle: Path, name: str, key: str) -> None:
     """Give the first two rows of a list in the index each other's key (same sizes: still used)."""
 
     def swap(d):
-        rows = d["files"][name][key]
+        rows = d[key]
         rows[0][0], rows[1][0] = rows[1][0], rows[0][0]
 
-    edit(bundle / INDEX, swap)
+    edit(bundle / index_of(name), swap)
 
 
 def test_an_index_that_misplaces_a_release_or_a_gpu_is_refused_when_it_is_read(tmp_path):
@@ -146,35 +148,35 @@ def test_an_index_that_misplaces_a_release_or_a_gpu_is_refused_when_it_is_read(t
     _misplace(bundle, "rocm.json", "releases")
     _misplace(bundle, "amd_gpus.json", "gpus")
     _misplace(bundle, "torch.json", "releases")
-    rows = json.loads((bundle / INDEX).read_text())["files"]
-    version, pci = rows["rocm.json"]["releases"][0][0], rows["amd_gpus.json"]["gpus"][0][0]
-    torch = rows["torch.json"]["releases"][0][0]
+    version = json.loads((bundle / "rocm.index.json").read_text())["releases"][0][0]
+    pci = json.loads((bundle / "amd_gpus.index.json").read_text())["gpus"][0][0]
+    torch = json.loads((bundle / "torch.index.json").read_text())["releases"][0][0]
     lazy = M.parse_dir(bundle, "test", lazy=True)
-    with pytest.raises(M.MatrixError, match=rf"rocm.json: \$.releases\[0\].version: .* where index.json has '{version}'"):
+    with pytest.raises(M.MatrixError, match=rf"rocm.json: \$.releases\[0\].version: .* where rocm.index.json has '{version}'"):
         lazy.rocm_release(version)
-    with pytest.raises(M.MatrixError, match=rf"amd_gpus.json: \$.gpus\[0\].pci_id: .* where index.json has '{pci}'"):
+    with pytest.raises(M.MatrixError, match=rf"amd_gpus.json: \$.gpus\[0\].pci_id: .* where amd_gpus.index.json has '{pci}'"):
         lazy.amd_gpu(pci)
-    with pytest.raises(M.MatrixError, match=r"torch.json: \$.releases\[0\].versions: .* where index.json has"):
+    with pytest.raises(M.MatrixError, match=r"torch.json: \$.releases\[0\].versions: .* where torch.index.json has"):
         lazy.torch_variants(torch[0])
     assert lazy.default_rocm().version == lazy._default_rocm  # the entries it places right still read
     assert lazy.torch_variants(lazy.torch_versions()[-1])
 
 
 @pytest.mark.parametrize(
-    ("change", "needle"),
+    ("name", "change", "needle"),
     [
-        (lambda d: d["files"]["rocm.json"]["releases"][3].pop(), r"index.json: \$.rocm.json.releases\[3\]: expected \[key, offset, length\]"),
-        (lambda d: d["files"]["rocm.json"]["releases"][3].__setitem__(1, "12"), r"releases\[3\]: expected \[offset, length\]"),
-        (lambda d: d["files"]["rocm.json"].__setitem__("default", None), r"\$.rocm.json.default: expected \[offset, length\]"),
-        (lambda d: d["files"]["rocm.json"].__setitem__("releases", {}), r"\$.rocm.json.releases: expected a list"),
-        (lambda d: d["files"].pop("rocm.json"), r"index.json: \$.files.rocm.json: missing"),
-        (lambda d: d["files"]["torch.json"]["releases"][0].__setitem__(0, "2.4.0"), r"\$.torch.json.releases\[0\]: expected \[key"),
-        (lambda d: d["files"]["rocm.json"].__setitem__("bytes", "many"), r"\$.files.rocm.json: expected an object"),
+        ("rocm.json", lambda d: d["releases"][3].pop(), r"rocm.index.json: \$.releases\[3\]: expected \[key, offset, length\]"),
+        ("rocm.json", lambda d: d["releases"][3].__setitem__(1, "12"), r"rocm.index.json: \$.releases\[3\]: expected \[offset, length\]"),
+        ("rocm.json", lambda d: d.__setitem__("default", None), r"rocm.index.json: \$.default: expected \[offset, length\]"),
+        ("rocm.json", lambda d: d.__setitem__("releases", {}), r"rocm.index.json: \$.releases: expected a list"),
+        ("torch.json", lambda d: d["releases"][0].__setitem__(0, "2.4.0"), r"torch.index.json: \$.releases\[0\]: expected \[key"),
+        ("rocm.json", lambda d: d.__setitem__("bytes", "many"), r"rocm.index.json: expected an object with the size of rocm.json"),
+        ("torch.json", lambda d: d.clear(), r"torch.index.json: expected an object with the size of torch.json"),
     ],
-)
-def test_a_malformed_index_is_one_matrix_error_line(tmp_path, change, needle):
+)  # fmt: skip
+def test_a_malformed_index_is_one_matrix_error_line(tmp_path, name, change, needle):
     bundle = _indexed(tmp_path)
-    edit(bundle / INDEX, change)
+    edit(bundle / index_of(name), change)
     with pytest.raises(M.MatrixError, match=needle) as err:
         lazy = M.parse_dir(bundle, "test", lazy=True)
         lazy.rocm_versions()
@@ -184,13 +186,23 @@ def test_a_malformed_index_is_one_matrix_error_line(tmp_path, change, needle):
 
 def test_an_index_that_is_no_json_is_one_matrix_error_line(tmp_path):
     bundle = _indexed(tmp_path)
-    (bundle / INDEX).write_text('{"files": ')
-    with pytest.raises(M.MatrixError, match=r"index.json: not valid JSON"):
+    (bundle / "amd_gpus.index.json").write_text('{"gpus": ')
+    with pytest.raises(M.MatrixError, match=r"amd_gpus.index.json: not valid JSON"):
         M.parse_dir(bundle, "test", lazy=True).amd_gpu("1002:7550")
 
 
-def test_a_whole_parse_never_reads_the_index(tmp_path):
+def test_a_file_without_an_index_is_read_whole_beside_those_with_one(tmp_path, whole):
     bundle = _indexed(tmp_path)
-    (bundle / INDEX).write_text("not json")  # an installed bundle is checked whole, index or not
+    (bundle / "rocm.index.json").unlink()
+    lazy = M.parse_dir(bundle, "test", lazy=True)
+    assert lazy.default_rocm() == whole.default_rocm() and _located(lazy._rocm) == 0
+    assert lazy.amd_gpu("1002:7550") == whole.amd_gpu("1002:7550")
+    assert _located(lazy._amd.values()) == len(lazy._amd) - 1
+
+
+def test_a_whole_parse_never_reads_the_indexes(tmp_path):
+    bundle = _indexed(tmp_path)
+    for name in INDEXED:  # an installed bundle is checked whole, indexes or not
+        (bundle / index_of(name)).write_text("not json")
     parsed = M.parse_dir(bundle, "test")
     assert parsed.rocm_release("7.2.4") is not None and parsed.amd_gpu("1002:7550") is not None

@@ -10,8 +10,9 @@ pci.ids names of the older AMD GPUs are in ``legacy_data.json`` (written by ``le
 nvidia_gpus.json is written by ``nvidia_pci.py`` from pci.ids.
 
 The build is one module per output file (build_rocm, build_amd, build_cuda, build_torch) over
-build_common; this one writes them, bundle.json and index.json (build_index: where each entry of
-rocm.json and amd_gpus.json lies, so that gpuenv parses only those a run asks about).
+build_common; this one writes them, bundle.json and their indexes (build_index: rocm.index.json,
+amd_gpus.index.json, torch.index.json, cuda.index.json: where each entry lies, so that gpuenv
+parses only those a run asks about).
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def main() -> None:
             "seed_checks": ref["seed_checks"],
         },
     )
-    dump("index.json", build_index())  # last: from the files as written above
+    for name, index in build_index().items():  # last: from the files as written above
+        dump(name, index)
 
 
 if __name__ == "__main__":

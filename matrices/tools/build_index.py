@@ -1,8 +1,8 @@
-"""index.json: where each release of rocm.json and torch.json and each GPU of amd_gpus.json lies in
-its file (byte offset and length, with the key it is looked up by), and where rocm.json's default
-and torch.json's notes, overrides and AMD wheels lie,
-so that gpuenv parses only the entries a run asks about (gpuenv.matrices.index). Written from
-the files as build.py wrote them; no value of its own."""
+"""The indexes (rocm.index.json beside rocm.json, ...): where each release of rocm.json and
+torch.json, each GPU of amd_gpus.json and each toolkit of cuda.json lies in its file (byte offset
+and length, with the key it is looked up by), and where rocm.json's default and torch.json's
+notes, overrides and AMD wheels lie, so that gpuenv parses only the entries a run asks about
+(gpuenv.matrices.index). Written from the files as build.py wrote them; no value of their own."""
 
 from __future__ import annotations
 
@@ -69,30 +69,35 @@ def _elements(text: str, start: int) -> list[tuple[Any, int, int]]:
     return _items(text, start, "[", element)
 
 
-def build_index() -> dict:
-    files = {}
+def index_of(name: str) -> str:
+    """rocm.json's index is rocm.index.json (gpuenv.matrices.index.index_of)."""
+    return name.removesuffix(".json") + ".index.json"
+
+
+def build_index() -> dict[str, dict]:
+    """Each indexed file's index, by the index's name."""
+    out = {}
     for name, (lists, values) in INDEXED.items():
         raw = (OUT / name).read_bytes()
         text = raw.decode("utf-8")
         at = _Bytes(text)
         members = {key: (start, end) for key, start, end in _members(text)}
-        part: dict = {"bytes": len(raw)}
+        doc: dict = {
+            "schema": "gpuenv.matrices.index/1",
+            "about": f"where each entry of {name} lies in it ([key, byte offset, length]), written by "
+            "matrices/tools/build.py (build_index.py) from the file it wrote: gpuenv parses only the entries a run "
+            "asks about; no value of its own",
+            "bytes": len(raw),
+        }
         for key in values:
             start, end = members[key]
-            part[key] = [at(start), at(end) - at(start)]
+            doc[key] = [at(start), at(end) - at(start)]
         for key, field in lists.items():
-            part[key] = [
+            doc[key] = [
                 [value[field], at(start), at(end) - at(start)] for value, start, end in _elements(text, members[key][0])
             ]
-        files[name] = part
-    return {
-        "schema": "gpuenv.matrices.index/1",
-        "about": "where each entry of rocm.json, amd_gpus.json, torch.json and cuda.json's toolkits lies in its file "
-        "([key, byte offset, length]), "
-        "written by matrices/tools/build.py (build_index.py) from the files it wrote: gpuenv parses only the "
-        "entries a run asks about; no value of its own",
-        "files": files,
-    }
+        out[index_of(name)] = doc
+    return out
 
 
 class _Bytes:

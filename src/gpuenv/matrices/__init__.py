@@ -22,7 +22,7 @@ read a subject, and of rocm.json, amd_gpus.json and torch.json an entry, at a ti
 The package, by what each module holds: ``records`` (the records, ``MatrixError``, ``vkey``),
 ``query`` (``Matrices`` and its questions), ``reader`` (the JSON read, the field reader and the
 patterns), ``parsers`` (one per file; rocm.json's in ``parsers_rocm``), ``index`` (the shipped
-entries of rocm.json, amd_gpus.json and torch.json located by index.json, read one at a time) and ``bundles``
+entries of rocm.json, amd_gpus.json and torch.json located by their indexes (rocm.index.json, ...), read one at a time) and ``bundles``
 (locating, trusting and caching bundles: ``load``). Import the names below from ``gpuenv.matrices``.
 """
 

@@ -124,10 +124,7 @@ def _untrusted(directory: str) -> str | None:
 
 def clear_cache() -> None:
     """Forget parsed bundles (after ``matrix update``/``reset`` in the same process, and in tests)."""
-    from gpuenv.matrices import index
-
     _CACHE.clear()
-    index._INDEXES.clear()
 
 
 # -- host compilers (host_compilers.json) --------------------------------------------------------

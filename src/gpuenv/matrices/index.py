@@ -1,10 +1,11 @@
-"""Entries of the shipped data not even read yet (``Located``: their bytes, found by index.json).
+"""Entries of the shipped data not even read yet (``Located``: their bytes, found by the file's index).
 
-index.json, written by matrices/tools/build.py beside the files it indexes, says where each
-release of rocm.json and torch.json and each GPU of amd_gpus.json lies in its file (byte offset
-and length, with the key it is looked up by: its version or versions, its PCI id), and where
-rocm.json's ``default`` and torch.json's notes, overrides and AMD wheels lie (and cuda.json's
-toolkits, for their versions alone: ``Matrices.cuda_versions``). A doctor run on an
+An index (rocm.index.json beside rocm.json, and so on: ``index_of``), written by
+matrices/tools/build.py beside the file it indexes, says where each release of rocm.json and
+torch.json and each GPU of amd_gpus.json lies in its file (byte offset and length, with the key
+it is looked up by: its version or versions, its PCI id), and where rocm.json's ``default`` and
+torch.json's notes, overrides and AMD wheels lie (and cuda.json's toolkits, for their versions
+alone: ``Matrices.cuda_versions``). A doctor run on an
 AMD box then parses one release and one GPU of the largest files it reads, not all of them:
 reading them whole was most of what it spent on the data. The index
 holds no value of its own: the key is checked against the entry when the entry is parsed, and
@@ -24,35 +25,39 @@ TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (star
 if TYPE_CHECKING:
     from typing import Any, overload
 
-INDEX = "index.json"
+
+
+def index_of(name: str) -> str:
+    """The index of a matrices file: rocm.json's is rocm.index.json."""
+    return name.removesuffix(".json") + ".index.json"
 
 
 class Located:
     """One entry of a matrices file, not parsed yet: the file's bytes and where the entry lies."""
 
-    __slots__ = ("data", "end", "label", "start")
+    __slots__ = ("data", "end", "file", "index", "start")
 
-    def __init__(self, data: bytes, start: int, end: int, label: str) -> None:
-        self.data, self.start, self.end, self.label = data, start, end, label
+    def __init__(self, data: bytes, start: int, end: int, file: str, index: str) -> None:
+        self.data, self.start, self.end, self.file, self.index = data, start, end, file, index
 
     def read(self) -> object:
         """The entry, through the one JSON reader; MatrixError where these bytes are no JSON value."""
         from gpuenv.standins.jsoninput import InputError, parse
 
         try:
-            return parse(self.data[self.start : self.end], self.label, max_depth=None)
+            return parse(self.data[self.start : self.end], f"{self.file} at byte {self.start}", max_depth=None)
         except InputError as exc:
-            raise MatrixError(f"{exc} ({INDEX} does not fit it: rebuild with matrices/tools/build.py)") from None
+            raise MatrixError(f"{exc} ({self.index} does not fit it: rebuild with matrices/tools/build.py)") from None
 
     def entry(self, r: Reader, p: str, field: str, key: str | tuple[str, ...], pattern: str = "") -> dict[str, Any]:
-        """The entry at ``p``, an object whose ``field`` is the key index.json gives it: a string
+        """The entry at ``p``, an object whose ``field`` is the key its index gives it: a string
         well formed by ``pattern``, or a list of strings (a torch release's versions)."""
         doc = self.read()
         if not isinstance(doc, dict):
             raise r.fail(p, "expected an object")
         given = r.text(doc, field, p, pattern) if isinstance(key, str) else r.strs(doc, field, p)
         if given != key:
-            raise r.fail(f"{p}.{field}", f"{_show(given)} where {INDEX} has {_show(key)} (rebuild it: matrices/tools/build.py)")
+            raise r.fail(f"{p}.{field}", f"{_show(given)} where {self.index} has {_show(key)} (rebuild it: matrices/tools/build.py)")
         return doc
 
 
@@ -60,12 +65,12 @@ _CLOSING = {ord("{"): ord("}"), ord("["): ord("]"), ord('"'): ord('"')}
 
 
 class Section:
-    """index.json's part for one file, with that file's bytes: where its entries lie. ``fits``
+    """A file's index, with the file's bytes: where its entries lie. ``fits``
     is False where a span is not within the file, or its first and last bytes do not open and
     close one object, list or string there (an index older than its file)."""
 
-    def __init__(self, name: str, part: dict[str, Any], data: bytes, label: str) -> None:
-        self.name, self.data, self.label = name, data, label
+    def __init__(self, index: str, part: dict[str, Any], data: bytes, label: str) -> None:
+        self.index, self.data, self.label = index, data, label
         self.fits = True
         self._values: dict[str, Located] = {}
         self._rows: dict[str, list[tuple[Any, Located]]] = {}
@@ -83,7 +88,7 @@ class Section:
             self._rows[key] = rows
 
     def _fail(self, key: str, msg: str) -> MatrixError:
-        return MatrixError(f"{INDEX}: $.{self.name}.{key}: {msg}")
+        return MatrixError(f"{self.index}: $.{key}: {msg}")
 
     def _span(self, key: str, span: list[Any]) -> Located:
         start, length = span if len(span) == 2 else (None, None)
@@ -93,7 +98,7 @@ class Section:
         data = self.data
         if not (0 <= start < end <= len(data) and _CLOSING.get(data[start]) == data[end - 1]):
             self.fits = False
-        return Located(data, start, end, f"{self.label} at byte {start}")
+        return Located(data, start, end, self.label, self.index)
 
     def value(self, key: str) -> Located:
         """A top-level value of the file (rocm.json's ``default``)."""
@@ -125,30 +130,21 @@ class Section:
         return key in self._values
 
 
-_INDEXES: dict[str, object] = {}  # directory -> its index.json (None where it has none)
-
-
 def section(directory: str, name: str) -> Section | None:
-    """index.json's part for the file ``name`` of ``directory``, with the file's bytes; None
-    where the directory has no index.json, or it does not fit the file (the file is not the size
-    it records, or an entry is not where it says): then the file is read whole. A malformed
-    index.json is a MatrixError."""
+    """The index of the file ``name`` of ``directory`` (``index_of``), with the file's bytes;
+    None where the directory has no such index, or it does not fit the file (the file is not the
+    size it records, or an entry is not where it says): then the file is read whole. A malformed
+    index is a MatrixError."""
     from gpuenv.matrices.reader import _parse, _read_bytes
 
-    if directory not in _INDEXES:
-        has = os.path.isfile(os.path.join(directory, INDEX))
-        _INDEXES[directory] = _parse(_read_bytes(directory, INDEX), directory, INDEX) if has else None
-    index = _INDEXES[directory]
-    if index is None:
+    index = index_of(name)
+    if not os.path.isfile(os.path.join(directory, index)):
         return None
-    files = index.get("files") if type(index) is dict else None
-    part = files.get(name) if type(files) is dict else None
-    if part is None:
-        raise MatrixError(f"{INDEX}: $.files.{name}: missing")
+    part = _parse(_read_bytes(directory, index), directory, index)
     if type(part) is not dict or type(part.get("bytes")) is not int:
-        raise MatrixError(f"{INDEX}: $.files.{name}: expected an object with the file's size in bytes")
+        raise MatrixError(f"{index}: expected an object with the size of {name} in bytes")
     data = _read_bytes(directory, name)
     if len(data) != part["bytes"]:
         return None
-    found = Section(name, part, data, f"matrices file {os.path.join(directory, name)}")
+    found = Section(index, part, data, f"matrices file {os.path.join(directory, name)}")
     return found if found.fits else None

@@ -64,14 +64,14 @@ def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
 
 
 def _amd_located(index: Section) -> dict[str, AmdGpu | _Unread]:
-    """As ``_parse_amd`` of the shipped data, where index.json locates each GPU: an entry is read
+    """As ``_parse_amd`` of the shipped data, where amd_gpus.index.json locates each GPU: an entry is read
     from its bytes when its id is first looked up (and its id checked then against the index's)."""
     r = Reader("amd_gpus.json")
     return {pci: _Unread((r, f"$.gpus[{i}]", g, pci)) for i, (pci, g) in enumerate(index.entries("gpus"))}
 
 
 def _amd_gpu(r: Reader, p: str, g: dict[str, Any] | Located, pci: str) -> AmdGpu:
-    if not isinstance(g, dict):  # Located by index.json
+    if not isinstance(g, dict):  # Located by the file's index
         g = g.entry(r, p, "pci_id", pci, _PCI)
     revisions = r.str_map(g, "revisions", p, optional=True)
     drivers = r.strs(g, "kernel_drivers", p, optional=True)
@@ -245,7 +245,7 @@ class _Unread(tuple):  # type: ignore[type-arg]  # its items differ by subject (
     """Shipped data not parsed yet, with what parsing it needs: a torch release (reader, path,
     release, versions; see _parse_torch), an AMD GPU entry (reader, path, entry, PCI id) or a
     ROCm release (reader, path, release, version; see _parse_rocm). The entry is a dict, or a
-    Located one where index.json found it."""
+    Located one where the file's index found it."""
 
 
 def _parse_torch(
@@ -268,7 +268,7 @@ def _parse_torch_located(
 ) -> tuple[
     dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride], dict[str, AmdWheels]
 ]:
-    """As ``_parse_torch`` of the shipped data, where index.json locates each release (by its
+    """As ``_parse_torch`` of the shipped data, where torch.index.json locates each release (by its
     versions, held to their pattern now and to the release's own when it is read) and the notes,
     overrides and AMD's wheels, which are read now."""
     r = Reader("torch.json")
@@ -343,7 +343,7 @@ def _torch(
 def _read_release(out: dict[str, list[TorchVariant] | _Unread], unread: _Unread) -> None:
     """Parse one torch release in place: each of its versions gets its own (frozen) variants."""
     r, p, rel, versions = unread
-    if not isinstance(rel, dict):  # Located by index.json
+    if not isinstance(rel, dict):  # Located by the file's index
         rel = rel.entry(r, p, "versions", versions)
     python = r.strs(rel, "python", p, pattern=_PY)
     source = r.get(rel, "source", p, str)
@@ -359,8 +359,8 @@ SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
 
 
 def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None:
-    # The shipped data, where index.json locates the entries of rocm.json and amd_gpus.json, is
-    # read an entry at a time.
+    # The shipped data, where an index locates the entries of rocm.json, amd_gpus.json and
+    # torch.json (gpuenv.matrices.index), is read an entry at a time.
     if subject == "amd":
         from gpuenv.matrices.index import section  # only where the shipped data is read lazily
 

@@ -94,7 +94,7 @@ def _parse_rocm(doc: object, whole: bool = True) -> tuple[list[RocmRelease | _Un
 
 
 def _parse_rocm_located(index: Section) -> tuple[list[RocmRelease | _Unread], list[str], str]:
-    """As ``_parse_rocm`` of the shipped data, where index.json locates each release and the
+    """As ``_parse_rocm`` of the shipped data, where rocm.index.json locates each release and the
     default: a release is read from its bytes when first asked for, and its version checked
     then against the one the index gives (which is held to the version's pattern now)."""
     r = Reader("rocm.json")
@@ -124,7 +124,7 @@ def _releases(
 
 def _rocm_release(r: Reader, p: str, rel: dict[str, Any] | Located, version: str) -> RocmRelease:
     """One release of rocm.json at ``p``, checked whole (its version was checked already, or
-    given by index.json: then it must be the release's)."""
+    given by rocm.index.json: then it must be the release's)."""
     if isinstance(rel, Located):
         rel = rel.entry(r, p, "version", version, _VERSION)
     oses = []

@@ -161,7 +161,7 @@ class Matrices:
         """The bundled CUDA toolkit versions, oldest first, as ``cuda_toolkits`` orders them.
 
         Until something else of cuda.json is asked for (shipped data, which the tests validate
-        whole), the versions are read off index.json (or the file, where none fits it) without
+        whole), the versions are read off cuda.index.json (or the file, where none fits it) without
         building the toolkits and driver tables: the doctor's staleness check asks only this, and on a box with a CUDA toolkit
         and no NVIDIA GPU (CUDA leftovers beside an AMD card, a build machine) nothing else
         reads cuda.json. (Its one caller keeps the answer: nothing here is kept.)"""
@@ -171,7 +171,7 @@ class Matrices:
         from gpuenv.matrices.index import section
 
         r = Reader("cuda.json")
-        index = section(self._dir, "cuda.json")  # the versions as index.json keys the toolkits
+        index = section(self._dir, "cuda.json")  # the versions as cuda.index.json keys the toolkits
         if index is None:
             toolkits = r.items(_read(self._dir, "cuda.json"), "toolkits", "$")
         else:
