@@ -1,17 +1,18 @@
-"""Entries of the shipped data not even read yet (``Located``: their bytes, found by the file's index).
+"""Entries of the shipped data not even read yet (``Located``: their bytes, found by the file's
+index).
 
 An index (rocm.index.json beside rocm.json, and so on: ``index_of``), written by
 matrices/tools/build.py beside the file it indexes, says where each release of rocm.json and
 torch.json and each GPU of amd_gpus.json lies in its file (byte offset and length, with the key
 it is looked up by: its version or versions, its PCI id), and where rocm.json's ``default`` and
 torch.json's notes, overrides and AMD wheels lie (and cuda.json's toolkits, for their versions
-alone: ``Matrices.cuda_versions``). A doctor run on an
-AMD box then parses one release and one GPU of the largest files it reads, not all of them:
-reading them whole was most of what it spent on the data. The index
-holds no value of its own: the key is checked against the entry when the entry is parsed, and
-an index that does not fit its file (the file is another size, as after an edit without a
-rebuild, or a span's bytes are no whole object there) is not used: the file is then read whole. An installed bundle (``gpuenv matrix
-update``) carries no index, and is parsed whole before use anyway.
+alone: ``Matrices.cuda_versions``). A doctor run on an AMD box then parses one release and one
+GPU of the largest files it reads, not all of them: reading them whole was most of what it spent
+on the data. An index holds no value of its own: the key is checked against the entry when the
+entry is parsed, and an index that does not fit its file (the file is another size, as after an
+edit without a rebuild, or a span's bytes are no whole object there) is not used: the file is
+then read whole. An installed bundle (``gpuenv matrix update``) carries no index, and is parsed
+whole before use anyway.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from gpuenv.matrices.records import MatrixError
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:
     from typing import Any, overload
-
 
 
 def index_of(name: str) -> str:
@@ -65,9 +65,9 @@ _CLOSING = {ord("{"): ord("}"), ord("["): ord("]"), ord('"'): ord('"')}
 
 
 class Section:
-    """A file's index, with the file's bytes: where its entries lie. ``fits``
-    is False where a span is not within the file, or its first and last bytes do not open and
-    close one object, list or string there (an index older than its file)."""
+    """A file's index, with the file's bytes: where its entries lie. ``fits`` is False where a
+    span is not within the file, or its first and last bytes do not open and close one object,
+    list or string there (an index older than its file)."""
 
     def __init__(self, index: str, part: dict[str, Any], data: bytes, label: str) -> None:
         self.index, self.data, self.label = index, data, label

@@ -161,10 +161,10 @@ class Matrices:
         """The bundled CUDA toolkit versions, oldest first, as ``cuda_toolkits`` orders them.
 
         Until something else of cuda.json is asked for (shipped data, which the tests validate
-        whole), the versions are read off cuda.index.json (or the file, where none fits it) without
-        building the toolkits and driver tables: the doctor's staleness check asks only this, and on a box with a CUDA toolkit
-        and no NVIDIA GPU (CUDA leftovers beside an AMD card, a build machine) nothing else
-        reads cuda.json. (Its one caller keeps the answer: nothing here is kept.)"""
+        whole), the versions are read off cuda.index.json (or the file, where none fits it)
+        without building the toolkits and driver tables: the doctor's staleness check asks only
+        this, and on a box with a CUDA toolkit and no NVIDIA GPU (CUDA leftovers beside an AMD
+        card, a build machine) nothing else reads cuda.json. (Its one caller keeps the answer: nothing here is kept.)"""
         if "cuda" not in self._pending:
             return [t.version for t in self._cuda]
         assert self._dir is not None

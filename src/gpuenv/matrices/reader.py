@@ -182,11 +182,11 @@ def _read(directory: str, name: str) -> object:
     return _parse(_read_bytes(directory, name), directory, name)
 
 
-def _read_bytes(directory: str, name: str, limit: int = MAX_FILE) -> bytes:
+def _read_bytes(directory: str, name: str) -> bytes:
     from gpuenv.standins.jsoninput import InputError, read_bytes
 
     try:
-        return read_bytes(os.path.join(directory, name), "matrices file", limit)
+        return read_bytes(os.path.join(directory, name), "matrices file", MAX_FILE)
     except InputError as exc:
         raise MatrixError(str(exc)) from None
 
