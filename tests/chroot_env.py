@@ -326,24 +326,27 @@ def _serve(www: Path):
 
 
 def _dist_repo(
-    home: Path, fpr: str, base: Path, debs: tuple[Deb, ...], work: Path, suite: str = "jammy"
+    home: Path, fpr: str, base: Path, debs: tuple[Deb, ...], work: Path, suites: tuple[str, ...] = ("jammy", "noble")
 ) -> None:
+    """One pool, published under each suite (AMD's: jammy for Ubuntu 22.04 and Debian 12, noble
+    for Ubuntu 24.04 and Debian 13, repos.json amd.suites)."""
     pool = base / "pool/main"
     for deb in debs:
         build_deb(deb, pool, work)
-    binary = base / f"dists/{suite}/main/binary-amd64"
-    binary.mkdir(parents=True, exist_ok=True)
     pool.mkdir(parents=True, exist_ok=True)
     packages = run(["apt-ftparchive", "packages", "pool/main"], cwd=base).stdout
-    (binary / "Packages").write_text(packages)
-    opts = [
-        "-o", f"APT::FTPArchive::Release::Suite={suite}",
-        "-o", f"APT::FTPArchive::Release::Codename={suite}",
-        "-o", "APT::FTPArchive::Release::Origin=repo.radeon.com",
-        "-o", "APT::FTPArchive::Release::Components=main",
-        "-o", "APT::FTPArchive::Release::Architectures=amd64",
-    ]  # fmt: skip
-    _sign(home, fpr, base / f"dists/{suite}", opts)
+    for suite in suites:
+        binary = base / f"dists/{suite}/main/binary-amd64"
+        binary.mkdir(parents=True, exist_ok=True)
+        (binary / "Packages").write_text(packages)
+        opts = [
+            "-o", f"APT::FTPArchive::Release::Suite={suite}",
+            "-o", f"APT::FTPArchive::Release::Codename={suite}",
+            "-o", "APT::FTPArchive::Release::Origin=repo.radeon.com",
+            "-o", "APT::FTPArchive::Release::Components=main",
+            "-o", "APT::FTPArchive::Release::Architectures=amd64",
+        ]  # fmt: skip
+        _sign(home, fpr, base / f"dists/{suite}", opts)
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -371,13 +374,13 @@ def vendor_repo(tmp_path_factory) -> Repo:
     (nv / "Packages").write_text(run(["apt-ftparchive", "packages", "."], cwd=nv).stdout)
     _sign(home, fpr, nv, [])
     (nv / "3bf863cc.pub").write_text(armored)
-    # AMD: amdgpu, rocm and graphics repositories with the jammy suite, one key for all.
+    # AMD: amdgpu, rocm and graphics repositories with the jammy and noble suites, one key for all.
     _dist_repo(home, fpr, www / "amd/amdgpu/30.30.4/ubuntu", AMDGPU_DEBS, work)
     _dist_repo(home, fpr, www / "amd/rocm/apt/7.2.4", ROCM_DEBS, work)
     _dist_repo(home, fpr, www / "amd/graphics/7.2.4/ubuntu", (), work)
     (www / "amd/rocm/rocm.gpg.key").write_text(armored)
     # AMD's new-stream repository: packages-multi-arch/<distro>, suite stable (the 7.14 install page).
-    _dist_repo(home, fpr, www / "amd/rocm/packages-multi-arch/debian12", THEROCK_DEBS, work, suite="stable")
+    _dist_repo(home, fpr, www / "amd/rocm/packages-multi-arch/debian12", THEROCK_DEBS, work, suites=("stable",))
     (www / "amd/rocm/packages-multi-arch/gpg").mkdir()
     (www / "amd/rocm/packages-multi-arch/gpg/rocm.gpg").write_text(armored)  # where the 7.14 page fetches it
 

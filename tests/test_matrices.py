@@ -273,6 +273,11 @@ def test_load_passes_over_a_broken_installed_bundle(tmp_path, state):
         ("rocm.json", lambda d: d["releases"][0]["gpus"].update(gfx1201="maybe"), "level 'maybe'"),
         ("rocm.json", lambda d: d.update(default="9.9.9"), "$.default"),
         (
+            "rocm.json",
+            lambda d: d["releases"][0].update(gpus_unconfirmed=["gfx1999"]),
+            "rocm.json: $.releases[0].gpus_unconfirmed: 'gfx1999' is not one of the release's gpus",
+        ),
+        (
             "amd_gpus.json",
             lambda d: d["gpus"][0].update(pci_id="1002:ZZZZ"),
             "amd_gpus.json: $.gpus[0].pci_id",

@@ -403,6 +403,26 @@ def test_an_os_without_an_amd_suite_is_shown_for_jammy_and_noted():
     assert "gpuenv has no AMD apt suite for ubuntu 24.04" not in make(amd_box(), "rocm").notes
 
 
+def test_the_doctors_amd_suites_are_the_planners():
+    from gpuenv.resolve.checks.apt import _AMD_SUITE
+
+    planned = {(e["os"], e["version"]): e["suite"] for e in repos.load().section("amd")["suites"]}
+    assert planned == _AMD_SUITE
+
+
+@pytest.mark.parametrize("os_id, version, suite", [("debian", "13", "noble"), ("debian", "12", "jammy"),
+                                                   ("ubuntu", "24.04", "noble"), ("ubuntu", "22.04", "jammy")])
+def test_amds_legacy_repositories_are_written_for_the_suite_amds_docs_give_each_os(os_id, version, suite):
+    """AMD's docs (conf.py debian_version_numbers): Debian 13 installs from the noble suite, Debian
+    12 from jammy; before, Debian 13 fell back to jammy with a note."""
+    doc = amd_box()
+    doc["os"] = {"id": os_id, "version_id": version, "pretty_name": f"{os_id} {version}"}
+    plan = make(doc, "rocm", version="7.2.4")
+    lines = [s.content for s in plan.steps if s.kind is Kind.APT_SOURCE]
+    assert lines and all(f" {suite} main" in c for c in lines), lines
+    assert not any("no AMD apt suite" in n for n in plan.notes), plan.notes
+
+
 @pytest.mark.parametrize(
     "where, note",
     [

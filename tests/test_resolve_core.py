@@ -528,12 +528,17 @@ def test_quiet_where_the_judgement_does_not_apply(matrices):
     doc, _, _ = variant("stack.leftovers")
     doc["platform"]["container"] = "docker"
     assert "stack.leftovers" not in codes(diagnose(facts_of(doc), matrices, Target()))
-    # no source names AMD's suite for Debian 13: not judged
+    # no source names AMD's suite for Debian 14: not judged. Debian 13's is noble (AMD's docs), so
+    # jammy there is judged: its packages need what trixie lacks (libstdc++-11-dev, ROCm#4323).
     doc = base("doctor-healthy-rocm")
-    doc["os"].update(id="debian", version_id="13", codename="trixie", pretty_name="Debian GNU/Linux 13 (trixie)")
+    doc["os"].update(id="debian", version_id="14", codename="forky", pretty_name="Debian GNU/Linux 14 (forky)")
     for src in doc["apt_sources"][1:]:
         src["suites"] = ["jammy"]
     assert "apt.source-mismatch" not in codes(diagnose(facts_of(doc), matrices, Target()))
+    doc["os"].update(version_id="13", codename="trixie", pretty_name="Debian GNU/Linux 13 (trixie)")
+    found = diagnose(facts_of(doc), matrices, Target())
+    assert codes(found).get("apt.source-mismatch") == "error"
+    assert any("expected noble" in f.detail for f in found.findings if f.code == "apt.source-mismatch")
 
 
 PHOENIX = {"vendor": "amd", "pci_id": "1002:15bf", "name": "Phoenix1", "gfx_target": "gfx1103", "integrated": True}

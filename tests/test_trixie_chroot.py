@@ -50,8 +50,10 @@ def test_rocm_installs_on_debian_13_checking_signatures_with_sqv(trixie_chroot, 
     again = _install_rocm(root, vendor_repo)
     assert again.returncode == 0 and "Nothing to do" in again.stdout, again.stdout + again.stderr
     assert _line(again.stdout, key_line).endswith("(already done)"), again.stdout
-    lists = next((root / "var/lib/apt/lists").glob("*rocm_apt_7.2.4_dists_jammy_InRelease"))
-    lists.write_bytes(lists.read_bytes().replace(b"Codename: jammy", b"Codename: jammx"))
+    # AMD's suite for Debian 13 is noble (repos.json amd.suites, from AMD's docs' conf.py).
+    assert "noble main" in (root / "etc/apt/sources.list.d/rocm.list").read_text()
+    lists = next((root / "var/lib/apt/lists").glob("*rocm_apt_7.2.4_dists_noble_InRelease"))
+    lists.write_bytes(lists.read_bytes().replace(b"Codename: noble", b"Codename: noblx"))
     dry = gpuenv("install", "rocm", "--root", str(root), "--user", "alice", "--dry-run", env=vendor_repo.env)
     assert not _line(dry.stdout, key_line).endswith("(already done)"), dry.stdout + dry.stderr
 
@@ -76,7 +78,7 @@ def test_a_sha1_signed_repository_is_refused_before_any_change_with_apts_reason(
         (root / "etc/apt/keyrings").mkdir(parents=True, exist_ok=True)
         (root / "etc/apt/keyrings/t.gpg").write_bytes(sha1.keyring())
         (root / "etc/apt/sources.list.d/t.list").write_text(
-            f"deb [signed-by=/etc/apt/keyrings/t.gpg] {sha1.url}/amd/rocm/apt/7.2.4 jammy main\n"
+            f"deb [signed-by=/etc/apt/keyrings/t.gpg] {sha1.url}/amd/rocm/apt/7.2.4 noble main\n"
         )
         update = in_root(root, "apt-get", "update", check=False)
     assert "SHA1" in update.stdout + update.stderr and "not signed" in update.stdout + update.stderr, update

@@ -74,12 +74,20 @@ FIXES = {
         "gfx_target": "gfx902",
         "gfx_source": f"{DEVICE_INFO} (0x15D8, every revision: gfx902); {RAVEN_KFD}",
         "confirmed": True,
-        "notes": [PICASSO_NOTE, "amdgpu.ids names 40 revisions (Radeon Vega 1-11 Graphics, Ryzen Embedded R1000)."],
+        # The second audit of 2026-12: the pinned amdgpu.ids names 38 revisions of 15D8 (41 lines: 91, 92 and DB
+        # twice); the entry carried none though its note counted them. A non-empty table here is replaced by the
+        # file's whole table for the id (build_amd.follow_amdgpu_ids), as for 1002:1902.
+        "revisions": {"00": "AMD Radeon RX Vega 8 Graphics WS"},
+        "notes": [
+            PICASSO_NOTE,
+            "amdgpu.ids names 38 revisions on 41 lines (Radeon Vega 1-11 Graphics, Ryzen Embedded R1000); the entry "
+            "carries them (the second audit of 2026-12: it carried none).",
+        ],
     },
     "1002:1902": {
         "name": "Krackan2 iGPU: Radeon 840M / 820M",
         "gfx_target": "gfx1153",
-        "gfx_source": f"{DEVICE_INFO} (0x1902, revisions C0-C9: gfx1153, 'AMD Radeon(TM) 840M Graphics' / "
+        "gfx_source": f"{DEVICE_INFO} (0x1902, 25 revisions C0-E8: gfx1153, 'AMD Radeon(TM) 840M Graphics' / "
         "'AMD Radeon(TM) 820M Graphics' / 'AMD Radeon(TM) Graphics')",
         "confirmed": True,
         # The third audit (2026-12-07): the pinned amdgpu.ids (matrices/sources/amdgpu.ids @ 15cdcfe9e1c4) names 13
@@ -87,7 +95,7 @@ FIXES = {
         # replaced by the file's whole table for the id (build_amd.follow_amdgpu_ids), as for every other entry.
         "revisions": {"C0": "AMD Radeon 840M Graphics"},
         "notes": [
-            "gfx1153's PCI id (#42): AMD's device table lists 0x1902 revisions C0-C9 as gfx1153 (GFX11_5_3), named "
+            "gfx1153's PCI id (#42): AMD's device table lists 25 revisions of 0x1902, C0-E8, as gfx1153 (GFX11_5_3), named "
             "Radeon 840M, 820M or Radeon Graphics by revision; pci.ids names the id 'Krackan2'. The revision names "
             "are the pinned amdgpu.ids' (13 revisions, Radeon 840M or 820M Graphics; the third audit: the entry "
             "carried none, though the file names them)."
@@ -129,6 +137,31 @@ FIXES = {
             "(RX 6600 LE), which that table lacks, keeps the entry's gfx1032 (its Navi 23 codename); no source "
             "read gives CF's own. The doctor reads the revision from the facts; without it, it takes gfx1032 and "
             "says the target depends on the revision.",
+        ],
+    },
+    # The second audit of 2026-12 (audit-2026-12-second.md): 1002:6997 (Radeon Pro WX 2100, named by amdgpu.ids
+    # only) is CHIP_POLARIS12 in the amdgpu pciidlist the GCN entries cite (additions.GCN_IDS["POLARIS12"]), and
+    # AMD's device table gives it GDT_GFX8_0_4 as it gives 0x6995: the KFD reports Polaris 12 as 80003 (gfx803),
+    # the target 1002:6995 (the same product) carries. It was left null only because pci.ids has no line for it.
+    "1002:6997": {
+        "gfx_target": "gfx803",
+        "architecture": "GCN GFX8 (Volcanic Islands)",
+        "chip": "POLARIS12",
+        "kernel_drivers": ["amdgpu"],
+        "kernel_drivers_source": "torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c @ 005440066f92 (Polaris 12 is "
+        "neither SI nor CIK: amdgpu only, as for 1002:6995)",
+        "kfd": "supported",
+        "kfd_source": "torvalds/linux drivers/gpu/drm/amd/amdkfd/kfd_device.c @ 002c6ca75289 kgd2kfd_probe "
+        "(FIJI/POLARIS10/11/12/VEGAM 80003)",
+        "gfx_source": "torvalds/linux drivers/gpu/drm/amd/amdgpu/amdgpu_drv.c @ 005440066f92 (pciidlist: 0x6997 "
+        "CHIP_POLARIS12); drivers/gpu/drm/amd/amdkfd/kfd_device.c @ 002c6ca75289 kgd2kfd_probe (POLARIS12 80003, "
+        f"gfx803); {DEVICE_INFO} (0x6997 rev 00 'Radeon Pro WX 2100': GDT_GFX8_0_4, as 0x6995)",
+        "confirmed": True,
+        "notes": [
+            "gfx803, as 1002:6995 (the same product, Polaris 12): the amdgpu pciidlist makes 0x6997 CHIP_POLARIS12 and "
+            "the KFD reports Polaris 12 as 80003; AMD's device table lists it beside 0x6995 (GDT_GFX8_0_4). The second "
+            "audit of 2026-12: the entry had no target, so the doctor could not judge it. pci.ids has no line for the "
+            "id, so no codename is carried."
         ],
     },
     "1002:163f": {

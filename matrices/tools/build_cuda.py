@@ -20,7 +20,12 @@ KMOD_GUIDE = "https://docs.nvidia.com/datacenter/tesla/driver-installation-guide
 # NVIDIA's data center driver table; its 'Maximum CUDA Major Version' column is the max_cuda of the confirmed
 # branches that cite it first (R620's comes from it too, where no Table 3 row names a minor).
 DATACENTER_PAGE = "NVIDIA Data Center Drivers 'Supported Drivers and CUDA Toolkit Versions'"
-DATACENTER_MAJOR = ("R535", "R580", "R595")
+DATACENTER_MAJOR = ("R535", "R580", "R595", "R610")
+# R610 (#42, the second audit of 2026-12): the 615 edition of the same page (https://docs.nvidia.com/datacenter/
+# tesla/drivers/615/supported-drivers-and-cuda-toolkit-versions.html, read 2026-12-07 in a stored capture) gives
+# the New Feature Branch R610 'CUDA 13' as its 'Maximum CUDA Major Version Supported Without Forward
+# Compatibility Package', as it gives R580 and R595; the bundle had the secondary '13.3' (a Table 3 minimum it
+# could not read), which under minor-version compatibility understates what the branch runs.
 # The third audit (2026-12-07): an earlier edition of the same NVIDIA page, the one listing R535, R570 and
 # R580 only (read in a stored capture of https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-
 # cuda-toolkit-versions.html), gives R570 its designation and end of life, which the reference left empty, and

@@ -282,6 +282,8 @@ def rocm_release(rel: dict, archs: dict[str, str]) -> dict:
         )
     if vtuple(v) >= ADD.RYZEN_LEGACY_FROM:
         out["gpus"].update({gfx: "radeon" for gfx in ADD.RYZEN_LEGACY})
+        # Marked per target (#42): the release's other targets are AMD's, these only secondary.
+        out["gpus_unconfirmed"] = list(ADD.RYZEN_LEGACY)
         out["notes"].append(
             ADD.RYZEN_LEGACY_NOTE.format(pages=ADD.RYZEN_LEGACY_PAGES, secondary=ADD.RYZEN_LEGACY_SECONDARY)
         )

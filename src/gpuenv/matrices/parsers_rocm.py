@@ -162,7 +162,18 @@ def _rocm_release(r: Reader, p: str, rel: dict[str, Any] | Located, version: str
         release_date=r.get(rel, "release_date", p, str, optional=True),
         stream=r.get(rel, "stream", p, str, optional=True),
         torch_instinct_only=r.strs(rel, "torch_instinct_only", p, pattern=_VERSION, optional=True),
+        gpus_unconfirmed=_unconfirmed_gpus(r, rel, p, gpus),
         repository=_route(r, rel, p, version),
     )
+
+
+def _unconfirmed_gpus(r: Reader, rel: dict[str, Any], p: str, gpus: dict[str, str]) -> tuple[str, ...]:
+    """The release's gfx targets that no AMD page confirms (``gpus_unconfirmed``): each must be one
+    of its ``gpus``."""
+    out = r.strs(rel, "gpus_unconfirmed", p, pattern=_GFX, optional=True)
+    for gfx in out:
+        if gfx not in gpus:
+            raise r.fail(f"{p}.gpus_unconfirmed", f"{_show(gfx)} is not one of the release's gpus")
+    return tuple(out)
 
 

@@ -204,6 +204,9 @@ class RocmRelease:
     stream: str | None = None
     # Of ``torch``, the versions AMD lists for Instinct GPUs only (10.1.0: 2.13.0, 2.12.0; #42).
     torch_instinct_only: tuple[str, ...] = ()
+    # Of ``gpus``, the targets no AMD page confirms for this release, in a release AMD's pages
+    # otherwise confirm (7.1.1-7.2.4's Ryzen gfx1150/gfx1151, read from secondary sources; #42).
+    gpus_unconfirmed: tuple[str, ...] = ()
     # The repository route gpuenv installs it from (rocm.json ``repository``, copied from repos.json),
     # None where gpuenv has none: what `install auto` may plan (gpuenv.matrices.routes, #42).
     repository: RocmRoute | None = None

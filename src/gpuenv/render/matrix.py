@@ -27,7 +27,10 @@ def _rocm(m: Matrices) -> list[Table]:
             + (f" ({'/'.join(o.kernels)})" if o.kernels else "")
             for o in r.os
         )
-        gpus = ", ".join(f"{g}{'' if lvl == 'full' else '*'}" for g, lvl in r.gpus.items())
+        gpus = ", ".join(
+            f"{g}{'' if lvl == 'full' else '*'}" + (" (unconfirmed)" if g in r.gpus_unconfirmed else "")
+            for g, lvl in r.gpus.items()
+        )
         version = r.version + (" (default)" if r.version == default else "")
         torch = ", ".join(t + (" (Instinct only)" if t in r.torch_instinct_only else "") for t in r.torch)
         rows.append([version, oses, gpus, torch, r.amdgpu_driver or "", _yes(r.confirmed)])

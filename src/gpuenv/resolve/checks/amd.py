@@ -15,7 +15,9 @@ TYPE_CHECKING = False  # typing's flag without importing typing (start-up time)
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from gpuenv.facts import Gpu
     from gpuenv.matrices import Matrices
+    from gpuenv.matrices.records import RocmRelease
 
 PREREQ_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/prerequisites.html"
 OVERRIDE_REF = "https://github.com/ROCm/TheRock/issues/1719"
@@ -175,12 +177,16 @@ def gpu_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterato
         elif target.stack == "rocm":
             yield from _unsupported_by_every_release(facts, matrices, target)
         return
-    bad = []
+    bad, doubtful = [], []
     for g in rocm_gpus(facts, matrices):
         gfx = gpuinfo.gfx_target(g, matrices)
         if gfx and release.support(gfx) is None:
             bad.append((g, gfx))
+        elif gfx in release.gpus_unconfirmed:
+            doubtful.append((g, gfx))
     if not bad:
+        if doubtful:
+            yield _support_unconfirmed(release, doubtful, matrices, target)
         return
     supported = ", ".join(sorted(release.gpus))
     targets = sorted({gfx for _, gfx in bad})
@@ -199,6 +205,27 @@ def gpu_unsupported(facts: Facts, matrices: Matrices, target: Target) -> Iterato
         fix=_other_release_fix(matrices, targets)
         + "HSA_OVERRIDE_GFX_VERSION is an unsupported same-family workaround, not a fix.",
         gpus=gpuinfo.slots(g for g, _ in bad),
+        refs=(release.source,),
+    )
+
+
+def _support_unconfirmed(release: RocmRelease, doubtful: list[tuple[Gpu, str]], matrices: Matrices,
+                         target: Target) -> Finding:  # fmt: skip
+    """The release lists the GPU's target, but only secondary sources say so (#42): not an error,
+    and not silence either, since the listing is what says the GPU is supported. A warning where
+    the release is installed or asked for, said as information where it is only `install auto`'s
+    pick."""
+    targets = sorted({gfx for _, gfx in doubtful})
+    return Finding(
+        severity=Severity.INFO if basis(target) == "auto" else Severity.WARNING,
+        title=f"ROCm {release.version}'s support for {', '.join(targets)} is not confirmed by AMD",
+        detail=f"{gpuinfo.describe([g for g, _ in doubtful], matrices)}; ROCm {release.version} "
+        f"({basis(target)} target) lists {', '.join(targets)}, read from secondary sources, not confirmed by "
+        "AMD: AMD's main compatibility matrix names no such target for it (the release's notes say where it was "
+        "read: gpuenv matrix show rocm).",
+        fix=f"Check AMD's compatibility pages for ROCm {release.version} (for Radeon and Ryzen GPUs: 'Use ROCm on "
+        "Radeon and Ryzen') before relying on it.",
+        gpus=gpuinfo.slots(g for g, _ in doubtful),
         refs=(release.source,),
     )
 

@@ -18,11 +18,14 @@ if TYPE_CHECKING:
 
 KEYS_REF = "https://rocm.docs.amd.com/projects/install-on-linux/en/latest/install/install-methods/package-manager/package-manager-ubuntu.html"
 _NVIDIA_DISTRO = r"/repos/([a-z]+)(\d+)/"  # …/compute/cuda/repos/ubuntu2404/x86_64/
-# AMD builds for Ubuntu suites; Debian 12 uses AMD's jammy suite (installers.md row 3,
-# matrices/repos.json). No source names Debian 13's suite: it is not judged (silence, not a guess).
+# AMD builds for Ubuntu suites; Debian 13 uses AMD's noble suite and Debian 12 its jammy suite
+# (AMD's docs' conf.py, debian_version_numbers). matrices/repos.json amd.suites is the planner's
+# copy, held equal to this one by tests/test_planner_edges.py: the doctor does not read the
+# planner's file at start-up. Another release is not judged (silence, not a guess).
 _AMD_SUITE = {
     ("ubuntu", "24.04"): "noble",
     ("ubuntu", "22.04"): "jammy",
+    ("debian", "13"): "noble",
     ("debian", "12"): "jammy",
 }
 
