@@ -2,10 +2,14 @@
 
     python3 bench/eval_advise_set.py [--snapshots DIR] [--set FILE] [--runs N]  # the set: verdicts and blockers
     python3 bench/eval_advise_set.py --trees DIR [DIR ...] [--runs N]          # files/s and peak memory only
+    python3 bench/eval_advise_set.py --set tests/advise_eval/heldout.json --snapshots /work/advise-heldout
+                                                                            # the held-out set, same shape
 
 The set (tests/advise_eval/projects.json) lists real projects with the ROCm status each documents
 itself (URL and quote), the verdicts that match what each ships for ROCm (``expect``), blockers
-spot-checked by hand, and optional parts. Their snapshots are not in the repository: fetch each
+spot-checked by hand, and optional parts; tests/advise_eval/heldout.json is a second set of
+projects the rules were not written from (issue 41's hidden-projects bar), each expectation
+committed before advise first ran on it. Their snapshots are not in the repository: fetch each
 with the `fetch` tool and unpack its pinned commit to SNAPSHOTS/NAME (``git --git-dir=... archive
 COMMIT | tar -x -C SNAPSHOTS/NAME``), or, for an ``sdist`` entry (a repository too large to fetch),
 unpack that PyPI source release (bench/eval_advise.py's ``sdist``/``unpack``) and move its

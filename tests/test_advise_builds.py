@@ -10,8 +10,9 @@ import ast
 import json
 
 from gpuenv.advise.asm import instructions
-from gpuenv.advise.buildmodel import BuildModel, _test_side, cuda_only_files, read_cmake, read_setup_py
+from gpuenv.advise.buildmodel import BuildModel, cuda_only_files, read_cmake
 from gpuenv.advise.regions import CUDA, HIP, c_regions, cmake_sides
+from gpuenv.advise.setuppy import _test_side, read_setup_py
 from gpuenv.advise.table import load
 from gpuenv.exitcodes import Exit
 from tests.cli_runner import invoke
@@ -289,14 +290,16 @@ def test_ptx_instructions_are_named_with_their_amd_counterpart(tmp_path):
     extra = ('__device__ void b(unsigned x) {\n    asm volatile("bar.sync 1, 64;");\n'
              '    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(0), "l"(0));\n'
              '    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile [%0], [%1];" :: "r"(0), "l"(0));\n'
-             '    asm volatile("vabsdiff4.u32.u32.u32.add %0, %0, %0, %0;" : "+r"(x));\n}\n')  # fmt: skip
+             '    asm volatile("vabsdiff4.u32.u32.u32.add %0, %0, %0, %0;" : "+r"(x));\n'
+             '    asm volatile("bmsk.clamp.b32 %0, %0, %0;" : "+r"(x));\n}\n')  # fmt: skip
     code, doc = run_json(tree(tmp_path, {"csrc/a.cu": PTX, "csrc/b.cu": PTX + extra}))
     rows = {r["instruction"]: r for r in doc["ptx"]}
-    assert set(rows) == {"ldmatrix", "mma.sync", "bar.sync", "cp.async", "cp.async.bulk", "vabsdiff4"}
+    assert set(rows) == {"ldmatrix", "mma.sync", "bar.sync", "cp.async", "cp.async.bulk", "vabsdiff4", "bmsk"}
     assert (rows["ldmatrix"]["count"], rows["ldmatrix"]["files"]) == (2, ["csrc/a.cu", "csrc/b.cu"])
     assert rows["mma.sync"]["rocm"].startswith("MFMA on CDNA") and "instruction-set-architecture" in rows["mma.sync"]["source"]
     assert rows["cp.async.bulk"]["rocm"].startswith("none: redesign")
-    assert rows["vabsdiff4"]["rocm"] == "none known: a person must redesign it" and rows["vabsdiff4"]["source"] is None
+    assert rows["vabsdiff4"]["rocm"].startswith("__builtin_amdgcn_sad_u8") and "BuiltinsAMDGPU" in rows["vabsdiff4"]["source"]
+    assert rows["bmsk"]["rocm"] == "none known: a person must redesign it" and rows["bmsk"]["source"] is None
     human = invoke(["advise", str(tmp_path)]).stdout
     assert "Inline PTX, by instruction" in human and "  ldmatrix: 2; 2; csrc/a.cu, csrc/b.cu" in human
 
@@ -438,3 +441,285 @@ def test_feature_macros_defined_only_for_cuda_guard_other_files(tmp_path):
     (root / "ggml-cuda/common.cuh").write_text("#if __CUDA_ARCH__ >= 750\n#define TURING_MMA_AVAILABLE\n#endif\n")
     code, doc = run_json(root)
     assert (code, doc["verdict"]) == (Exit.CUDA_ONLY, "cuda-only")
+
+
+AO_SETUP = ("import glob, os\nimport torch\nfrom setuptools import setup\n"
+            "from torch.utils.cpp_extension import CUDA_HOME, ROCM_HOME, CUDAExtension\n"
+            "this_dir = os.path.dirname(os.path.abspath(__file__))\n"
+            "ext_dir = os.path.join(this_dir, 'pkg', 'csrc')\n"
+            "use_cuda = torch.version.cuda and CUDA_HOME is not None\n"
+            "use_rocm = torch.version.hip and ROCM_HOME is not None\n"
+            "sources = list(glob.glob(os.path.join(ext_dir, '**/*.cpp'), recursive=True))\n"
+            "cuda_sources = list(glob.glob(os.path.join(ext_dir, 'cuda', '**/*.cu'), recursive=True))\n"
+            "{add}"
+            "use_cutlass = False\n"
+            "if use_cuda and os.name != 'nt':\n    use_cutlass = True\n"
+            "if use_cutlass:\n    extra = ['-DUSE_CUTLASS']\n"
+            "else:\n"
+            "    cutlass_sources = glob.glob(os.path.join(ext_dir, '**/*cutlass*.cu'), recursive=True)\n"
+            "    sources = [s for s in sources if s not in cutlass_sources]\n"
+            "setup(name='pkg', ext_modules=[CUDAExtension('pkg._C', sources)])\n")  # fmt: skip
+
+
+def test_setup_py_flags_the_scripts_own_directory_and_exclusion_lists(tmp_path):
+    """torchao's shape: paths joined onto the script's own directory, `use_cuda` assigned from
+    `torch.version.cuda`, CUDA sources added only `if use_cuda:`, and a list of CUTLASS sources
+    that is only ever removed (`not in`): the PTX and CUTLASS kernels are the CUDA build's."""
+    files = {
+        "pkg/csrc/ops.cpp": "int f() { return 0; }\n",
+        "pkg/csrc/cuda/k.cu": PTX,
+        "pkg/csrc/cuda/gemm_cutlass.cu": "#include <cutlass/cutlass.h>\n" + PLAIN,
+    }
+    root = tree(tmp_path / "ao", {"setup.py": AO_SETUP.format(add="if use_cuda:\n    sources += cuda_sources\n"), **files})
+    code, doc = run_json(root)
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    assert not uncounted(doc)
+    # Control: the same kernels added outside any switch are compiled by both builds and count.
+    root = tree(tmp_path / "both", {"setup.py": AO_SETUP.format(add="sources += cuda_sources\n"), **files})
+    code, doc = run_json(root)
+    assert doc["verdict"] == "portable-with-work"
+    assert uncounted(doc) == {"pkg/csrc/cuda/k.cu", "pkg/csrc/cuda/gemm_cutlass.cu"}
+
+
+def test_setup_py_flags_hold_their_tests_side_but_environment_switches_do_not():
+    model = BuildModel()
+    read_setup_py("setup.py", "import os, torch\nIS_ROCM = torch.version.hip is not None\n"
+                              "SKIP = os.getenv('SKIP_CUDA_BUILD', 'FALSE') == 'TRUE'\n"
+                              "use_cuda = torch.version.cuda is not None\n"
+                              "if not SKIP and not IS_ROCM:\n    a = ['a/fa.cu']\n"
+                              "if use_cuda:\n    b = ['b/k.cu']\nelse:\n    c = ['c/r.cpp']\n"
+                              "use_cuda = False\nif use_cuda:\n    d = ['d/x.cu']\n", model)  # fmt: skip
+    assert model.cuda == {"a/fa.cu", "b/k.cu"} and model.hip == {"c/r.cpp"}
+    assert model.both == {"d/x.cu"}  # reassigned a constant outside any switch: no side any more
+
+
+def test_an_else_after_a_disjunction_with_a_rocm_term_is_the_cuda_side():
+    """exllamav2's tanh: `#if defined(USE_ROCM) || (__CUDA_ARCH__ < 750)` holds whenever ROCm
+    compiles it, so its #else (the PTX) is never ROCm's; the #if itself is not the port either."""
+    text = ("#if defined(USE_ROCM) || (defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 750)\nplain;\n#else\nasm1;\n#endif\n"
+            "#if (defined(USE_ROCM) && FAST) || OLD\nplain;\n#else\nasm2;\n#endif\n"
+            "#if X\na;\n#elif defined(__HIP_PLATFORM_AMD__) || Y\nb;\n#else\nasm3;\n#endif\n")  # fmt: skip
+    r = c_regions(text)
+    assert [r.side(n) for n in (2, 4)] == [None, CUDA]
+    assert [r.side(n) for n in (7, 9)] == [None, None]  # the ROCm test is inside parentheses with &&: decides nothing
+    assert [r.side(n) for n in (12, 14, 16)] == [None, None, CUDA]
+
+
+def test_setup_py_reading_the_torch_version_module_under_another_name_is_a_rocm_build(tmp_path):
+    """`from torch import version as torch_version` ... `if torch_version.hip:`: a ROCm branch of
+    the build; the kernels its extension lists are compiled by both builds, their headers too."""
+    setup = ("from setuptools import setup\nfrom torch.utils import cpp_extension\nfrom torch import version as torch_version\n"
+             "flags = ['-O3']\nif torch_version.hip:\n    flags += ['-DHIPBLAS_USE_HIP_HALF']\n"
+             "setup(name='x', ext_modules=[cpp_extension.CUDAExtension('x', ['x/ext/cache.cu'], "
+             "extra_compile_args={'nvcc': flags})])\n")  # fmt: skip
+    files = {
+        "x/ext/cache.cu": '#include "cache_q.cuh"\n#include "compat.cuh"\n' + PLAIN,
+        "x/ext/cache_q.cuh": "__device__ float f(float w) { return __shfl_xor_sync(0xffffffff, w, 1); }\n",
+        "x/ext/compat.cuh": ("#if defined(USE_ROCM)\n#include <hip/hip_runtime.h>\n#define __shfl_xor_sync(m, v, l) __shfl_xor(v, l)\n"
+                             "#endif\n__device__ float t(float x) {\n"
+                             "#if defined(USE_ROCM) || __CUDA_ARCH__ < 750\n  return tanhf(x);\n#else\n  float r;\n"
+                             '  asm("tanh.approx.f32 %0,%1;" : "=f"(r) : "f"(x));\n  return r;\n#endif\n}\n'),
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "rocm", {"setup.py": setup, **files}))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    assert doc["rocm_path"][0] == "setup.py:5 torch_version.hip"
+    # Control: no ROCm branch anywhere: the shuffle is work and the PTX a blocker.
+    files["x/ext/compat.cuh"] = '__device__ float t(float x) { float r; asm("tanh.approx.f32 %0,%1;" : "=f"(r) : "f"(x)); return r; }\n'
+    code, doc = run_json(tree(tmp_path / "cuda", {"setup.py": setup.replace("torch_version.hip", "False"), **files}))
+    assert doc["verdict"] == "cuda-only" and uncounted(doc) == {"x/ext/cache_q.cuh", "x/ext/compat.cuh"}
+
+
+def test_hip_branches_of_a_library_the_project_licenses_are_no_rocm_build(tmp_path):
+    """NVIDIA Warp's shape: a vendored BVH library (named by licenses/cubql-LICENSE.txt) has
+    `#ifdef __HIPCC__` branches of its own; they are that library's, not a ROCm build of the
+    project's: the project's PTX decides (cuda-only). Control: without the license file naming it,
+    the same branch is the project's own evidence."""
+    files = {
+        "licenses/cubql-LICENSE.txt": "Apache-2.0\n",
+        "licenses/cuda-LICENSE.txt": "EULA\n",
+        "pkg/native/cuBQL/builder.h": "#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\n#else\n#include <cuda_runtime_api.h>\n#endif\n",
+        "pkg/native/builtin.h": '__device__ float rcp(float a) { float r; asm("rcp.approx.f32 %0, %1;" : "=f"(r) : "f"(a)); return r; }\n',
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "vendored", files))
+    assert (code, doc["verdict"], doc["rocm_path"]) == (6, "cuda-only", [])
+    del files["licenses/cubql-LICENSE.txt"]
+    code, doc = run_json(tree(tmp_path / "own", files))
+    assert doc["verdict"] == "portable-with-work" and doc["rocm_path"][0].startswith("pkg/native/cuBQL/builder.h")
+    # A license named for a toolkit (cuda-LICENSE.txt) never makes a cuda/ directory vendored.
+    files["licenses/cubql-LICENSE.txt"] = "Apache-2.0\n"
+    files["pkg/native/cuda/port.cu"] = "#ifdef __HIPCC__\n#include <hip/hip_runtime.h>\nint x = 1;\n#endif\n"
+    code, doc = run_json(tree(tmp_path / "generic", files))
+    assert doc["rocm_path"] == ["pkg/native/cuda/port.cu:1 (a HIP/ROCm branch of #if)"]
+
+
+def test_a_core_dependency_on_nvidia_warp_is_cuda_only_and_a_guarded_one_optional(tmp_path):
+    """kaolin's shape: plain CUDA kernels (work) and a core that imports NVIDIA Warp (warp-lang:
+    GPU kernels on CUDA devices only, per its README) at module level: cuda-only. Control: the
+    same import inside try:/except ImportError is an optional part and the kernels decide."""
+    files = {
+        "requirements.txt": "numpy\nwarp-lang\n",
+        "pkg/__init__.py": "",
+        "pkg/sim.py": "import warp as wp\n\n\ndef step(x):\n    return wp.launch(x)\n",
+        "pkg/csrc/k.cu": "__global__ void k(float* x) { x[threadIdx.x & 31] += 1.0f; }\n",
+    }
+    code, doc = run_json(tree(tmp_path / "core", files))
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+    assert {f["what"] for f in doc["findings"] if f["verdict"] == "blocker"} >= {"warp", "warp-lang"}
+    files["requirements.txt"] = "numpy\n"
+    files["pkg/sim.py"] = "try:\n    import warp as wp\nexcept ImportError:\n    wp = None\n"
+    code, doc = run_json(tree(tmp_path / "guarded", files))
+    assert (code, doc["verdict"]) == (1, "portable-with-work")
+    assert [(f["what"], f["optional"]) for f in doc["findings"] if f["verdict"] == "blocker"] == [("warp", "inside try:")]
+
+
+def test_a_python_parser_of_kernel_source_is_no_kernel_but_its_kernel_strings_are(tmp_path):
+    """tilelang's adapter shape: a module that matches `__global__` with a regex and compares a
+    declaration with "CUtensorMap" holds no kernel; the C scan reads only string literals that
+    read as C source. Control: a kernel in a triple-quoted string beside it is still read."""
+    parser = ('import re\n\n\ndef match_kernel(source):\n    return re.search(r"__global__\\s+void\\s+(\\w+)", source)\n\n\n'
+              'def is_tma(decls):\n    return any(d == "CUtensorMap" for d in decls)  # a TMA descriptor\n')  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "parser", {"pkg/__init__.py": "", "pkg/adapter.py": parser}))
+    assert (code, doc["verdict"]) == (0, "portable") and not uncounted(doc)
+    kernel = parser + ('\nSRC = """\n__global__ void k(CUtensorMap* m) {\n'
+                       '  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global [%0], [%1];" :: "r"(0), "l"(m));\n}\n"""\n')  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "kernel", {"pkg/__init__.py": "", "pkg/adapter.py": kernel}))
+    assert doc["verdict"] == "cuda-only"
+    assert {f["where"] for f in doc["findings"] if f["verdict"] == "blocker"} == {"pkg/adapter.py:12", "pkg/adapter.py:13"}
+
+
+def test_a_cute_namespace_the_tree_nests_in_its_own_is_no_cutlass(tmp_path):
+    """TileLang's compiler shape: `namespace tvm { namespace tl { namespace cute {` holds a layout
+    IR of its own; files naming `cute::` that include no CuTe header use it. Control: the same
+    namespace at the top (CuTe's own shape) leaves them CUTLASS uses; and a file that includes
+    <cute/tensor.hpp> is one whatever the tree defines."""
+    files = {
+        "src/layout/cute_layout.h": "#pragma once\nnamespace tvm {\nnamespace tl {\nnamespace cute {\nstruct Layout {};\n}  // namespace cute\n}\n}\n",
+        "src/layout/tcgen05.cc": '#include "cute_layout.h"\nnamespace tvm {\nnamespace tl {\nconst cute::Layout kDp{};\n}\n}\n',
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "own", files))
+    assert (code, doc["verdict"]) == (0, "portable") and not doc["findings"]
+    files["src/tl_templates/gemm.h"] = "#include <cute/tensor.hpp>\nauto t = cute::make_tensor(p, l);\n"
+    code, doc = run_json(tree(tmp_path / "with-cute", files))
+    assert uncounted(doc) == {"src/tl_templates/gemm.h"}
+    files["src/layout/cute_layout.h"] = "#pragma once\nnamespace cute {\nstruct Layout {};\n}\n"
+    code, doc = run_json(tree(tmp_path / "top", files))
+    assert uncounted(doc) == {"src/tl_templates/gemm.h", "src/layout/tcgen05.cc"}
+
+
+def test_an_optional_cuda_probe_beside_a_rocm_build_needs_no_one(tmp_path):
+    """`find_package(CUDAToolkit QUIET)` in a CMake module every build includes: the build goes
+    on without CUDA, and the tree builds for ROCm. Control: REQUIRED is the CUDA build's need."""
+    files = {
+        "CMakeLists.txt": "include(cmake/FindPipCUDA.cmake)\nproject(p LANGUAGES CXX)\nif(USE_ROCM)\n"
+                          "  enable_language(HIP)\n  add_library(k src/k.hip)\nendif()\n",
+        "cmake/FindPipCUDA.cmake": "find_package(CUDAToolkit QUIET)\nif(CUDAToolkit_FOUND)\n  return()\nendif()\n",
+        "src/k.hip": "#include <hip/hip_runtime.h>\n",
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "quiet", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    files["cmake/FindPipCUDA.cmake"] = "find_package(CUDAToolkit QUIET REQUIRED)\n"
+    code, doc = run_json(tree(tmp_path / "required", files))
+    assert doc["verdict"] == "portable-with-work" and uncounted(doc) == {"cmake/FindPipCUDA.cmake"}
+
+
+def test_an_own_cute_namespace_reaches_only_its_top_directory(tmp_path):
+    """CUTLASS's shape: an MLIR compiler nests `cutlass_compiler::cute` under compiler/; the
+    library's own headers elsewhere that name `cute::` (reaching CuTe through other headers)
+    stay CUTLASS uses."""
+    files = {
+        "compiler/include/conv.h": "namespace mlir {\nnamespace cutlass_compiler::cute {\nstruct T {};\n}\n}\n",
+        "compiler/lib/conv.cpp": '#include "conv.h"\nusing X = mlir::cutlass_compiler::cute::T;\nauto y = cute::T{};\n',
+        "include/cute/algorithm/copy.hpp": "#pragma once\nauto z = cute::copy(a, b);\n",
+    }
+    code, doc = run_json(tree(tmp_path, files))
+    assert uncounted(doc) == {"include/cute/algorithm/copy.hpp"}
+
+
+def test_ptx_address_space_queries_have_a_counterpart_and_the_asm_keyword_is_no_instruction():
+    """Warp's `isspacep.global` (is this flat pointer global?) maps to the AMDGPU address-space
+    builtins; a code generator writing `"asm volatile (\\n"` into its output names no instruction,
+    while the instructions of a real statement beside it are still named."""
+    got = instructions('asm volatile("{ .reg .pred p; isspacep.global p, %1; selp.u32 %0, 1, 0, p; }" : "=r"(r) : "l"(a))')
+    assert got == ("isspacep.global", "selp")
+    counterpart, source = load().ptx("isspacep.global")
+    assert "__builtin_amdgcn_is_shared" in counterpart and "BuiltinsAMDGPU" in source
+    assert instructions('this->stream << "asm volatile (\\n";') == () and instructions('__asm__ __volatile__("cp.async.commit_group;")') == (
+        "cp.async",)
+
+
+def test_a_project_is_never_its_own_cuda_only_dependency(tmp_path):
+    """NVIDIA Warp's own tree imports `warp` everywhere and its lock file lists warp-lang: that is
+    the project itself, not a dependency on it. Control: another project importing it depends on it."""
+    files = {
+        "pyproject.toml": '[project]\nname = "warp-lang"\nversion = "1.0"\ndependencies = ["numpy"]\n',
+        "build_docs.py": "import warp\n",
+        "warp/__init__.py": "",
+        "warp/sim.py": "import warp\nimport warp._src.context\n",
+    }
+    code, doc = run_json(tree(tmp_path / "self", files))
+    assert (code, doc["verdict"]) == (0, "portable") and not any("warp" in f["what"] for f in doc["findings"])
+    files["pyproject.toml"] = files["pyproject.toml"].replace("warp-lang", "sim-tools")
+    code, doc = run_json(tree(tmp_path / "user", files))
+    assert (code, doc["verdict"]) == (6, "cuda-only")
+
+
+def test_setup_name_given_by_a_module_constant_names_the_project(tmp_path):
+    """MegaBlocks' setup(name=_PACKAGE_NAME) with _PACKAGE_NAME = 'megablocks' at the top: the
+    project is known, and so is AMD's port of it. Control: a name computed by a call is unknown."""
+    setup = "from setuptools import setup\n_PACKAGE_NAME = 'megablocks'\nsetup(name=_PACKAGE_NAME)\n"
+    code, doc = run_json(tree(tmp_path / "const", {"setup.py": setup, "csrc/ops.cu": PLAIN}))
+    assert (doc["port"] or "").startswith("https://github.com/ROCm/megablocks")
+    code, doc = run_json(tree(tmp_path / "call", {"setup.py": setup.replace("'megablocks'", "read_name()"),
+                                                  "csrc/ops.cu": PLAIN}))  # fmt: skip
+    assert not doc["port"]
+
+
+UV_LOCK = ('version = 1\n\n[[package]]\nname = "mlm"\nversion = "0.1"\nsource = {{ editable = "." }}\n'
+           'dependencies = [{{ name = "numpy" }}{core}]\n\n[package.optional-dependencies]\ndev = [{{ name = "quack-kernels" }}]\n\n'
+           '[[package]]\nname = "numpy"\nversion = "2.0"\nsource = {{ registry = "https://pypi.org/simple" }}\n\n'
+           '[[package]]\nname = "quack-kernels"\nversion = "0.1"\nsource = {{ registry = "https://pypi.org/simple" }}\n')  # fmt: skip
+
+
+def test_lock_entries_only_extras_reach_and_container_requirements_are_optional(tmp_path):
+    """Megatron-LM's shape: uv.lock resolves quack-kernels for the [dev] group only, and
+    docker/lts/requirements.txt lists what an image installs: neither is the core's. Control: the
+    same package reached from the project's own dependencies, or a top requirements.txt, is."""
+    files = {
+        "pyproject.toml": '[project]\nname = "mlm"\nversion = "0.1"\ndependencies = ["numpy"]\n',
+        "uv.lock": UV_LOCK.format(core=""),
+        "docker/lts/requirements.txt": "flashinfer-python\n",
+        "mlm/__init__.py": "",
+    }
+    code, doc = run_json(tree(tmp_path / "extras", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    parts = {p["part"] for p in doc["optional_parts"]}
+    assert parts == {"docker/lts/ (a container recipe below the top of the tree)", "locked for an extra or a dev group only"}
+    files["uv.lock"] = UV_LOCK.format(core=', { name = "quack-kernels" }')
+    files["requirements.txt"] = "flashinfer-python\n"
+    code, doc = run_json(tree(tmp_path / "core", files))
+    assert doc["verdict"] == "cuda-only" and uncounted(doc) == {"uv.lock", "requirements.txt"}
+
+
+def test_packages_pyproject_does_not_install_and_lazy_integrations_are_optional(tmp_path):
+    """Megatron-LM's shape: pyproject.toml installs `mlm.core*` only, so mlm/post_training/
+    importing modelopt at module level is not the package; and mlm/core/export/trtllm/ imports
+    tensorrt_llm inside a function of a module named for it. Control: installing every package
+    makes post_training core, and the same lazy import in a module named for nothing stays core."""
+    find = '\n[tool.setuptools.packages.find]\ninclude = ["mlm.core", "mlm.core.*"]\n'
+    files = {
+        "pyproject.toml": '[project]\nname = "mlm"\nversion = "0.1"\ndependencies = ["numpy"]\n' + find,
+        "mlm/core/__init__.py": "",
+        "mlm/core/export/trtllm/convert.py": "def f(x):\n    from tensorrt_llm._utils import to_torch\n    return to_torch(x)\n",
+        "mlm/post_training/__init__.py": "",
+        "mlm/post_training/generate.py": "from modelopt.torch.utils.plugins import megatron_generate\n",
+    }  # fmt: skip
+    code, doc = run_json(tree(tmp_path / "installed", files))
+    assert (code, doc["verdict"]) == (0, "portable"), doc["reasons"]
+    why = {f["where"]: f["optional"] for f in doc["findings"] if f["verdict"] == "blocker"}
+    assert why["mlm/post_training/generate.py:1"] == "mlm/post_training/ (not among the packages pyproject.toml installs)"
+    assert why["mlm/core/export/trtllm/convert.py:2"].startswith("mlm/core/export/trtllm/ (imported inside a function of a module named for it")
+    files["pyproject.toml"] = files["pyproject.toml"].replace(find, "")
+    files["mlm/core/export/helpers.py"] = files.pop("mlm/core/export/trtllm/convert.py")
+    code, doc = run_json(tree(tmp_path / "all", files))
+    assert doc["verdict"] == "cuda-only"
+    assert uncounted(doc) == {"mlm/post_training/generate.py", "mlm/core/export/helpers.py"}

@@ -393,6 +393,26 @@ def test_the_evaluation_set_cites_each_project_s_own_statement():
     assert all(p["blockers"] for p in projects if p["status"] == "cuda-only" and "sdist" not in p)
 
 
+def test_the_held_out_set_cites_each_project_s_own_statement_and_is_disjoint():
+    """tests/advise_eval/heldout.json: projects advise was not tuned on (issue 41's hidden-projects
+    bar), each with its documented status, a URL at the commit read (or, for a port AMD keeps, into
+    that port) and a quote; none is in the evaluation set; the verdicts span all three."""
+    here = Path(__file__).resolve().parent / "advise_eval"
+    held = json.loads((here / "heldout.json").read_text())["projects"]
+    known = {p["name"].lower() for p in json.loads((here / "projects.json").read_text())["projects"]}
+    assert len(held) >= 8 and not {p["name"].lower() for p in held} & known
+    verdicts = {"portable", "portable-with-work", "cuda-only", "unknown"}
+    for p in held:
+        assert len(p["commit"]) == 40 and len(p["statement"]["quote"]) > 20, p["name"]
+        url = p["statement"]["url"]
+        assert url.startswith(f"https://github.com/{p['repo']}/blob/{p['commit']}/") or (
+            p["status"] == "rocm-port" and url.startswith("https://github.com/ROCm/")), p["name"]
+        assert p["expect"] and set(p["expect"]) <= verdicts, p["name"]
+        if p["status"] == "cuda-only":
+            assert "portable" not in p["expect"], p["name"]
+    assert {v for p in held for v in p["expect"]} >= {"portable", "portable-with-work", "cuda-only"}
+
+
 def test_setup_py_rocm_branch_covers_its_nvcc_flags(tmp_path):
     setup = ("import torch\nfrom setuptools import setup\n"
              "if torch.version.hip:\n    flags = ['--offload-arch=gfx942']\n"

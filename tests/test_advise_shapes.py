@@ -89,8 +89,8 @@ def test_globbed_sources_follow_the_side_of_the_switch_that_adds_them(tmp_path):
 def test_setup_py_cuda_tests_and_platform_switches_read_from_the_environment():
     import ast
 
-    from gpuenv.advise.buildmodel import _test_side
     from gpuenv.advise.regions import CUDA, HIP
+    from gpuenv.advise.setuppy import _test_side
 
     def side(src: str) -> str | None:
         return _test_side(ast.parse(src, mode="eval").body)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from gpuenv.matrices import load
+from gpuenv.resolve.finding import Severity
 from tests.doctor_cases import DEBIAN, MI300X, RX6700XT, amd_gpu, base, box, judged, judged_one, no_rocm
 
 RX6800 = amd_gpu("1002:73bf", "AMD Radeon RX 6800 XT", "gfx1030", "RDNA2")
@@ -424,7 +425,8 @@ def test_an_only_apu_a_release_lists_is_judged_against_what_install_auto_plans(m
     gpuenv may pin (7.2.4, which lists gfx1151 but not gfx1103); the fix names the newer release with the flag its
     unconfirmed key needs."""
     assert matrices.newest_rocm_for(STRIX["gfx_target"]).version == "10.1.0"
-    assert not judged(box("rocm", no_rocm, gpus=[STRIX]), matrices, "amd.gpu-unsupported")
+    [doubt] = judged(box("rocm", no_rocm, gpus=[STRIX]), matrices, "amd.gpu-unsupported")  # listed, unconfirmed
+    assert (doubt.severity.value, doubt.title) == ("info", "ROCm 7.2.4's support for gfx1151 is not confirmed by AMD")
     [f] = judged(box("rocm", no_rocm, gpus=[PHOENIX]), matrices, "amd.gpu-unsupported")
     assert f.severity.value == "warning"
     assert f.title == "ROCm 7.2.4 does not support gfx1103 (from AMD's repository, what `gpuenv install auto` would pick)"
@@ -612,12 +614,14 @@ def _installed(version: str, build: str):
 def test_a_ryzen_ai_max_395_under_a_release_whose_ryzen_pages_list_it(matrices, version, build):
     """A Ryzen AI MAX+ 395 (Strix Halo, gfx1151) alone with ROCm 7.1.1-7.2.x installed: AMD's Ryzen pages
     list it (unconfirmed, the release's notes say so), so the doctor judges it against the installed
-    release, which supports it on Radeon terms: no amd.gpu-unsupported, and Ubuntu is within the terms."""
+    release, which supports it on Radeon terms: no error, only the warning that AMD does not confirm
+    the listing (rocm.json gpus_unconfirmed, #42), and Ubuntu is within the terms."""
     rel = matrices.rocm_release(version)
     assert rel.support("gfx1151") == "radeon" and rel.support("gfx1150") == "radeon"
     assert any("UNCONFIRMED" in n and "gfx1151" in n for n in rel.notes)
     doc = box("rocm", _installed(version, build), gpus=[STRIX])
-    assert not judged(doc, matrices, "amd.gpu-unsupported")
+    doubt = judged_one(doc, matrices, "amd.gpu-unsupported")
+    assert (doubt.severity, doubt.title) == (Severity.WARNING, f"ROCm {version}'s support for gfx1151 is not confirmed by AMD")
     assert not judged(doc, matrices, "amd.gpu-preview")
     off_terms = judged_one(box("rocm", _installed(version, build), ("os", DEBIAN), gpus=[STRIX]), matrices, "amd.gpu-preview")
     assert off_terms.title == f"ROCm {version} supports gfx1151 only on Radeon terms"

@@ -45,12 +45,13 @@ def advise(path: str) -> Advice:
 
 def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     """Every hit of the tree, file by file, as the walk reads it; ``walked`` counts the rest."""
-    from gpuenv.advise.buildmodel import BuildModel, read_cmake, read_setup_py
+    from gpuenv.advise.buildmodel import BuildModel, read_cmake
     from gpuenv.advise.builds import is_cmake, scan_build_script, scan_cmake
     from gpuenv.advise.deps import PARSERS, Unparsable
     from gpuenv.advise.images import parse_dockerfile
     from gpuenv.advise.parts import Parts
     from gpuenv.advise.regions import is_auxiliary_file, is_rocm_file, is_test_file, twin_key
+    from gpuenv.advise.setuppy import read_setup_py
     from gpuenv.advise.sources import (
         C_SUFFIXES,
         DEVICE_MACROS,
@@ -69,10 +70,13 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
     cuda_flags: set[str] = set()  # feature macros #defined only on CUDA sides (regions.c_regions)
     person_modules: dict[str, bool] = {}  # module -> whether the table calls it more than portable
     unparsable = 0
+    licensed = _licensed_names(path)
     for f in walk(path, counts):
         text = f.data.decode("utf-8", "replace")  # a latin-1 comment must not hide the code around it
         name = f.path.rsplit("/", 1)[-1]
-        test = is_test_file(f.path)
+        # A vendored library's HIP branches are that library's portability, not the project's
+        # ROCm build: read like a test's for evidence (NVIDIA Warp's cuBQL under warp/native/).
+        test = is_test_file(f.path) or bool(licensed and _in_licensed(f.path, licensed))
         if f.manifest == "pkg-info":
             if "/" not in f.path and (m := _PKG_NAME.search(text)):
                 walked.name = m.group(1)  # an sdist's own name: evidence when its setup.py is a stub
@@ -102,7 +106,7 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             if f.manifest == "pyproject" and name.lower() != "pyproject.toml":
                 _platform_variant(walked, f.path, text, deps, test)
             for d in deps:
-                extra = f"the extra [{d.extra}]" if d.extra else ""
+                extra = "" if not d.extra else d.extra[1:-1] if d.extra.startswith("(") else f"the extra [{d.extra}]"
                 if d.kind == "index":
                     yield Hit("construct:torch-cuda-index", d.written, f.path, d.line, "dependency", optional=extra)
                 else:
@@ -143,6 +147,8 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
             keyword = names_device_keyword(text)
             macros |= device_macros(text, keyword)
             walked.c_paths.append(f.path)
+            if "cute" in text or "cutlass" in text:
+                _own_namespaces(f.path, text, walked)
             if rocm and "include" in text:
                 # Only read once the tree shows a ROCm build (root build files come first): the
                 # include graph serves the build model, which applies only then (CUTLASS's speed).
@@ -165,6 +171,39 @@ def _hits(path: str, table: Table, walked: Walked) -> Iterator[Hit]:
                              counts.ignored, counts.ignore_lines)  # fmt: skip
 
 
+_LICENSE_DIRS = frozenset({"licenses", "third_party_licenses", "third-party-licenses", "thirdpartylicenses"})
+_LICENSE_NAME = re.compile(r"^(?:licen[sc]e[-_.])?(.+?)(?:[-_.]licen[sc]e)?(?:\.(?:txt|md|rst))?$", re.IGNORECASE)
+
+
+# License files named for a toolkit or a generic word (Warp's cuda-LICENSE.txt): never read as
+# a directory of vendored code, or a project's own csrc/cuda/ would be taken for one.
+_NOT_A_LIBRARY = frozenset({"license", "licence", "readme", "notice", "cuda", "nvidia", "nv", "rocm", "hip", "amd",
+                            "gpu", "src", "include", "native", "python", "csrc", "lib", "core"})  # fmt: skip
+
+
+def _licensed_names(root: str) -> frozenset[str]:
+    """The libraries a top-level ``licenses/`` directory names, one license file each
+    (``cubql-LICENSE.txt``, ``LICENSE.nanovdb``): third-party code the project ships."""
+    names = set()
+    try:
+        with os.scandir(root) as it:
+            dirs = [e.path for e in it if e.name.lower() in _LICENSE_DIRS and e.is_dir(follow_symlinks=False)]
+        for d in dirs:
+            with os.scandir(d) as it:
+                for e in it:
+                    m = _LICENSE_NAME.match(e.name)
+                    if m and m.group(1).lower() not in _NOT_A_LIBRARY:
+                        names.add(m.group(1).lower())
+    except OSError:
+        return frozenset()
+    return frozenset(names)
+
+
+def _in_licensed(path: str, names: frozenset[str]) -> bool:
+    """Whether a file lies in a directory named for one of those libraries."""
+    return any(seg.lower() in names for seg in path.split("/")[:-1])
+
+
 _PKG_NAME = re.compile(r"^Name:[ \t]*(\S+)", re.MULTILINE)
 _PROJECT_NAME = re.compile(r"^name[ \t]*=[ \t]*[\"']([^\"'\n]+)", re.MULTILINE)
 # "x.h", and <pkg/x.h> with a directory: a project's own header reached through its include
@@ -182,11 +221,30 @@ def _top_manifest(walked: Walked, kind: str, text: str) -> None:
         m = _PROJECT_NAME.search(text, section) if section >= 0 else None
         if m and not walked.name:
             walked.name = m.group(1)
+        if "[tool.setuptools.packages.find]" in text and walked.parts is not None:
+            walked.parts.installed = _installed_packages(text)
         return
     stub, name = setup_py_facts(text)
     walked.stub = f"setup.py{stub}" if stub else ""
     if name and not walked.name:
         walked.name = name
+
+
+def _installed_packages(text: str) -> tuple[str, ...]:
+    """[tool.setuptools.packages.find] include: the packages the project installs ("megatron.core",
+    "megatron.core.*"); () when the table does not parse or lists none (then all are)."""
+    from gpuenv.advise.deps import Unparsable, _toml
+
+    try:
+        find = _toml(text).get("tool", {}).get("setuptools", {}).get("packages", {}).get("find", {})
+    except (Unparsable, AttributeError):
+        return ()
+    include = find.get("include") if isinstance(find, dict) else None
+    if not isinstance(include, list) or not all(isinstance(i, str) for i in include):
+        return ()
+    if isinstance(find.get("where"), list) and find["where"] not in (["."], [""]):
+        return ()  # packages below src/ or another root: their paths are not the dotted names
+    return tuple(include)
 
 
 def _platform_variant(walked: Walked, path: str, text: str, deps: list[Dep], test: bool) -> None:
@@ -227,6 +285,40 @@ def _includes(path: str, text: str, into: dict[str, list[tuple[str, bool]]]) -> 
         if side != HIP:
             written.append((m.group(1) or m.group(2), side == CUDA))
     into[path] = written
+
+
+# `namespace cute {` inside another namespace (TileLang's tvm::tl::cute, CuTe-style layout IR of
+# its compiler), or `namespace tvm::tl::cute {`: the project's own namespace, not NVIDIA's ::cute.
+_LIB_INCLUDE = re.compile(r"#[ \t]*include[ \t]*[<\"](?:cute|cutlass)/")
+_LIB_NAMESPACES = ("cute", "cutlass")
+
+
+def _own_namespaces(path: str, text: str, walked: Walked) -> None:
+    """Note the tree's own nested ``cute``/``cutlass`` namespaces, and the files that use such a
+    namespace without including CUTLASS or CuTe themselves (whose uses may be the tree's own).
+    Plain ``str.find``: CUTLASS's 3,000 files all name both (a regex over each was a second)."""
+    if ("cute/" not in text and "cutlass/" not in text) or _LIB_INCLUDE.search(text) is None:
+        used = {ns for ns in _LIB_NAMESPACES if ns + "::" in text}
+        if used:
+            walked.ns_only[path] = used
+    top = path.split("/", 1)[0] if "/" in path else ""
+    for ns in _LIB_NAMESPACES:
+        if top in walked.own_ns.get(ns, ()):
+            continue
+        for opener in (f"namespace {ns}", f"::{ns}"):
+            at = text.find(opener)
+            while at != -1:
+                end = at + len(opener)
+                rest = text[end : end + 8].lstrip(" \t\n")
+                if rest.startswith("{"):
+                    start = text.rfind("\n", 0, at) + 1
+                    line = text[start:at].strip()
+                    nested = opener.startswith("::") and line.startswith("namespace ")
+                    if nested or (not opener.startswith("::") and not line
+                                  and text.count("{", 0, at) > text.count("}", 0, at)):  # fmt: skip
+                        walked.own_ns.setdefault(ns, set()).add(top)
+                        break
+                at = text.find(opener, end)
 
 
 def _note(rocm: list[str], sign: str) -> None:

@@ -87,7 +87,9 @@ _KIND = frozenset({"async", "sync", "mma_async", "bulk", "shared", "global", "lo
                    "wait", "commit_group", "wait_group", "fence", "try_wait", "expect_tx", "init", "approx",
                    "tensor", "arrive_and_expect_tx", "test_wait", "alloc", "dealloc", "mma", "ld", "st", "cp",
                    "commit", "red", "cta", "gpu", "sys", "acq_rel", "release", "acquire", "reduce"})  # fmt: skip
-_NOT_OPCODES = frozenset({"memory", "cc"})
+# Clobbers, and the asm keyword itself: a code generator writing `"asm volatile (\n"` into its
+# output holds the statement's start in a string, no instruction (TileLang's codegen_cuda.cc).
+_NOT_OPCODES = frozenset({"memory", "cc", "asm", "__asm__", "volatile", "__volatile__"})
 _LITERALS = re.compile(r'(?:"(?:[^"\\\n]|\\.)*"\s*)+')
 _BARE = frozenset({"trap", "exit", "brkpt", "ret", "pmevent"})  # PTX instructions written without operands or a dot
 _WHOLE = frozenset({"ldmatrix", "stmatrix", "movmatrix", "wgmma", "tcgen05", "setmaxnreg", "griddepcontrol",

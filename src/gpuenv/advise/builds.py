@@ -29,7 +29,7 @@ _CMAKE_ROCM = re.compile(
     r"|\b(?:else)?if\s*\([^)\n]*(?:USE_ROCM|\w*_HIP\b|ROCM\w*|STREQUAL\s+\"?HIP\b)"
 )
 _PY_CUDA = re.compile(r"-gencode\b|\barch=compute_\d+|\bsm_\d+[af]?\b|--generate-code\b")
-_PY_ROCM = re.compile(r"torch\.version\.hip\b|\bROCM_HOME\b|\bIS_HIP_EXTENSION\b|\bUSE_ROCM\b|\bis_rocm\w*|\bhipify\w*"
+_PY_ROCM = re.compile(r"torch\.version\.hip\b|\b\w*version\.hip\b|\bROCM_HOME\b|\bIS_HIP_EXTENSION\b|\bUSE_ROCM\b|\bis_rocm\w*|\bhipify\w*"
                       r"|\bBUILD_TARGET\b[^\n]*rocm|--offload-arch\b", re.IGNORECASE)  # fmt: skip
 
 

@@ -224,12 +224,17 @@ def setup_py_facts(text: str) -> tuple[str, str]:
         return "", ""
     name = ""
     calls_setup = False
+    # Module-level string constants: setup(name=_PACKAGE_NAME) with _PACKAGE_NAME = "megablocks"
+    strings = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+               and isinstance(n.value.value, str) for t in n.targets if isinstance(t, ast.Name)}  # fmt: skip
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup":
             calls_setup = True
             for kw in node.keywords:
                 if kw.arg == "name" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
                     name = kw.value.value
+                elif kw.arg == "name" and isinstance(kw.value, ast.Name) and kw.value.id in strings:
+                    name = strings[kw.value.id]
     raises = [n for n in tree.body if isinstance(n, ast.Raise)]
     if not raises and not calls_setup:
         raises = [n for n in ast.walk(tree) if isinstance(n, ast.Raise)]
@@ -302,12 +307,46 @@ def parse_pipfile_lock(text: str) -> list[Dep]:
 
 
 def parse_toml_lock(text: str) -> list[Dep]:
-    """poetry.lock, uv.lock, pdm.lock: every [[package]] name (the whole resolved set)."""
+    """poetry.lock, uv.lock, pdm.lock: every [[package]] name (the whole resolved set). Where the
+    lock names the project itself (uv's ``source = { editable = "." }``), what only its extras and
+    dev groups reach is marked as theirs: Megatron-LM's uv.lock resolves quack-kernels for [dev]."""
     doc = _toml(text)
     packages = doc.get("package")
-    names = [p["name"] for p in packages if isinstance(p, dict) and isinstance(p.get("name"), str)] if isinstance(
+    entries = [p for p in packages if isinstance(p, dict) and isinstance(p.get("name"), str)] if isinstance(
         packages, list) else []  # fmt: skip
-    return _located(text, [], names, [])
+    deps = _located(text, [], [p["name"] for p in entries], [])
+    core = _lock_core(entries)
+    if core is None:
+        return deps
+    return [d if normalize_name(d.name) in core else d._replace_extra(LOCK_EXTRAS) for d in deps]
+
+
+# The "extra" of a locked package that only the project's extras or dev groups reach.
+LOCK_EXTRAS = "(locked for an extra or a dev group only)"
+
+
+def _lock_core(entries: list[dict[str, Any]]) -> set[str] | None:
+    """The packages the project's own entry reaches through plain ``dependencies`` (never through
+    ``optional-dependencies`` or ``dev-dependencies``); None without such an entry."""
+    roots = [p for p in entries if isinstance(p.get("source"), dict)
+             and (p["source"].get("editable") == "." or p["source"].get("virtual") == ".")]  # fmt: skip
+    if len(roots) != 1:
+        return None
+    by_name = {normalize_name(p["name"]): p for p in entries}
+    core = {normalize_name(roots[0]["name"])}
+    todo = [roots[0]]
+    while todo:
+        for dep in todo.pop().get("dependencies") or ():
+            name = normalize_name(dep.get("name", "")) if isinstance(dep, dict) else ""
+            if name and name not in core:
+                core.add(name)
+                if name in by_name:
+                    todo.append(by_name[name])
+    return core
+
+
+def normalize_name(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 _CONDA_LOCK_NAME = re.compile(r"^\s*-?\s*name:\s*['\"]?([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)

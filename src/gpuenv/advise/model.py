@@ -144,6 +144,9 @@ class Walked:
     ported: set[str] = field(default_factory=set)  # files with HIP branches of their own (the port adapts them)
     stub: str = ""  # a setup.py that only raises ("setup.py:3 raises: ..."): not a source tree
     name: str = ""  # the distribution's own name (PKG-INFO, pyproject, setup.py name=)
+    # cute/cutlass namespaces the tree nests in its own -> the top directories that define them
+    own_ns: dict[str, set[str]] = field(default_factory=dict)
+    ns_only: dict[str, set[str]] = field(default_factory=dict)  # file -> those it uses, including no CUTLASS header
 
 
 @dataclass(frozen=True)

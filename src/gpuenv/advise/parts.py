@@ -46,6 +46,22 @@ class Parts:
     # module path -> the environment switch that asks for its build ("DS_BUILD_EVOFORMER_ATTN")
     on_request: dict[str, str] = field(default_factory=dict)
     imported_by: dict[str, list[tuple[str, bool]]] | None = None  # ``importers``, once worked out
+    # The packages the top pyproject.toml installs ([tool.setuptools.packages.find] include, as
+    # dotted patterns: "megatron.core.*"); empty when it does not say (then every package is).
+    installed: tuple[str, ...] = ()
+
+    def not_installed(self, path: str) -> bool:
+        """A module in a directory whose package the top pyproject.toml does not install
+        (Megatron-LM installs megatron.core and megatron.training, not megatron/post_training/)."""
+        if not self.installed or not path.endswith(".py"):
+            return False
+        directory = path.rpartition("/")[0]
+        if not directory:
+            return False  # a script at the top: an entry point, installed or not
+        from fnmatch import fnmatchcase
+
+        dotted = directory.replace("/", ".")
+        return not any(fnmatchcase(dotted, pattern) for pattern in self.installed)
 
     def note_build_file(self, path: str) -> None:
         directory, _, name = path.rpartition("/")
@@ -256,7 +272,8 @@ def optional_modules(parts: Parts, outside: set[str] | frozenset[str] = frozense
     """Module path -> why it is optional: every import of it that runs at module level comes from
     a module that is optional itself (a greatest fixpoint, so a backend's modules importing each
     other stay optional together) or not core for another reason (``outside``: a CUDA twin
-    directory, a backend named for CUDA); a module nothing imports is core (an entry point)."""
+    directory, a backend named for CUDA, a package pyproject.toml does not install); a module
+    nothing imports is core (an entry point)."""
     if not parts.imports:
         return {}
     into = importers(parts)
@@ -291,6 +308,9 @@ _CORE_REQUIREMENTS = frozenset({"", "common", "base", "runtime", "core", "main",
                                 "cuda", "gpu", "build"})  # fmt: skip
 
 
+_CONTAINER_DIRS = frozenset({"docker", "dockerfiles", "containers", "container"})
+
+
 def is_backend(path: str) -> bool:
     """A Python module named for a CUDA-only backend (``_BACKEND``), or a CMake file in a directory
     named for one (TGI's backends/trtllm/CMakeLists.txt: that backend's build, not the core's)."""
@@ -313,7 +333,7 @@ def _inside(directory: str, packaged: set[str]) -> bool:
 
 
 def optional_part(path: str, packages: set[str], modules: dict[str, str], packaged: set[str] | None = None,
-                  backends: bool = False) -> str:  # fmt: skip
+                  backends: bool = False, parts_installed: Parts | None = None) -> str:  # fmt: skip
     """Why the file at ``path`` is an optional part ("" when it is core). ``packaged``: the
     package directories, given where the top of the tree is a package (its scripts elsewhere,
     container recipes below the top, and requirements lists other than the core's are not what it
@@ -329,10 +349,15 @@ def optional_part(path: str, packages: set[str], modules: dict[str, str], packag
         if path.startswith(package):
             return f"{package} (a package of its own: setup.py or pyproject.toml)"
     directory, _, name = path.rpartition("/")
+    if parts_installed is not None and parts_installed.not_installed(path):
+        return f"{directory}/ (not among the packages pyproject.toml installs)"
     if backends and is_backend(path):
         return f"{directory}/ (a CUDA-only backend, named for it, beside the project's ROCm build)"
     if packaged is not None and name.endswith(".txt") and (name.startswith("requirements") or directory.endswith(
             "requirements")):  # fmt: skip
+        if any(seg.lower() in _CONTAINER_DIRS for seg in segments[:-1]):
+            # Megatron-LM's docker/lts/requirements.txt: what an image installs, not the package
+            return f"{directory}/ (a container recipe below the top of the tree)"
         stem = name[: -len(".txt")].removeprefix("requirements").strip("-_.")
         if stem.lower() not in _CORE_REQUIREMENTS:
             return f"{path} (a requirements list beside the core's)"

@@ -185,6 +185,8 @@ def _c_regions(text: str, cuda_names: frozenset[str], rocm_tree: bool = False) -
             side = condition_side(op, expr)
             if side is None and op in ("if", "ifdef") and cuda_names and _flag(expr) in cuda_names:
                 side = CUDA_ONLY
+            if side is None and op == "if" and _taken_on_rocm(expr):
+                side = _TAKEN
             stack.append([side, line + 1, [], []])
             continue
         if not stack:
@@ -192,7 +194,7 @@ def _c_regions(text: str, cuda_names: frozenset[str], rocm_tree: bool = False) -
         top = stack[-1]
         if top[0] == CUDA_ONLY:
             top[3].append((top[1], line - 1, CUDA))
-        elif top[0] is not None:
+        elif top[0] is not None and top[0] != _TAKEN:
             spans.append((top[1], line - 1, top[0]))
         top[2].append(top[0])
         if op == "endif":
@@ -207,16 +209,43 @@ def _c_regions(text: str, cuda_names: frozenset[str], rocm_tree: bool = False) -
             top[0] = _else_side(top[2])
         else:  # elif
             side = condition_side("if", expr)
+            if side is None and _taken_on_rocm(expr):
+                side = _TAKEN if _else_side(top[2]) is None else CUDA
             top[0] = side if side is not None else _else_side(top[2])
         top[1] = line + 1
     spans.sort()
     return Regions(tuple(s[0] for s in spans), tuple(spans))
 
 
+# A branch taken on ROCm and maybe elsewhere too: ``#if defined(USE_ROCM) || __CUDA_ARCH__ <
+# 750`` (exllamav2's tanh). Not the port itself (CUDA may take it), but what follows it, the
+# ``#else`` with its PTX, is never compiled for ROCm.
+_TAKEN = "taken-on-rocm"
+
+
+def _taken_on_rocm(expr: str) -> bool:
+    """Whether a disjunction holds whenever ROCm compiles it: one of its top-level terms is a
+    ROCm test (``defined(USE_ROCM) || (...)``); a term inside parentheses decides nothing."""
+    expr = expr.split("//", 1)[0].split("/*", 1)[0]
+    if "||" not in expr:
+        return False
+    terms, depth, start = [], 0, 0
+    for i, c in enumerate(expr):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif c == "|" and depth == 0 and expr.startswith("||", i):
+            terms.append(expr[start:i])
+            start = i + 2
+    terms.append(expr[start:])
+    return len(terms) > 1 and any("&&" not in t and "|" not in t and _term_side(t) == HIP for t in terms)
+
+
 def _else_side(seen: list[str | None]) -> str | None:
     """The side of a branch reached when every earlier branch of its conditional failed (after
     a CUDA-compiler-only branch: neither, both builds may take it)."""
-    if HIP in seen:
+    if HIP in seen or _TAKEN in seen:
         return CUDA  # an earlier branch was ROCm's: this one is taken only when not on ROCm
     if CUDA in seen:
         return HIP  # an earlier branch was "not ROCm": this one is taken on ROCm

@@ -129,9 +129,18 @@ def scan_file(path: str, suffix: str, text: str, macros: frozenset[str] | set[st
     if suffix == ".py":
         _scan_python(path, text, hits)
         if "__global__" in text:  # CUDA source held in a string (load_inline, RawKernel)
+            from gpuenv.advise.pykernels import kernel_text
+
+            kernels = kernel_text(text)  # its strings of C source only, not the Python around them
             # Its own #ifdef __HIP_DEVICE_COMPILE__ / #else (cupyx's kernels): the CUDA side is covered.
-            regions = c_regions(text) if "#if" in text and _HIP_DIRECTIVE.search(text) else NO_REGIONS
-            _scan_c(path, text, hits, evidence, host=False, device=True, regions=regions, ptx=ptx)
+            regions = c_regions(kernels) if "#if" in kernels and _HIP_DIRECTIVE.search(kernels) else NO_REGIONS
+            mark = len(hits)
+            _scan_c(path, kernels, hits, evidence, host=False, device=True, regions=regions, ptx=ptx)
+            if len(hits) > mark:  # each construct shown as its line is written, Python and all
+                lines = text.split("\n")
+                hits[mark:] = [h._replace(what=_line_text(lines[h.line - 1], 0))
+                                if h.kind == "construct" and h.rule != "construct:inline-ptx" else h
+                                for h in hits[mark:]]  # fmt: skip
     elif suffix in CYTHON_SUFFIXES:
         _scan_python(path, text, hits)
         _scan_cython_externs(path, text, hits)

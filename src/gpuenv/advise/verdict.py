@@ -21,11 +21,13 @@ cuda-only, its reasons naming the blockers that build covers and those it leaves
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 
 from gpuenv.advise import LAZY
 from gpuenv.advise.builds import BUILD_RULE
 from gpuenv.advise.model import Advice, Finding, Hit, Level, Skipped, Verdict, Walked
+from gpuenv.advise.ownership import drop_itself, drop_own_namespaces, integration
 from gpuenv.advise.regions import twin_key
 from gpuenv.advise.table import Entry, Table
 
@@ -90,6 +92,11 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
                 path_lines.add(line)
             else:
                 path_lines.update(range(line, line + span))
+    if walked.own_ns:
+        drop_own_namespaces(groups, person, walked)
+    itself = table.package(walked.name) if walked.name else None
+    if itself is not None:
+        drop_itself(groups, person, itself.rule.split(":", 1)[1])
     rocm_twins, rocm_path = walked.twins, tuple(walked.rocm)
     source_files, manifests, source_lines, skipped = (walked.source_files, walked.manifests, walked.source_lines,
                                                       walked.skipped)  # fmt: skip
@@ -122,6 +129,9 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
             how = "the CUDA build's own configuration, beside the ROCm branch of this build file"
         elif not how and rule == BUILD_RULE and rocm_path and _build_twin(where, walked):
             how = "the CUDA build's own build file: the ROCm build has its own beside it"
+        elif not how and rule == BUILD_RULE and rocm_path and all(_QUIET_FIND.search(n) for n in g.names):
+            # TileLang's find_package(CUDAToolkit QUIET): the build goes on without CUDA
+            how = "an optional probe for CUDA (find_package ... QUIET): the ROCm build goes on without it"
         elif not how and level is Level.WORK and rocm_path and where in walked.ported:
             # bitsandbytes' gemm_4bit_simt.cu: a file with HIP branches of its own is one the
             # project's ROCm build compiles and adapts; what it left alone it left on purpose.
@@ -132,7 +142,7 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
             how = "compiled by the project's own ROCm build (its build files name it for ROCm)"
         part = parts.get(where, "")
         if not part and g.first.optional == LAZY:
-            part = LAZY if rocm_path else "-"  # "-": not optional after all (no ROCm build of the tree's own)
+            part = LAZY if rocm_path else integration(where, g.first.what) or "-"  # "-": not optional after all
         findings.append(g.finding(entries[rule], level, covered or bool(how), how, part))
     counted = {_place(f.where)[0] for f in findings if f.level is not Level.PORTABLE and not f.covered
                and not f.optional}  # fmt: skip
@@ -170,6 +180,7 @@ def judge(path: str, hits: Iterable[Hit], table: Table, walked: Walked) -> Advic
     )
 
 
+_QUIET_FIND = re.compile(r"^\s*find_package\s*\(\s*CUDA\w*\b(?![^)]*\bREQUIRED\b)[^)]*\bQUIET\b", re.IGNORECASE)
 _CUDA_DIRS = frozenset({"cuda", "nvidia", "nv"})
 _ROCM_DIRS = frozenset({"rocm", "amd", "hip"})
 
@@ -228,15 +239,19 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
     top = "setup.py" in p.roots or "pyproject.toml" in p.roots
     packages = p.packages if top else set()
     modules: dict[str, str] = {}
+    packaged = package_dirs(p) if top else None
     if any(w.endswith(".py") for w in where_of) or p.loads:
         outside = set(_twin_directories(walked))
         if walked.rocm:
             outside |= {m for m in p.modules if is_backend(m)}
+        if p.installed:
+            # Modules of packages pyproject.toml does not install (Megatron's tools/): what they
+            # import at module level is not made core by them.
+            outside |= {m for m in p.modules if p.not_installed(m)}
         modules = optional_modules(p, outside)
-    packaged = package_dirs(p) if top else None
     out = {}
     for w in where_of:
-        why = optional_part(w, packages, modules, packaged, bool(walked.rocm))
+        why = optional_part(w, packages, modules, packaged, bool(walked.rocm), p)
         if why:
             out[w] = why
     # Kernels compiled at run time follow the Python that names them, beside a ROCm build of the
@@ -246,7 +261,7 @@ def _optional_parts(root: str, walked: Walked, where_of: set[str]) -> tuple[dict
 
         def why_of(module: str) -> str:
             if module not in cache:
-                cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm))
+                cache[module] = optional_part(module, packages, modules, packaged, bool(walked.rocm), p)
             return cache[module]
 
         from gpuenv.advise.parts import jit_parts, resolver
