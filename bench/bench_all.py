@@ -31,10 +31,12 @@ from pathlib import Path
 FACTS = Path(__file__).resolve().parent.parent / "tests" / "facts"
 SCRIPT = str(Path(sys.executable).with_name("gpuenv"))
 PLAN_FACTS = str(FACTS / "plan-ubuntu2404-rx9070-cuda-leftovers.json")
+AMD_FACTS = str(FACTS / "doctor-healthy-rocm.json")  # an AMD box: reads rocm.json and amd_gpus.json
 
 ROWS = [
     ("probe --json", [SCRIPT, "probe", "--json"], 3),
     ("doctor --json", [SCRIPT, "doctor", "--json"], 4),
+    ("doctor --json --facts AMD", [SCRIPT, "doctor", "--json", "--facts", AMD_FACTS], 4),
     ("torch --json", [SCRIPT, "torch", "--json"], 4),
     ("doctor (rich output)", [SCRIPT, "doctor"], 5),
     ("install rocm --dry-run --facts F --json", [SCRIPT, "install", "rocm", "--dry-run", "--facts", PLAN_FACTS, "--json"], 6),

@@ -158,10 +158,22 @@ MODULES: dict[str, tuple[list[str], list[str] | None]] = {
     ),
     # Which driver and kernel packages are newer (the purge and the next-boot checks).
     "src/gpuenv/standins/debversion.py": (["tests/test_oracle_versions.py", "tests/test_kernel_names.py"], None),
-    # The newest bundled CUDA, read without building cuda.json's tables.
-    "src/gpuenv/matrices/query.py": (["tests/test_matrices.py", "tests/test_doctor_stale.py"], ["cuda_versions"]),
-    # nvidia_gpus.json's fast pass, held to the checked parser it stands in for.
-    "src/gpuenv/matrices/parsers.py": (["tests/test_matrices_nvidia_parse.py"], ["_parse_nvidia"]),
+    # The newest bundled CUDA, read without building cuda.json's tables; ROCm releases built when asked for.
+    "src/gpuenv/matrices/query.py": (
+        ["tests/test_matrices.py", "tests/test_doctor_stale.py", "tests/test_matrices_lazy_rocm.py"],
+        ["cuda_versions", "rocm_versions", "rocm_release", "_rocm_at"],
+    ),
+    # nvidia_gpus.json's fast pass, held to the checked parser it stands in for; rocm.json's
+    # versions checked at once and its releases when first asked for.
+    "src/gpuenv/matrices/parsers.py": (["tests/test_matrices_nvidia_parse.py", "tests/test_matrices_index.py"],
+                                       ["_parse_nvidia", "_amd_located", "_amd_gpu", "_parse_torch_located", "_torch",
+                                        "_read_release"]),
+    "src/gpuenv/matrices/parsers_rocm.py": (
+        ["tests/test_matrices_lazy_rocm.py", "tests/test_matrices_index.py"],
+        ["_parse_rocm", "_parse_rocm_located", "_releases", "_rocm_release"],
+    ),
+    # index.json: the shipped entries located, read one at a time; an index that misplaces one refused.
+    "src/gpuenv/matrices/index.py": (["tests/test_matrices_index.py"], None),
 }
 
 PYTEST = ["-x", "-q", "-p", "no:cacheprovider", "-m", "not chroot", "--no-header", "-o", "addopts="]

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 MATRICES = Path(__file__).resolve().parents[1] / "matrices"
-BUILT = ("rocm.json", "amd_gpus.json", "cuda.json", "torch.json", "bundle.json", "nvidia_gpus.json")
+BUILT = ("rocm.json", "amd_gpus.json", "cuda.json", "torch.json", "bundle.json", "nvidia_gpus.json",
+         "rocm.index.json", "amd_gpus.index.json", "torch.index.json", "cuda.index.json")  # fmt: skip
 
 
 def test_the_bundle_rebuilds_byte_for_byte_from_the_repository(tmp_path):

@@ -10,7 +10,9 @@ pci.ids names of the older AMD GPUs are in ``legacy_data.json`` (written by ``le
 nvidia_gpus.json is written by ``nvidia_pci.py`` from pci.ids.
 
 The build is one module per output file (build_rocm, build_amd, build_cuda, build_torch) over
-build_common; this one writes them and bundle.json.
+build_common; this one writes them, bundle.json and their indexes (build_index: rocm.index.json,
+amd_gpus.index.json, torch.index.json, cuda.index.json: where each entry lies, so that gpuenv
+parses only those a run asks about).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # -I leaves the script
 from build_amd import build_amd  # noqa: E402
 from build_common import OUT, dump  # noqa: E402
 from build_cuda import build_cuda  # noqa: E402
+from build_index import build_index  # noqa: E402
 from build_rocm import build_rocm  # noqa: E402
 from build_torch import build_torch  # noqa: E402
 
@@ -69,6 +72,8 @@ def main() -> None:
             "seed_checks": ref["seed_checks"],
         },
     )
+    for name, index in build_index().items():  # last: from the files as written above
+        dump(name, index)
 
 
 if __name__ == "__main__":

@@ -15,12 +15,15 @@ them with ``vkey`` (a cheap numeric key) or ``packaging.version.Version`` (impor
 
 Where the data comes from: ``$GPUENV_STATE_DIR/matrices`` (or /var/lib/gpuenv/matrices as root,
 ~/.cache/gpuenv/matrices otherwise) when ``gpuenv matrix update`` installed a bundle there and it
-parses; else the copy shipped inside gpuenv (``gpuenv.standins.bundled``: the package gpuenv._matrices).
+parses; else the copy shipped inside gpuenv (``gpuenv.standins.bundled``: the package gpuenv._matrices),
+read a subject, and of rocm.json, amd_gpus.json and torch.json an entry, at a time as asked for
+(the tests validate it whole; an installed bundle is parsed whole before use).
 
 The package, by what each module holds: ``records`` (the records, ``MatrixError``, ``vkey``),
 ``query`` (``Matrices`` and its questions), ``reader`` (the JSON read, the field reader and the
-patterns), ``parsers`` (one per file) and ``bundles`` (locating, trusting and caching bundles:
-``load``). Import the names below from ``gpuenv.matrices``.
+patterns), ``parsers`` (one per file; rocm.json's in ``parsers_rocm``), ``index`` (the shipped
+entries of rocm.json, amd_gpus.json and torch.json located by their indexes (rocm.index.json, ...), read one at a time) and ``bundles``
+(locating, trusting and caching bundles: ``load``). Import the names below from ``gpuenv.matrices``.
 """
 
 from gpuenv.matrices.bundles import (

@@ -29,28 +29,24 @@ from gpuenv.matrices.reader import (
     _show,
 )
 from gpuenv.matrices.records import (
-    GPU_CLASS_NAMES,
     AmdGpu,
     AmdWheels,
     CudaToolkit,
     DriverBranch,
     GfxOverride,
-    GpuLimit,
     HostCompilers,
     NvidiaArch,
     NvidiaGpu,
-    OsSupport,
-    RocmRelease,
     TorchArchNote,
     TorchVariant,
     vkey,
 )
-from gpuenv.matrices.routes import RocmRoute
 
 TYPE_CHECKING = False  # typing's flag without importing typing or pathlib (start-up time)
 if TYPE_CHECKING:
     from typing import Any
 
+    from gpuenv.matrices.index import Located, Section
     from gpuenv.matrices.query import Matrices
 
 def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
@@ -67,7 +63,16 @@ def _parse_amd(doc: object, whole: bool = True) -> dict[str, AmdGpu | _Unread]:
     return out
 
 
-def _amd_gpu(r: Reader, p: str, g: dict[str, Any], pci: str) -> AmdGpu:
+def _amd_located(index: Section) -> dict[str, AmdGpu | _Unread]:
+    """As ``_parse_amd`` of the shipped data, where amd_gpus.index.json locates each GPU: an entry is read
+    from its bytes when its id is first looked up (and its id checked then against the index's)."""
+    r = Reader("amd_gpus.json")
+    return {pci: _Unread((r, f"$.gpus[{i}]", g, pci)) for i, (pci, g) in enumerate(index.entries("gpus"))}
+
+
+def _amd_gpu(r: Reader, p: str, g: dict[str, Any] | Located, pci: str) -> AmdGpu:
+    if not isinstance(g, dict):  # Located by the file's index
+        g = g.entry(r, p, "pci_id", pci, _PCI)
     revisions = r.str_map(g, "revisions", p, optional=True)
     drivers = r.strs(g, "kernel_drivers", p, optional=True)
     for i, d in enumerate(drivers):
@@ -142,135 +147,6 @@ def _parse_nvidia_checked(doc: object) -> dict[str, NvidiaGpu | tuple[Any, ...]]
             confirmed=r.get(g, "confirmed", p, bool),
         )
     return out
-
-
-_LEVELS = ("full", "preview", "radeon", "deprecated")
-
-
-# The GPU classes AMD limits an OS entry to (gpuinfo.gpu_class names a GPU's), and its model names.
-_GPU_CLASSES = tuple(GPU_CLASS_NAMES)
-_MODEL = r"MI\d+[A-Z]*"
-
-
-def _gpu_limit(r: Reader, o: dict[str, Any], po: str) -> GpuLimit | None:
-    """An OS entry's ``gpus_only``; absent (older bundles) means not limited or not known."""
-    limit = r.get(o, "gpus_only", po, dict, optional=True)
-    return None if limit is None else _limit(r, limit, f"{po}.gpus_only")
-
-
-def _point_limits(r: Reader, o: dict[str, Any], po: str, points: tuple[str, ...]) -> dict[str, GpuLimit] | None:
-    """An OS entry's ``gpus_only_by_point``: a limit per point release the entry lists (a key it
-    does not list would never be judged); absent (older bundles) means no point release is narrower."""
-    by_point = r.get(o, "gpus_only_by_point", po, dict, optional=True)
-    if by_point is None:
-        return None
-    pp = f"{po}.gpus_only_by_point"
-    if not by_point:
-        raise r.fail(pp, "is empty: leave it out where no point release is narrower")
-    out = {}
-    for point in by_point:
-        if point not in points:
-            raise r.fail(f"{pp}.{point}", f"is not one of the entry's point_releases {list(points)}")
-        out[point] = _limit(r, r.get(by_point, point, pp, dict), f"{pp}.{point}")
-    return out
-
-
-def _limit(r: Reader, limit: dict[str, Any], pl: str) -> GpuLimit:
-    """One GpuLimit (``gpus_only``, or a point release's) at ``pl``."""
-    gpu_class = r.get(limit, "class", pl, str)
-    if gpu_class not in _GPU_CLASSES:
-        raise r.fail(f"{pl}.class", f"{_show(gpu_class)} is not one of {_GPU_CLASSES}")
-    models = r.get(limit, "models", pl, list, optional=True)
-    if models == []:
-        raise r.fail(f"{pl}.models", "is empty: leave it out for every GPU of the class")
-    also = r.strs(limit, "also", pl, optional=True)
-    for other in also:
-        if other not in _GPU_CLASSES or other == gpu_class:
-            raise r.fail(f"{pl}.also", f"{_show(other)} is not one of {_GPU_CLASSES} other than {_show(gpu_class)}")
-    return GpuLimit(
-        gpu_class=gpu_class,
-        models=None if models is None else r.strs(limit, "models", pl, pattern=_MODEL),
-        excluded=r.strs(limit, "except", pl, optional=True, pattern=_MODEL),
-        also=also,
-    )
-
-
-def _route(r: Reader, rel: dict[str, Any], p: str) -> RocmRoute | None:
-    """A release's ``repository`` (its route's key and OS directories, copied from repos.json), or None."""
-    spec = r.get(rel, "repository", p, dict, optional=True)
-    if spec is None:
-        return None
-    pr = f"{p}.repository"
-    distros = r.get(spec, "distros", pr, list, optional=True)
-    return RocmRoute(
-        rocm=r.text(rel, "version", p, _VERSION),
-        fingerprint=r.text(spec, "fingerprint", pr, "[0-9A-F]{40}", optional=True),
-        key_confirmed=r.get(spec, "key_confirmed", pr, bool),
-        distros=None if distros is None else tuple(
-            (r.get(d, "os", f"{pr}.distros", str), r.get(d, "version", f"{pr}.distros", str)) for d in distros
-        ),
-    )
-
-
-def _parse_rocm(doc: object) -> tuple[list[RocmRelease], str]:
-    r = Reader("rocm.json")
-    releases = []
-    for p, rel in r.items(doc, "releases", "$"):
-        oses = []
-        for po, o in r.items(rel, "os", p):
-            points = r.strs(o, "point_releases", po)
-            oses.append(
-                OsSupport(
-                    id=r.get(o, "id", po, str),
-                    version=r.get(o, "version", po, str),
-                    point_releases=points,
-                    kernels=r.strs(o, "kernels", po),
-                    ga_kernels=r.strs(o, "ga_kernels", po, optional=True),
-                    hwe_kernels=r.strs(o, "hwe_kernels", po, optional=True),
-                    source=r.get(o, "source", po, str),
-                    confirmed=r.get(o, "confirmed", po, bool),
-                    notes=r.strs(o, "notes", po, optional=True),
-                    gpus_only=_gpu_limit(r, o, po),
-                    gpus_only_by_point=_point_limits(r, o, po, points),
-                )
-            )
-        gpus = r.str_map(rel, "gpus", p, keys=_GFX)
-        for gfx, level in gpus.items():
-            if level not in _LEVELS:
-                raise r.fail(f"{p}.gpus.{gfx}", f"level {_show(level)} is not one of {_LEVELS}")
-        releases.append(
-            RocmRelease(
-                version=r.text(rel, "version", p, _VERSION),
-                os=tuple(oses),
-                gpus=gpus,
-                amdgpu_driver=r.get(rel, "amdgpu_driver", p, str, optional=True),
-                torch=r.strs(rel, "torch", p, pattern=_VERSION),
-                source=r.get(rel, "source", p, str),
-                confirmed=r.get(rel, "confirmed", p, bool),
-                notes=r.strs(rel, "notes", p, optional=True),
-                amdgpu_driver_compat=r.strs(rel, "amdgpu_driver_compat", p, optional=True),
-                release_date=r.get(rel, "release_date", p, str, optional=True),
-                stream=r.get(rel, "stream", p, str, optional=True),
-                torch_instinct_only=r.strs(rel, "torch_instinct_only", p, pattern=_VERSION, optional=True),
-                gpus_unconfirmed=_unconfirmed_gpus(r, rel, p, gpus),
-                repository=_route(r, rel, p),
-            )
-        )
-    releases.sort(key=lambda x: vkey(x.version))
-    default = r.get(doc, "default", "$", str)
-    if default not in {x.version for x in releases}:
-        raise r.fail("$.default", f"{_show(default)} is not a bundled release")
-    return releases, default
-
-
-def _unconfirmed_gpus(r: Reader, rel: dict[str, Any], p: str, gpus: dict[str, str]) -> tuple[str, ...]:
-    """The release's gfx targets that no AMD page confirms (``gpus_unconfirmed``): each must be one
-    of its ``gpus``."""
-    out = r.strs(rel, "gpus_unconfirmed", p, pattern=_GFX, optional=True)
-    for gfx in out:
-        if gfx not in gpus:
-            raise r.fail(f"{p}.gpus_unconfirmed", f"{_show(gfx)} is not one of the release's gpus")
-    return tuple(out)
 
 
 def _parse_cuda(doc: object) -> tuple[list[CudaToolkit], dict[str, str], list[DriverBranch], list[NvidiaArch]]:
@@ -367,7 +243,9 @@ def _parse_variant(
 
 class _Unread(tuple):  # type: ignore[type-arg]  # its items differ by subject (see below)
     """Shipped data not parsed yet, with what parsing it needs: a torch release (reader, path,
-    release, versions; see _parse_torch) or an AMD GPU entry (reader, path, entry, PCI id)."""
+    release, versions; see _parse_torch), an AMD GPU entry (reader, path, entry, PCI id) or a
+    ROCm release (reader, path, release, version; see _parse_rocm). The entry is a dict, or a
+    Located one where the file's index found it."""
 
 
 def _parse_torch(
@@ -379,9 +257,36 @@ def _parse_torch(
     the tests validate whole), a release's variants are parsed when it is first asked for:
     `gpuenv torch` reads the newest release and stops there, a doctor run the installed one."""
     r = Reader("torch.json")
+    found: list[tuple[str, dict[str, Any] | Located, tuple[str, ...]]] = [
+        (p, rel, r.strs(rel, "versions", p)) for p, rel in r.items(doc, "releases", "$")
+    ]
+    return _torch(r, found, doc, whole)
+
+
+def _parse_torch_located(
+    index: Section,
+) -> tuple[
+    dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride], dict[str, AmdWheels]
+]:
+    """As ``_parse_torch`` of the shipped data, where torch.index.json locates each release (by its
+    versions, held to their pattern now and to the release's own when it is read) and the notes,
+    overrides and AMD's wheels, which are read now."""
+    r = Reader("torch.json")
+    found: list[tuple[str, dict[str, Any] | Located, tuple[str, ...]]] = []
+    for i, (versions, rel) in enumerate(index.entries("releases", list)):
+        p = f"$.releases[{i}]"
+        found.append((p, rel, r.strs({"versions": versions}, "versions", p)))
+    rest = {key: index.value(key).read() for key in ("arch_notes", "gfx_overrides", "amd_wheels") if index.has(key)}
+    return _torch(r, found, rest, False)
+
+
+def _torch(
+    r: Reader, found: list[tuple[str, dict[str, Any] | Located, tuple[str, ...]]], doc: object, whole: bool
+) -> tuple[
+    dict[str, list[TorchVariant] | _Unread], dict[str, TorchArchNote], dict[str, GfxOverride], dict[str, AmdWheels]
+]:
     out: dict[str, list[TorchVariant] | _Unread] = {}
-    for p, rel in r.items(doc, "releases", "$"):
-        versions = r.strs(rel, "versions", p)
+    for p, rel, versions in found:
         for i, version in enumerate(versions):
             if not _fullmatch(_TORCH_VERSION)(version):
                 raise r.fail(f"{p}.versions[{i}]", f"{_show(version)} is not a torch release version")
@@ -438,6 +343,8 @@ def _parse_torch(
 def _read_release(out: dict[str, list[TorchVariant] | _Unread], unread: _Unread) -> None:
     """Parse one torch release in place: each of its versions gets its own (frozen) variants."""
     r, p, rel, versions = unread
+    if not isinstance(rel, dict):  # Located by the file's index
+        rel = rel.entry(r, p, "versions", versions)
     python = r.strs(rel, "python", p, pattern=_PY)
     source = r.get(rel, "source", p, str)
     confirmed = r.get(rel, "confirmed", p, bool)
@@ -452,20 +359,32 @@ SUBJECTS = ("amd", "nvidia", "rocm", "cuda", "torch")
 
 
 def _fill(m: Matrices, subject: str, directory: str, whole: bool = True) -> None:
+    # The shipped data, where an index locates the entries of rocm.json, amd_gpus.json and
+    # torch.json (gpuenv.matrices.index), is read an entry at a time.
     if subject == "amd":
-        m._amd = _parse_amd(_read(directory, "amd_gpus.json"), whole)
+        from gpuenv.matrices.index import section  # only where the shipped data is read lazily
+
+        index = None if whole else section(directory, "amd_gpus.json")
+        m._amd = _parse_amd(_read(directory, "amd_gpus.json"), whole) if index is None else _amd_located(index)
     elif subject == "nvidia":
         m._nvidia = _parse_nvidia(_read(directory, "nvidia_gpus.json"))
     elif subject == "rocm":
-        m._rocm, m._default_rocm = _parse_rocm(_read(directory, "rocm.json"))
+        from gpuenv.matrices.index import section
+        from gpuenv.matrices.parsers_rocm import _parse_rocm, _parse_rocm_located  # not on an NVIDIA run
+
+        index = None if whole else section(directory, "rocm.json")
+        rocm = _parse_rocm(_read(directory, "rocm.json"), whole) if index is None else _parse_rocm_located(index)
+        m._rocm, m._rocm_versions, m._default_rocm = rocm
     elif subject == "cuda":
         m._cuda, m._minor_compat, m._branches, m._archs = _parse_cuda(_read(directory, "cuda.json"))
     elif subject == "torch":
-        m._torch, m._torch_notes, m._gfx_overrides, m._amd_wheels = _parse_torch(_read(directory, "torch.json"), whole)
+        from gpuenv.matrices.index import section
+
+        index = None if whole else section(directory, "torch.json")
+        torch = _parse_torch(_read(directory, "torch.json"), whole) if index is None else _parse_torch_located(index)
+        m._torch, m._torch_notes, m._gfx_overrides, m._amd_wheels = torch
     else:  # pragma: no cover - a typo in this module
         raise ValueError(subject)
-
-
 
 
 def _parse_host_compilers(doc: object) -> dict[str, HostCompilers]:

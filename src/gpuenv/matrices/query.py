@@ -37,7 +37,10 @@ class Matrices:
     _amd: dict[str, AmdGpu | _Unread] = field(default_factory=dict)  # _Unread: shipped, not looked up yet
     # Validated at parse time; each entry becomes an NvidiaGpu on first lookup (1000+ entries).
     _nvidia: dict[str, NvidiaGpu | tuple[Any, ...]] = field(default_factory=dict)
-    _rocm: list[RocmRelease] = field(default_factory=list)
+    # Oldest first (a release still _Unread until first asked for, shipped data only), and
+    # their versions in the same order, checked when the file was read.
+    _rocm: list[RocmRelease | _Unread] = field(default_factory=list)
+    _rocm_versions: list[str] = field(default_factory=list)
     _default_rocm: str = ""
     _cuda: list[CudaToolkit] = field(default_factory=list)
     _minor_compat: dict[str, str] = field(default_factory=dict)
@@ -86,28 +89,42 @@ class Matrices:
         return [self.nvidia_gpu(pci) for pci in self._nvidia]  # type: ignore[misc]
 
     # -- ROCm ------------------------------------------------------------------------------
+    def _rocm_at(self, index: int) -> RocmRelease:
+        entry = self._rocm[index]
+        if type(entry) is _Unread:
+            from gpuenv.matrices.parsers_rocm import _rocm_release  # imported by the first release read
+
+            entry = self._rocm[index] = _rocm_release(*entry)
+        # As in amd_gpu: no _Unread is left.
+        return entry  # type: ignore[return-value]
+
     def rocm_releases(self) -> list[RocmRelease]:
         """All bundled ROCm releases, oldest first."""
         self._need("rocm")
-        return list(self._rocm)
+        return [self._rocm_at(i) for i in range(len(self._rocm))]
+
+    def rocm_versions(self) -> list[str]:
+        """The bundled ROCm versions, oldest first, as ``rocm_releases`` orders them, without
+        building the releases (the doctor's staleness check asks only this)."""
+        self._need("rocm")
+        return list(self._rocm_versions)
 
     def rocm_release(self, version: str) -> RocmRelease | None:
         """ "7.2.4" exactly; "7.2" means the newest 7.2.x bundled."""
         self._need("rocm")
-        exact = [r for r in self._rocm if r.version == version]
-        if exact:
-            return exact[0]
-        series = [r for r in self._rocm if r.version.startswith(version + ".")]
-        return series[-1] if series else None
+        versions = self._rocm_versions
+        if version in versions:
+            return self._rocm_at(versions.index(version))
+        series = [i for i, v in enumerate(versions) if v.startswith(version + ".")]
+        return self._rocm_at(series[-1]) if series else None
 
     def rocm_releases_for(
         self, gfx_targets: tuple[str, ...] | list[str], os_id: str | None = None, os_version: str | None = None
     ) -> list[RocmRelease]:
         """The bundled releases that list every gfx target (at any level), oldest first; with
         ``os_id``, only those that also list that distribution (and ``os_version``, when given)."""
-        self._need("rocm")
         out = []
-        for r in self._rocm:
+        for r in self.rocm_releases():
             if not all(r.support(g) for g in gfx_targets):
                 continue
             if os_id is not None and (
@@ -125,8 +142,7 @@ class Matrices:
     def rocm_routes(self) -> tuple[RocmRoute, ...]:
         """The repository route of each release gpuenv has one for (rocm.json ``repository``, a copy
         of repos.json's): what `install auto` may plan, read without the planner's file (#42)."""
-        self._need("rocm")
-        return tuple(r.repository for r in self._rocm if r.repository is not None)
+        return tuple(r.repository for r in self.rocm_releases() if r.repository is not None)
 
     def default_rocm(self) -> RocmRelease:
         """The default install target (7.2.4)."""
@@ -145,15 +161,21 @@ class Matrices:
         """The bundled CUDA toolkit versions, oldest first, as ``cuda_toolkits`` orders them.
 
         Until something else of cuda.json is asked for (shipped data, which the tests validate
-        whole), the versions are read off the file without building the toolkits and driver
-        tables: the doctor's staleness check asks only this, and on a box with a CUDA toolkit
-        and no NVIDIA GPU (CUDA leftovers beside an AMD card, a build machine) nothing else
-        reads cuda.json. (Its one caller keeps the answer: nothing here is kept.)"""
+        whole), the versions are read off cuda.index.json (or the file, where none fits it)
+        without building the toolkits and driver tables: the doctor's staleness check asks only
+        this, and on a box with a CUDA toolkit and no NVIDIA GPU (CUDA leftovers beside an AMD
+        card, a build machine) nothing else reads cuda.json. (Its one caller keeps the answer: nothing here is kept.)"""
         if "cuda" not in self._pending:
             return [t.version for t in self._cuda]
         assert self._dir is not None
+        from gpuenv.matrices.index import section
+
         r = Reader("cuda.json")
-        toolkits = r.items(_read(self._dir, "cuda.json"), "toolkits", "$")
+        index = section(self._dir, "cuda.json")  # the versions as cuda.index.json keys the toolkits
+        if index is None:
+            toolkits = r.items(_read(self._dir, "cuda.json"), "toolkits", "$")
+        else:
+            toolkits = [(f"$.toolkits[{i}]", {"version": v}) for i, (v, _) in enumerate(index.entries("toolkits"))]
         return sorted((r.text(t, "version", p, _VERSION) for p, t in toolkits), key=vkey)
 
     def cuda_toolkit(self, version: str) -> CudaToolkit | None:

@@ -179,10 +179,22 @@ def _read(directory: str, name: str) -> object:
     """One matrices file, through the one JSON reader: a regular file (an installed bundle may
     be hostile: never a FIFO or a device), at most MAX_FILE bytes, strict UTF-8, valid JSON.
     The depth is left to the Reader, which looks only where it expects a value."""
-    from gpuenv.standins.jsoninput import InputError, read
+    return _parse(_read_bytes(directory, name), directory, name)
+
+
+def _read_bytes(directory: str, name: str) -> bytes:
+    from gpuenv.standins.jsoninput import InputError, read_bytes
 
     try:
-        return read(os.path.join(directory, name), "matrices file", MAX_FILE, max_depth=None)
+        return read_bytes(os.path.join(directory, name), "matrices file", MAX_FILE)
     except InputError as exc:
         raise MatrixError(str(exc)) from None
 
+
+def _parse(data: bytes, directory: str, name: str) -> object:
+    from gpuenv.standins.jsoninput import InputError, parse
+
+    try:
+        return parse(data, f"matrices file {os.path.join(directory, name)}", max_depth=None)
+    except InputError as exc:
+        raise MatrixError(str(exc)) from None

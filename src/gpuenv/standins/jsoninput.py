@@ -59,7 +59,9 @@ def parse(data: bytes, label: str, *, max_depth: int | None = MAX_DEPTH) -> obje
     except UnicodeDecodeError as exc:
         raise InputError(f"{label}: not UTF-8 text (byte {exc.start})") from None
     try:
-        doc = json.loads(text, parse_constant=_no_constant)
+        if text.startswith("\ufeff"):  # as json.loads says it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", text, 0)
+        doc = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{label}: not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
@@ -73,6 +75,11 @@ def parse(data: bytes, label: str, *, max_depth: int | None = MAX_DEPTH) -> obje
 
 def _no_constant(name: str) -> object:
     raise ValueError(f"{name} is not JSON")
+
+
+# json.loads with an argument builds a decoder for each document; the matrices' entries are read
+# one at a time (gpuenv.matrices.index), dozens a run: one decoder serves them all.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
 
 
 def _depth(doc: object, limit: int = MAX_DEPTH) -> int:

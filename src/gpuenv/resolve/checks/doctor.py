@@ -56,7 +56,7 @@ def _newest(matrices: Matrices, kind: str) -> str | None:
     memo: dict[str, str | None] = _newest_bundled.answers(matrices)
     if kind not in memo:
         listers: dict[str, Callable[[], list[str]]] = {
-            "rocm": lambda: [r.version for r in matrices.rocm_releases()],
+            "rocm": matrices.rocm_versions,
             "cuda": matrices.cuda_versions,
             "torch": lambda: list(matrices.torch_versions()),
             "branch": lambda: [b.branch.lstrip("R") for b in matrices.driver_branches()],
