@@ -647,6 +647,26 @@ def test_ptx_address_space_queries_have_a_counterpart_and_the_asm_keyword_is_no_
         "cp.async",)
 
 
+def test_scoped_loads_and_generic_address_conversions_get_their_own_counterparts():
+    """`ld.relaxed.gpu` is a scoped atomic load (a plain load is no counterpart), `cvta` converts
+    an address between state spaces (not a number: no conversion intrinsic); a scoped atomic
+    read-modify-write keeps the atomics' counterpart, a plain global load the loads'."""
+    table = load()
+    cases = {
+        'asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p))': ("ld.relaxed", "__hip_atomic_load"),
+        'asm volatile("st.release.sys.global.u32 [%0], %1;" :: "l"(p), "r"(v))': ("st.release", "__HIP_MEMORY_SCOPE_SYSTEM"),
+        'asm("cvta.to.global.u64 %0, %1;" : "=l"(g) : "l"(p))': ("cvta", "flat address space"),
+        'asm("red.relaxed.gpu.global.add.u64 [%0], %1;" :: "l"(p), "l"(v))': ("red.relaxed", "atomicAdd"),
+        'asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p))': ("ld.global", "plain loads"),
+    }
+    for statement, (name, words) in cases.items():
+        (got,) = instructions(statement)
+        counterpart, source = table.ptx(got)
+        assert (got, words in counterpart) == (name, True), (statement, counterpart)
+        assert source.startswith("https://")
+    assert "__float2half_rn" not in table.ptx("cvta")[0]
+
+
 def test_a_project_is_never_its_own_cuda_only_dependency(tmp_path):
     """NVIDIA Warp's own tree imports `warp` everywhere and its lock file lists warp-lang: that is
     the project itself, not a dependency on it. Control: another project importing it depends on it."""

@@ -86,7 +86,8 @@ _OPCODE = re.compile(r"\s*(?:@!?%?\w+\s+)?([a-z][a-z0-9_]*(?:\.[a-z0-9_:]+)*)")
 _KIND = frozenset({"async", "sync", "mma_async", "bulk", "shared", "global", "local", "const", "param", "arrive",
                    "wait", "commit_group", "wait_group", "fence", "try_wait", "expect_tx", "init", "approx",
                    "tensor", "arrive_and_expect_tx", "test_wait", "alloc", "dealloc", "mma", "ld", "st", "cp",
-                   "commit", "red", "cta", "gpu", "sys", "acq_rel", "release", "acquire", "reduce"})  # fmt: skip
+                   "commit", "red", "cta", "gpu", "sys", "acq_rel", "release", "acquire", "reduce",
+                   "relaxed"})  # fmt: skip
 # Clobbers, and the asm keyword itself: a code generator writing `"asm volatile (\n"` into its
 # output holds the statement's start in a string, no instruction (TileLang's codegen_cuda.cc).
 _NOT_OPCODES = frozenset({"memory", "cc", "asm", "__asm__", "volatile", "__volatile__"})
