@@ -35,11 +35,15 @@ DATACENTER_EARLIER = (
     "R580 (https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html, "
     "stored capture read 2026-12-07)"
 )
+# The third audit of 2026-12 (audit-2026-12-third.md): the same earlier edition gives R570 'Maximum CUDA Version
+# Supported: CUDA 12.0+', 'This driver branch supports CUDA 12.x (through CUDA minor version compatibility)', as it
+# gives R535, whose max_cuda is the major '12'; R570 kept the Table 3 minor '12.8', which understates the series.
 BRANCH_AUDIT = {
-    "R570": {"designation": "Production Branch", "end_of_life": "February 2026"},
+    "R570": {"designation": "Production Branch", "end_of_life": "February 2026", "max_cuda": "12"},
 }
 BRANCH_AUDIT_NOTES = {
-    "R570": f"designation and end of life: {DATACENTER_EARLIER} ('Production Branch', 'February 2026')",
+    "R570": f"designation, end of life and max CUDA: {DATACENTER_EARLIER} ('Production Branch', 'February 2026', "
+    "'CUDA 12.0+ ... supports CUDA 12.x (through CUDA minor version compatibility)')",
     "R580": f"end of life: {DATACENTER_EARLIER} says 'August 2028', the 615/620 editions cited 'June 2028'; which "
     "edition is current was not settled (third audit, 2026-12-07)",
 }
@@ -269,6 +273,9 @@ def build_cuda(ref: dict) -> dict:
             notes.append(f"newest toolkit whose Table 3 minimum falls in this branch: {max_cuda}")
             max_cuda = major.removeprefix("CUDA ")
         fix = BRANCH_AUDIT.get(b["branch"], {})
+        if "max_cuda" in fix:
+            notes.append(f"newest toolkit whose Table 3 minimum falls in this branch: {max_cuda}")
+            max_cuda = fix["max_cuda"]
         if b["branch"] in BRANCH_AUDIT_NOTES:
             notes.append(BRANCH_AUDIT_NOTES[b["branch"]])
         branches.append(
