@@ -162,6 +162,35 @@ def test_an_index_that_misplaces_a_release_or_a_gpu_is_refused_when_it_is_read(t
     assert lazy.torch_variants(lazy.torch_versions()[-1])
 
 
+def test_a_span_over_two_entries_or_over_a_list_is_refused_when_it_is_read(tmp_path):
+    """Spans that open and close where entries do (so the index is used) but hold no one entry:
+    two releases and the comma between them (no JSON value), and a release's own list of notes
+    (a value, but no object): each is one MatrixError line naming the index."""
+    bundle = _indexed(tmp_path)
+    raw = (bundle / "rocm.json").read_bytes()
+
+    def two(d):
+        first, second = d["releases"][0], d["releases"][1]
+        first[2] = second[1] + second[2] - first[1]  # from the first's "{" to the second's "}"
+
+    edit(bundle / "rocm.index.json", two)
+    first = json.loads((bundle / "rocm.index.json").read_text())["releases"][0][0]
+    with pytest.raises(M.MatrixError, match=r"at byte \d+.*rocm.index.json does not fit it"):
+        M.parse_dir(bundle, "test", lazy=True).rocm_release(first)
+
+    def a_list(d):
+        row = d["releases"][0]
+        start = raw.index(b'"notes": [', row[1]) + len(b'"notes": ')
+        row[1], row[2] = start, raw.index(b"]", start) + 1 - start
+
+    (tmp_path / "list").mkdir()
+    bundle = _indexed(tmp_path / "list")
+    edit(bundle / "rocm.index.json", a_list)
+    first = json.loads((bundle / "rocm.index.json").read_text())["releases"][0][0]
+    with pytest.raises(M.MatrixError, match=r"rocm.json: \$.releases\[0\]: expected an object"):
+        M.parse_dir(bundle, "test", lazy=True).rocm_release(first)
+
+
 @pytest.mark.parametrize(
     ("name", "change", "needle"),
     [
